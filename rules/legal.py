@@ -1,0 +1,337 @@
+"""Legal actions: everything ``apply`` accepts in a position, and quick answers for one kind and
+board (for autocompletion). The listing and ``apply`` agree exactly; a randomized test checks both
+directions. Also the default payment for a player who does not care which cards or pawns pay."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from .actions import (
+    Action,
+    Choose,
+    Construct,
+    Demolish,
+    EndTurn,
+    Exchange,
+    Payment,
+    Populate,
+    Renovate,
+    Swap,
+    Travel,
+    Upgrade,
+)
+from .domains import domains, neighbour_ids
+from .engine import surcharge
+from .errors import RuleError
+from .maps import Cell, Terrain
+from .model import (
+    DEMOLISH_COST,
+    EXCHANGE_COST,
+    POPULATION_CAP,
+    TRAVEL_COST,
+    Age,
+    Board,
+    Building,
+    Cards,
+    Family,
+    GameState,
+    Kind,
+)
+
+ActionType = type[Exchange] | type[Swap] | type[Travel] | type[Construct] | type[Upgrade] | type[Demolish] | \
+    type[Populate] | type[Renovate] | type[EndTurn] | type[Choose]
+
+
+def sub_multisets(cards: Cards, size: int | None = None) -> Iterator[Cards]:
+    """Every sub-multiset of ``cards`` (of exactly ``size`` cards if given), in M, R, C order."""
+    for m in range(cards.m + 1):
+        for r in range(cards.r + 1):
+            for c in range(cards.c + 1):
+                if size is None or m + r + c == size:
+                    yield Cards(m, r, c)
+
+
+def splits(s: GameState, player: int, age: Age, total: int) -> list[tuple[int, int]]:
+    """Every way pawns on ``age`` can share ``total`` cards within their allowance (R16–R17)."""
+    p = s.players[player]
+    a0 = p.allowance(0) if p.pawns[0] is age else 0
+    a1 = p.allowance(1) if p.pawns[1] is age else 0
+    return [(k, total - k) for k in range(total + 1) if k <= a0 and total - k <= a1]
+
+
+def payments(s: GameState, player: int, age: Age, need: Cards, extra: int) -> list[Payment]:
+    """Every payment of ``need`` plus ``extra`` cards of any colour from the hand, split over pawns."""
+    hand = s.players[player].hand
+    if not hand.contains(need):
+        return []
+    ways = splits(s, player, age, need.total + extra)
+    if not ways:
+        return []
+    return [Payment(need + more, w) for more in sub_multisets(hand - need, extra) for w in ways]
+
+
+def default_payment(s: GameState, player: int, age: Age, need: Cards, extra: int) -> Payment | None:
+    """The sensible payment: the family cards, then surcharge cards from the colour the player holds
+    most of (keeping a mixed hand), played first through the pawn with the smaller allowance left so
+    the other keeps room for a bigger action. None if the player cannot pay."""
+    p = s.players[player]
+    if not p.hand.contains(need):
+        return None
+    rest = p.hand - need
+    more = Cards()
+    for _ in range(extra):
+        counts = [(rest.count(f), -i, f) for i, f in enumerate(Family)]
+        k, _i, fam = max(counts)
+        if k == 0:
+            return None
+        rest = rest - Cards.of(fam)
+        more = more + Cards.of(fam)
+    total = need.total + extra
+    order = sorted((i for i in (0, 1) if p.pawns[i] is age), key=lambda i: (p.allowance(i), i))
+    split = [0, 0]
+    left = total
+    for i in order:
+        k = min(left, p.allowance(i))
+        split[i] = k
+        left -= k
+    if left:
+        return None
+    return Payment(need + more, (split[0], split[1]))
+
+
+# ---------------------------------------------------------------------------------------------
+# Placement geometry, fast
+
+
+def _can_cover(kind: Kind, t: Terrain) -> bool:
+    return t is not Terrain.RIVER or (kind.family is Family.CIVIL and kind.level >= 2)
+
+
+def _domain_tops(board: Board, s: GameState) -> tuple[dict[int, int], list[dict[Family, int]], list[int]]:
+    doms = domains(board, s.map)
+    tops: list[dict[Family, int]] = []
+    sizes: list[int] = []
+    for group in doms.groups:
+        best = {Family.MILITARY: 0, Family.RELIGIOUS: 0, Family.CIVIL: 0}
+        for i in group:
+            b = board.buildings[i]
+            if b.level > best[b.kind.family]:
+                best[b.kind.family] = b.level
+        tops.append(best)
+        sizes.append(len(group))
+    return doms.of, tops, sizes
+
+
+def construct_sites(s: GameState, player: int, age: Age, kind: Kind) -> Iterator[tuple[Cell, tuple[int, ...], int]]:
+    """Origins where ``kind`` may be constructed on ``age`` as far as the board goes (cells, river,
+    Dominion, Hierarchy; R27, R34–R43), with the footprint and the terrain surcharge. Cards, stock
+    and cubes are not checked here."""
+    board = s.boards[age]
+    grid = board.grid
+    game_map = s.map
+    size = kind.level
+    of, tops, _ = _domain_tops(board, s)
+    for row in range(game_map.height - size + 1):
+        for col in range(game_map.width - size + 1):
+            origin = Cell(col, row)
+            cells = game_map.footprint(origin, size)
+            assert cells is not None
+            if any(grid[i] for i in cells):
+                continue
+            if not all(_can_cover(kind, game_map.terrain(i)) for i in cells):
+                continue
+            if kind.is_mr:
+                touched = {of[n] for n in neighbour_ids(board, game_map, cells)}
+                if len(touched) >= 2:
+                    continue
+                if touched and tops[next(iter(touched))][kind.family] == size:
+                    continue
+            yield origin, cells, surcharge(s, cells)
+
+
+def upgrade_sites(
+    s: GameState, player: int, age: Age, old: Building, kind: Kind
+) -> Iterator[tuple[Cell, tuple[int, ...], int]]:
+    """Origins where ``old`` may become ``kind`` (R29, R42, R43) with footprint and surcharge."""
+    board = s.boards[age]
+    grid = board.grid
+    game_map = s.map
+    size = kind.level
+    doms = domains(board, game_map)
+    own = doms.of[old.id]
+    own_counts = len(doms.groups[own]) > 1
+    span = size - old.level
+    old_cells = set(old.cells)
+    for dr in range(span + 1):
+        for dc in range(span + 1):
+            origin = Cell(old.origin.col - dc, old.origin.row - dr)
+            cells = game_map.footprint(origin, size)
+            if cells is None:
+                continue
+            if any(grid[i] and i not in old_cells for i in cells):
+                continue
+            if not all(_can_cover(kind, game_map.terrain(i)) for i in cells):
+                continue
+            if kind.is_mr:
+                touched = {doms.of[n] for n in neighbour_ids(board, game_map, cells, old.id)}
+                if own_counts:
+                    touched.add(own)
+                if len(touched) >= 2:
+                    continue
+                if touched:
+                    group = doms.groups[next(iter(touched))]
+                    h = max(
+                        (board.buildings[i].level for i in group
+                         if i != old.id and board.buildings[i].kind.family is kind.family),
+                        default=0,
+                    )
+                    if h == size:
+                        continue
+            yield origin, cells, surcharge(s, cells)
+
+
+def upgrade_targets(s: GameState, player: int, age: Age) -> list[Building]:
+    """Buildings on ``age`` that ``player`` may upgrade: his own M/R buildings and any Civil one below a City."""
+    out = []
+    for b in s.boards[age].sorted_buildings(s.map):
+        if b.level >= 3:
+            continue
+        if b.kind.is_mr and b.owner != player:
+            continue
+        out.append(b)
+    return out
+
+
+def placements(s: GameState, player: int, kind: Kind, age: Age) -> list[Cell]:
+    """Quick answer for autocompletion: every origin where ``player`` can construct ``kind`` on ``age``
+    now, cards and allowance included."""
+    try:
+        _gate_card_action(s, player, age)
+    except RuleError:
+        return []
+    need = Cards.of(kind.family, kind.level)
+    if s.stock[kind] <= 0 or (kind.is_mr and s.players[player].supply <= 0):
+        return []
+    return [o for o, _c, extra in construct_sites(s, player, age, kind)
+            if default_payment(s, player, age, need, extra) is not None]
+
+
+def _gate_card_action(s: GameState, player: int, age: Age) -> None:
+    if s.finished or s.pending is not None or player != s.active:
+        raise RuleError("not-now", "", "")
+    if not s.players[player].is_on(age):
+        raise RuleError("presence", "", "")
+
+
+# ---------------------------------------------------------------------------------------------
+# The full listing
+
+
+def legal_actions(
+    s: GameState,
+    *,
+    types: Iterable[ActionType] | None = None,
+    ages: Iterable[Age] | None = None,
+    kinds: Iterable[Kind] | None = None,
+) -> list[Action]:
+    """Every action ``apply`` accepts now (all payments included). ``types``, ``ages`` and ``kinds``
+    narrow the listing (e.g. constructs of a Keep on Might) and make it faster."""
+    if s.finished:
+        return []
+    want = set(types) if types is not None else None
+    if s.pending is not None:
+        d = s.pending.decision
+        if want is not None and Choose not in want:
+            return []
+        return [Choose(d.player, c) for c in d.options]
+    age_set = set(ages) if ages is not None else set(Age)
+    kind_set = set(kinds) if kinds is not None else set(Kind)
+    P = s.active
+    p = s.players[P]
+    out: list[Action] = []
+
+    def wanted(t: ActionType) -> bool:
+        return want is None or t in want
+
+    if wanted(Exchange) and not (s.acted or s.swapped or s.exchanged) and p.ecus >= EXCHANGE_COST:
+        out.extend(Exchange(P, c) for c in sub_multisets(p.hand) if c.total >= 1)
+    if wanted(Swap) and s.options.holdem and not (s.acted or s.swapped):
+        for fam in Family:
+            for k in range(1, s.reserve.count(fam) + 1):
+                take = Cards.of(fam, k)
+                out.extend(Swap(P, take, give) for give in sub_multisets(p.hand, k))
+    if wanted(Travel) and p.ecus >= TRAVEL_COST:
+        out.extend(Travel(P, i, to) for i in (0, 1) for to in Age if to is not p.pawns[i])
+    for age in (Age.MIGHT, Age.FAITH):
+        if age not in age_set or not p.is_on(age):
+            continue
+        room = min(sum(p.allowance(i) for i in (0, 1) if p.pawns[i] is age), p.hand.total)
+        if room == 0:
+            continue
+        if wanted(Construct):
+            for kind in Kind:
+                if kind not in kind_set or kind.level > room or p.hand.count(kind.family) < kind.level:
+                    continue
+                if s.stock[kind] <= 0 or (kind.is_mr and p.supply <= 0):
+                    continue
+                need = Cards.of(kind.family, kind.level)
+                for origin, _cells, extra in construct_sites(s, P, age, kind):
+                    if kind.level + extra <= room:
+                        out.extend(Construct(P, age, kind, origin, pay) for pay in payments(s, P, age, need, extra))
+        if wanted(Upgrade):
+            for old in upgrade_targets(s, P, age):
+                for level in range(old.level + 1, 4):
+                    kind = Kind.of(old.kind.family, level)
+                    diff = level - old.level
+                    if kind not in kind_set or diff > room or p.hand.count(kind.family) < diff:
+                        continue
+                    if s.stock[kind] <= 0:
+                        continue
+                    need = Cards.of(kind.family, diff)
+                    for origin, _cells, extra in upgrade_sites(s, P, age, old, kind):
+                        if diff + extra <= room:
+                            out.extend(
+                                Upgrade(P, age, old.origin, kind, origin, pay)
+                                for pay in payments(s, P, age, need, extra)
+                            )
+        if wanted(Demolish) and p.ecus >= DEMOLISH_COST:
+            for b in s.boards[age].sorted_buildings(s.map):
+                if b.level == 1 and not b.printed and b.kind in kind_set:
+                    out.extend(
+                        Demolish(P, age, b.origin, pay) for pay in payments(s, P, age, Cards.of(b.kind.family), 0)
+                    )
+    if Age.REASON in age_set and p.is_on(Age.REASON):
+        board = s.boards[Age.REASON]
+        if wanted(Populate) and p.supply > 0:
+            for b in board.sorted_buildings(s.map):
+                if b.kind.family is Family.CIVIL and b.kind in kind_set and len(b.population) < POPULATION_CAP[b.kind]:
+                    out.extend(
+                        Populate(P, b.origin, pay) for pay in payments(s, P, Age.REASON, Cards(c=1), 0)
+                    )
+        if wanted(Renovate):
+            for b in board.sorted_buildings(s.map):
+                if not b.ruin or b.kind not in kind_set:
+                    continue
+                counts = [1] if (b.level == 2 or b.marker is not None) else ([1, 2] if p.supply > 0 else [2])
+                for n in counts:
+                    out.extend(
+                        Renovate(P, b.origin, pay)
+                        for pay in payments(s, P, Age.REASON, Cards.of(b.kind.family, n), 0)
+                    )
+    if wanted(EndTurn):
+        out.extend(EndTurn(P, c) for c in sub_multisets(p.hand))
+    return out
+
+
+__all__ = [
+    "construct_sites",
+    "default_payment",
+    "legal_actions",
+    "payments",
+    "placements",
+    "splits",
+    "sub_multisets",
+    "upgrade_sites",
+    "upgrade_targets",
+]
+

@@ -1,0 +1,52 @@
+"""Random legal play shared by the property tests, benchmarks and AI tests."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from rules import Action, EndTurn, GameState, Options, apply, legal_actions, new_game
+from rules.events import Event
+from rules.maps import Cell, GameMap, plain_map
+
+#: a small plain map with some terrain and hamlets, used where the default map is not the point
+TEST_HAMLETS = (Cell(2, 2), Cell(7, 3), Cell(11, 8), Cell(4, 9), Cell(9, 10), Cell(13, 1))
+
+
+def test_map() -> GameMap:
+    base = plain_map(15, 12, TEST_HAMLETS)
+    codes = list(base.codes)
+    for col, row, code in [(5, 5, "f"), (6, 5, "m"), (5, 6, "M"), (10, 2, "~"), (10, 3, "~"), (10, 4, "R"),
+                           (3, 6, "F"), (12, 6, "P"), (1, 11, "W")]:
+        codes[row * 15 + col] = code
+    return GameMap("test", 15, 12, "".join(codes), TEST_HAMLETS)
+
+
+@dataclass
+class Step:
+    before: GameState
+    action: Action
+    after: GameState
+    events: list[Event]
+
+
+def choose(r: random.Random, state: GameState, acts: list[Action]) -> Action:
+    """A random legal action, biased away from ending the turn so that games fill the boards."""
+    ends = [a for a in acts if isinstance(a, EndTurn)]
+    others = [a for a in acts if not isinstance(a, EndTurn)]
+    if others and (not ends or r.random() < 0.8):
+        return r.choice(others)
+    return r.choice(ends)
+
+
+def random_game(seed: int, players: int, holdem: bool, game_map: GameMap | None = None) -> Iterator[Step]:
+    """Play a whole random game, yielding every step."""
+    r = random.Random(seed)
+    state = new_game([f"P{i + 1}" for i in range(players)], seed=seed, options=Options(holdem=holdem),
+                     game_map=game_map or test_map())
+    while not state.finished:
+        action = choose(r, state, legal_actions(state))
+        after, events = apply(state, action)
+        yield Step(state, action, after, events)
+        state = after
