@@ -62,7 +62,7 @@ from .events import (
     TurnEnded,
     Upgraded,
 )
-from .maps import Cell, GameMap, Terrain, load_map
+from .maps import Cell, GameMap, load_map
 from .model import (
     BONUS,
     DECK_COMPOSITION,
@@ -272,11 +272,8 @@ def _where(s: GameState, b: Building) -> str:
 def surcharge(s: GameState, cells: tuple[int, ...]) -> int:
     """R37–R39: extra cards of any colour for a footprint covering forest and/or mountain."""
     n = len(s.players)
-    forest = mountain = False
-    for i in cells:
-        t = s.map.terrain(i)
-        forest = forest or t is Terrain.FOREST
-        mountain = mountain or t is Terrain.MOUNTAIN
+    forest = not s.map.forest_cells.isdisjoint(cells)
+    mountain = not s.map.mountain_cells.isdisjoint(cells)
     extra = 0
     if forest and n <= 3:
         extra += 1
@@ -368,7 +365,7 @@ def _check_cells(s: GameState, age: Age, kind: Kind, cells: tuple[int, ...], old
             )
     if kind is Kind.HAMLET or kind.is_mr:
         for i in cells:
-            if s.map.terrain(i) is Terrain.RIVER:
+            if i in s.map.river_cells:
                 raise RuleError(
                     "river", "R35",
                     f"{s.map.cell(i)} is a river cell: only Towns and Cities may cover river cells.",

@@ -23,7 +23,7 @@ from .actions import (
 from .domains import domains, neighbour_ids
 from .engine import surcharge
 from .errors import RuleError
-from .maps import Cell, Terrain
+from .maps import Cell
 from .model import (
     DEMOLISH_COST,
     EXCHANGE_COST,
@@ -103,8 +103,9 @@ def default_payment(s: GameState, player: int, age: Age, need: Cards, extra: int
 # Placement geometry, fast
 
 
-def _can_cover(kind: Kind, t: Terrain) -> bool:
-    return t is not Terrain.RIVER or (kind.family is Family.CIVIL and kind.level >= 2)
+def _river_ok(kind: Kind) -> bool:
+    """R35: only Towns and Cities may cover river cells."""
+    return kind.family is Family.CIVIL and kind.level >= 2
 
 
 def _domain_tops(board: Board, s: GameState) -> tuple[dict[int, int], list[dict[Family, int]], list[int]]:
@@ -131,6 +132,8 @@ def construct_sites(s: GameState, player: int, age: Age, kind: Kind) -> Iterator
     game_map = s.map
     size = kind.level
     of, tops, _ = _domain_tops(board, s)
+    river_ok = _river_ok(kind)
+    rivers = game_map.river_cells
     for row in range(game_map.height - size + 1):
         for col in range(game_map.width - size + 1):
             origin = Cell(col, row)
@@ -138,7 +141,7 @@ def construct_sites(s: GameState, player: int, age: Age, kind: Kind) -> Iterator
             assert cells is not None
             if any(grid[i] for i in cells):
                 continue
-            if not all(_can_cover(kind, game_map.terrain(i)) for i in cells):
+            if not river_ok and not rivers.isdisjoint(cells):
                 continue
             if kind.is_mr:
                 touched = {of[n] for n in neighbour_ids(board, game_map, cells)}
@@ -170,7 +173,7 @@ def upgrade_sites(
                 continue
             if any(grid[i] and i not in old_cells for i in cells):
                 continue
-            if not all(_can_cover(kind, game_map.terrain(i)) for i in cells):
+            if not _river_ok(kind) and not game_map.river_cells.isdisjoint(cells):
                 continue
             if kind.is_mr:
                 touched = {doms.of[n] for n in neighbour_ids(board, game_map, cells, old.id)}
@@ -249,6 +252,14 @@ def legal_actions(
     P = s.active
     p = s.players[P]
     out: list[Action] = []
+    memo: dict[tuple[Age, Cards, int], list[Payment]] = {}
+
+    def pays(age: Age, need: Cards, extra: int) -> list[Payment]:
+        key = (age, need, extra)
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = payments(s, P, age, need, extra)
+        return found
 
     def wanted(t: ActionType) -> bool:
         return want is None or t in want
@@ -277,7 +288,7 @@ def legal_actions(
                 need = Cards.of(kind.family, kind.level)
                 for origin, _cells, extra in construct_sites(s, P, age, kind):
                     if kind.level + extra <= room:
-                        out.extend(Construct(P, age, kind, origin, pay) for pay in payments(s, P, age, need, extra))
+                        out.extend(Construct(P, age, kind, origin, pay) for pay in pays(age, need, extra))
         if wanted(Upgrade):
             for old in upgrade_targets(s, P, age):
                 for level in range(old.level + 1, 4):
@@ -292,13 +303,13 @@ def legal_actions(
                         if diff + extra <= room:
                             out.extend(
                                 Upgrade(P, age, old.origin, kind, origin, pay)
-                                for pay in payments(s, P, age, need, extra)
+                                for pay in pays(age, need, extra)
                             )
         if wanted(Demolish) and p.ecus >= DEMOLISH_COST:
             for b in s.boards[age].sorted_buildings(s.map):
                 if b.level == 1 and not b.printed and b.kind in kind_set:
                     out.extend(
-                        Demolish(P, age, b.origin, pay) for pay in payments(s, P, age, Cards.of(b.kind.family), 0)
+                        Demolish(P, age, b.origin, pay) for pay in pays(age, Cards.of(b.kind.family), 0)
                     )
     if Age.REASON in age_set and p.is_on(Age.REASON):
         board = s.boards[Age.REASON]
@@ -306,7 +317,7 @@ def legal_actions(
             for b in board.sorted_buildings(s.map):
                 if b.kind.family is Family.CIVIL and b.kind in kind_set and len(b.population) < POPULATION_CAP[b.kind]:
                     out.extend(
-                        Populate(P, b.origin, pay) for pay in payments(s, P, Age.REASON, Cards(c=1), 0)
+                        Populate(P, b.origin, pay) for pay in pays(Age.REASON, Cards(c=1), 0)
                     )
         if wanted(Renovate):
             for b in board.sorted_buildings(s.map):
@@ -316,7 +327,7 @@ def legal_actions(
                 for n in counts:
                     out.extend(
                         Renovate(P, b.origin, pay)
-                        for pay in payments(s, P, Age.REASON, Cards.of(b.kind.family, n), 0)
+                        for pay in pays(Age.REASON, Cards.of(b.kind.family, n), 0)
                     )
     if wanted(EndTurn):
         out.extend(EndTurn(P, c) for c in sub_multisets(p.hand))

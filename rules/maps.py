@@ -17,7 +17,7 @@ Terrain codes: ``.`` plain, ``f`` forest, ``m`` mountain, ``~`` river, and the m
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from functools import cache
 from importlib import resources
@@ -71,7 +71,7 @@ class Cell:
     @staticmethod
     def parse(text: str) -> Cell:
         """Parse ``C4`` (case-insensitive). Raises ``ValueError`` with an example on bad input."""
-        m = re.fullmatch(r"\s*([A-Za-z])\s*(\d{1,2})\s*", text)
+        m = re.fullmatch(r"\s*([A-Za-z])\s*([1-9]\d?)\s*", text)
         if not m:
             raise ValueError(f"{text.strip()!r} is not a cell: write a column letter and a row number, e.g. C4")
         return Cell(COLUMNS.index(m.group(1).upper()), int(m.group(2)) - 1)
@@ -90,6 +90,10 @@ class GameMap:
     name: str
     width: int
     height: int
+    #: filled in by __post_init__: cells classified forest, mountain, river (R36)
+    forest_cells: frozenset[int] = field(init=False, repr=False, compare=False)
+    mountain_cells: frozenset[int] = field(init=False, repr=False, compare=False)
+    river_cells: frozenset[int] = field(init=False, repr=False, compare=False)
     #: one code per cell, row by row (see ``TERRAIN_CODES``)
     codes: str
     hamlets: tuple[Cell, ...]
@@ -97,6 +101,10 @@ class GameMap:
     def __post_init__(self) -> None:
         object.__setattr__(self, "_terrain", tuple(classify(TERRAIN_CODES[c]) for c in self.codes))
         object.__setattr__(self, "_hamlet_index", frozenset(self.index(c) for c in self.hamlets))
+        terrain: tuple[Terrain, ...] = self._terrain  # type: ignore[attr-defined]
+        object.__setattr__(self, "forest_cells", frozenset(i for i, t in enumerate(terrain) if t is Terrain.FOREST))
+        object.__setattr__(self, "mountain_cells", frozenset(i for i, t in enumerate(terrain) if t is Terrain.MOUNTAIN))
+        object.__setattr__(self, "river_cells", frozenset(i for i, t in enumerate(terrain) if t is Terrain.RIVER))
 
     # -- geometry -----------------------------------------------------------------------------
     def index(self, cell: Cell) -> int:
@@ -114,9 +122,10 @@ class GameMap:
         try:
             cell = Cell.parse(text)
         except ValueError:
-            raise ValueError(
-                f"{text.strip()!r} is not a cell: columns A–{last_col}, rows 1–{self.height}, e.g. C4"
-            ) from None
+            t = text.strip()
+            if re.fullmatch(r"[A-Za-z]\d+", t):  # shaped like a cell, but row 0
+                raise ValueError(f"{t} is not a cell: columns A–{last_col}, rows 1–{self.height}") from None
+            raise ValueError(f"{t!r} is not a cell: columns A–{last_col}, rows 1–{self.height}, e.g. C4") from None
         if not self.contains(cell):
             raise ValueError(f"{text.strip()} is not a cell: columns A–{last_col}, rows 1–{self.height}")
         return cell
@@ -198,6 +207,10 @@ def parse_map(text: str, source: str = "<map>") -> GameMap:
                 hamlet_words.extend((lineno, w) for w in value.replace(",", " ").split())
             continue
         if in_grid:
+            if sep:
+                raise MapError(
+                    f"{source}, line {lineno}: expected 'name:', 'size:', 'grid:' or 'hamlets:', got {line!r}"
+                )
             row = line.strip()
             bad = sorted({ch for ch in row if ch not in TERRAIN_CODES})
             if bad:
