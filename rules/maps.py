@@ -79,6 +79,10 @@ class Cell:
     def __str__(self) -> str:
         return f"{COLUMNS[self.col]}{self.row + 1}"
 
+    def __lt__(self, other: Cell) -> bool:
+        """Reading order: row by row, then column by column."""
+        return (self.row, self.col) < (other.row, other.col)
+
     def __repr__(self) -> str:
         return f"Cell({self})"
 

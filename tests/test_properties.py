@@ -82,7 +82,9 @@ def check_invariants(s: GameState) -> None:
 
 
 @pytest.mark.parametrize(("seed", "players", "holdem"), GAMES)
-def test_r2_r4_r5_r22_r23_r43_invariants_hold_through_random_games(seed: int, players: int, holdem: bool) -> None:
+def test_r2_r4_r5_r22_r23_r43_r68_a29_invariants_hold_through_random_games(
+    seed: int, players: int, holdem: bool
+) -> None:
     last = None
     pending_seen = 0
     for step in random_game(seed, players, holdem):

@@ -1,0 +1,1 @@
+"""Tiempo's Discord side: the /tiempo command group, storage and the entry point."""
