@@ -247,8 +247,8 @@ def parse_position(text: str) -> GameState:
     for item in fields.get("names", "").split():
         col, _, name = item.partition("=")
         names[Colour.parse(col)] = name
-    for key in seat:
-        seat.setdefault(names[colours[seat[key]]].lower(), seat[key])
+    for i, c in enumerate(colours):
+        seat.setdefault(names[c].lower(), i)
 
     # board tokens (printed hamlets declared on board lines join the map)
     parsed: dict[Age, list[tuple[int, re.Match[str]]]] = {age: [] for age in Age}

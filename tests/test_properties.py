@@ -12,6 +12,8 @@ from rules import Age, GameState, Kind
 from rules.domains import domains, violation
 from rules.events import GameEnded
 from rules.model import CUBES_PER_PLAYER, DECK_COMPOSITION, INITIAL_STOCK, POPULATION_CAP, ROUNDS, Cards
+from rules.notation import format_position, parse_position
+from rules.serial import from_json, to_json
 
 from .gameplay import random_game
 
@@ -87,8 +89,14 @@ def test_r2_r4_r5_r22_r23_r43_r68_a29_invariants_hold_through_random_games(
 ) -> None:
     last = None
     pending_seen = 0
-    for step in random_game(seed, players, holdem):
+    for n, step in enumerate(random_game(seed, players, holdem)):
         check_invariants(step.after)
+        assert from_json(to_json(step.after)) == step.after  # the JSON round trip is exact
+        if n % 5 == 0:  # and the notation reproduces the position
+            text = format_position(step.after)
+            again = parse_position(text)
+            assert format_position(again) == text
+            assert again.pending is None or again.pending.decision == step.after.pending.decision  # type: ignore[union-attr]
         pending_seen += step.after.pending is not None
         last = step
     assert last is not None
