@@ -302,6 +302,14 @@ def check_payment(s: GameState, player: int, age: Age, need: Cards, extra: int, 
             f"this turn (2 per pawn; both pawns must be on that board for a 3- or 4-card action).",
         )
     cards = payment.cards
+    for fam in Family:
+        if need.count(fam) and p.hand.count(fam) < need.count(fam):
+            n = need.count(fam)
+            raise RuleError(
+                "wrong-colour", "R27",
+                f"{what} needs {n} {fam.title} ({fam.value}) card{'s' if n > 1 else ''} and you hold "
+                f"{p.hand.count(fam)} (your hand: {p.hand}).",
+            )
     if cards.total != total:
         detail = f" ({need} + {extra} of any colour for terrain)" if extra else f" ({need})"
         raise RuleError("wrong-cards", "R25", f"{what} costs {total} cards{detail}; you offered {cards}.")

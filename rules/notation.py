@@ -134,7 +134,7 @@ def format_position(s: GameState) -> str:
     out.append("players: " + " ".join(p.colour.value for p in s.players))
     named = [f"{p.colour.value}={p.name}" for p in s.players if p.name != p.colour.value]
     if named:
-        out.append("names: " + " ".join(named))
+        out.append("names: " + ", ".join(named))
     opts = (["holdem"] if s.options.holdem else []) + ([] if s.options.ecus_public else ["ecus-hidden"])
     if opts:
         out.append("options: " + " ".join(opts))
@@ -244,9 +244,12 @@ def parse_position(text: str) -> GameState:
         raise ValueError("players: list 2 to 5 different colours, e.g. 'players: Red White Green'")
     seat = {c.value.lower(): i for i, c in enumerate(colours)} | {c.letter.lower(): i for i, c in enumerate(colours)}
     names = {c: c.value for c in colours}
-    for item in fields.get("names", "").split():
-        col, _, name = item.partition("=")
-        names[Colour.parse(col)] = name
+    for item in fields.get("names", "").split(","):
+        if item.strip():
+            col, _, name = item.partition("=")
+            if not name.strip():
+                raise ValueError("names: write Colour=Name pairs separated by commas, e.g. 'names: Red=Ana, White=Ben'")
+            names[Colour.parse(col)] = name.strip()
     for i, c in enumerate(colours):
         seat.setdefault(names[c].lower(), i)
 
