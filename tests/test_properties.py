@@ -4,6 +4,7 @@ Faith, and every game ends after round 7 with winners."""
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 
 import pytest
@@ -17,7 +18,8 @@ from rules.serial import from_json, to_json
 
 from .gameplay import random_game
 
-GAMES = [(seed, 2 + seed % 4, seed % 2 == 0) for seed in range(24)]
+#: how many random games the property test plays (TIEMPO_PROPERTY_GAMES=2000 for a long soak)
+GAMES = [(seed, 2 + seed % 4, seed % 2 == 0) for seed in range(int(os.environ.get("TIEMPO_PROPERTY_GAMES", "24")))]
 
 
 def check_invariants(s: GameState) -> None:
