@@ -199,15 +199,21 @@ def describe_decision(state: GameState, d: Decision) -> str:
     """A short imperative phrase for a decision, e.g. "choose which Keep is downsized"."""
     opts = ", ".join(str(c) for c in d.options)
     if d.kind is DecisionKind.PLACE_SMALLER:
-        assert d.result is not None
+        assert d.result is not None and d.subject is not None
+        b = state.boards[d.age].at(state.map.index(d.subject))
+        old = b.kind.value if b is not None and b.origin == d.subject else "building"
         return (
-            f"choose where the {d.result.value} replacing the building at {d.subject} on {d.age.title} "
-            f"goes (top-left cell: {opts})"
+            f"choose where the downsized {old} at {d.subject} on {d.age.title} goes as {_article(d.result.value)} "
+            f"(top-left cell: {opts})"
         )
     if d.kind is DecisionKind.DOWNSIZE_WHICH:
         fam = d.family.title if d.family else ""
         return f"choose which {fam} building on {d.age.title} is downsized ({opts})"
     return f"choose which domain on {d.age.title} is resolved first (one of its tied buildings: {opts})"
+
+
+def _article(word: str) -> str:
+    return ("an " if word[0] in "AEIOU" else "a ") + word
 
 
 def _perform(run: _Run, action: object) -> None:

@@ -1,0 +1,281 @@
+"""Words for players: the narration of what an action caused, a player's private hand, the public
+status, and the short rules reference. Pure functions of the state and the engine's events; nothing
+here reveals a hand other than the one asked for, the deck or the discard order."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from rules import (
+    Age,
+    Construct,
+    Demolish,
+    EndTurn,
+    Exchange,
+    GameState,
+    Populate,
+    Renovate,
+    Swap,
+    Travel,
+    Upgrade,
+    describe_decision,
+    legal_actions,
+)
+from rules import events as ev
+from rules.engine import pool
+from rules.model import INCOME_ROUNDS, Building
+
+# ---------------------------------------------------------------------------------------------
+# Names
+
+
+def who(s: GameState, player: int) -> str:
+    """``Ana (Red)``."""
+    p = s.players[player]
+    return p.name if p.name == p.colour.value else f"{p.name} ({p.colour.value})"
+
+
+def building_name(s: GameState, b: Building, age: Age) -> str:
+    """``Red's Keep at B2``, ``the Town at D2``, ``the Castle ruin at A1``, ``the printed Hamlet at C2``."""
+    if b.printed:
+        return f"the printed Hamlet at {b.origin}"
+    kind = b.kind.value
+    if age is Age.REASON and b.kind.is_mr:
+        kind += " ruin" if b.ruin else " (renovated)"
+    if b.owner is not None:
+        return f"{s.players[b.owner].name}'s {kind} at {b.origin}"
+    return f"the {kind} at {b.origin}"
+
+
+def _a(word: str) -> str:
+    return ("an " if word[0].lower() in "aeiou" else "a ") + word
+
+
+# ---------------------------------------------------------------------------------------------
+# Narration
+
+
+def narrate(s: GameState, events: Sequence[ev.Event]) -> list[str]:
+    """Plain sentences for the events of one action, in order. ``s`` is the state after the action
+    (used for names only)."""
+    out: list[str] = []
+    ripple_ages: list[str] = []
+
+    def flush_ripples() -> None:
+        if ripple_ages:
+            out.append("It ripples to " + " and ".join(ripple_ages) + ".")
+            ripple_ages.clear()
+
+    for e in events:
+        if isinstance(e, ev.Rippled):
+            what = "as a ruin" if e.age is Age.REASON and e.building.kind.is_mr else ""
+            ripple_ages.append(f"{e.age.title}{' ' + what if what else ''}"
+                               + (" (replacing its old shadow)" if e.replaced is not None and not e.replaced.printed
+                                  else ""))
+            continue
+        flush_ripples()
+        line = _sentence(s, e)
+        if line:
+            if isinstance(e, ev.BonusPaid) and out:
+                out[-1] = out[-1].rstrip(".") + f" (+{e.amount} Ecu{'s' if e.amount > 1 else ''})."
+            else:
+                out.append(line)
+    flush_ripples()
+    return out
+
+
+def _sentence(s: GameState, e: ev.Event) -> str:
+    if isinstance(e, ev.Exchanged):
+        return f"{who(s, e.player)} exchanges {e.count} card{'s' if e.count > 1 else ''} for 2 Ecus."
+    if isinstance(e, ev.Swapped):
+        return f"{who(s, e.player)} swaps {e.gave} for {e.took} from the reserve."
+    if isinstance(e, ev.Travelled):
+        return f"{who(s, e.player)} sends pawn {e.pawn + 1} from {e.frm.title} to {e.to.title} (1 Ecu)."
+    if isinstance(e, ev.Built):
+        return f"{who(s, e.player)} builds {_a(e.building.kind.value)} at {e.building.origin} on {e.age.title}."
+    if isinstance(e, ev.Upgraded):
+        old = "the printed Hamlet" if e.old.printed else f"the {e.old.kind.value}"
+        return (f"{who(s, e.player)} upgrades {old} at {e.old.origin} on {e.age.title} to "
+                f"{_a(e.new.kind.value)} at {e.new.origin}.")
+    if isinstance(e, ev.Demolished):
+        return f"{who(s, e.player)} demolishes {building_name(s, e.building, e.age)} on {e.age.title} (1 Ecu)."
+    if isinstance(e, ev.BonusPaid):
+        return f"+{e.amount} Ecu"
+    if isinstance(e, ev.Populated):
+        return f"{who(s, e.player)} puts a cube on {building_name(s, e.building, Age.REASON)} on Reason."
+    if isinstance(e, ev.MarkerPlaced):
+        return (f"{who(s, e.player)} pays the first card for {building_name(s, e.building, Age.REASON)} and "
+                f"marks it with a cube.")
+    if isinstance(e, ev.Renovated):
+        return f"{who(s, e.player)} renovates the {e.building.kind.value} at {e.building.origin} on Reason."
+    if isinstance(e, ev.RippleForbidden):
+        rule = "Dominion" if e.rule == "dominion" else "Hierarchy"
+        return (f"Faith refuses its shadow (Rule of {rule} there), so nothing ripples; the bonus stands.")
+    if isinstance(e, ev.RippleSkipped):
+        missing = f"no {e.kind.value} tile is left" if e.reason == "tile" else "its owner has no cube left"
+        return f"No shadow on {e.age.title}: {missing}."
+    if isinstance(e, ev.ParadoxRemoved):
+        return f"Paradox on {e.age.title}: {building_name(s, e.building, e.age)} is removed."
+    if isinstance(e, ev.ShadowRemoved):
+        return f"Its shadow on {e.age.title} goes too."
+    if isinstance(e, ev.ShadowReplaced):
+        return f"On {e.age.title} its shadow becomes {_a(e.new.kind.value)}" + (
+            " ruin." if e.age is Age.REASON else ".")
+    if isinstance(e, ev.Junction):
+        return f"The {e.building.kind.value} joins {e.domains} domains on {e.age.title}."
+    if isinstance(e, ev.PowerCompared):
+        powers = " against ".join(str(p) for _, p in e.powers)
+        return f"{e.family.title} power: {powers}."
+    if isinstance(e, ev.Downsized):
+        return (f"{building_name(s, e.old, e.age)} on {e.age.title} is downsized to "
+                f"{_a(e.new.kind.value)} at {e.new.origin}.")
+    if isinstance(e, ev.Destroyed):
+        return f"{building_name(s, e.building, e.age)} on {e.age.title} is destroyed.".capitalize()
+    if isinstance(e, ev.CubeKept):
+        return f"{who(s, e.player)} keeps one cube on the printed Hamlet at {e.cell}."
+    if isinstance(e, ev.IncomePaid):
+        if e.amount == 0:
+            return f"{who(s, e.player)} collects nothing on {e.age.title}."
+        return (f"{who(s, e.player)} collects {e.amount} Ecu{'s' if e.amount > 1 else ''} on {e.age.title} "
+                f"({e.domains} domain{'s' if e.domains > 1 else ''}).")
+    if isinstance(e, ev.Reshuffled):
+        return "The discard pile is shuffled into a new draw pile."
+    if isinstance(e, ev.TurnEnded):
+        return f"{who(s, e.player)} ends the turn" + (f", discarding {e.discarded}." if e.discarded else ".")
+    if isinstance(e, ev.TurnBegan):
+        income = " (an income round)" if e.round in INCOME_ROUNDS else ""
+        return f"Round {e.round}{income}: {who(s, e.player)} to play."
+    if isinstance(e, ev.GameEnded):
+        best = max(e.ecus)
+        names = " and ".join(who(s, i) for i in e.winners)
+        return f"Game over: {names} win{'s' if len(e.winners) == 1 else ''} with {best} Ecus."
+    if isinstance(e, ev.DecisionRequested):
+        d = e.decision
+        return f"{who(s, d.player)} must {describe_decision(s, d)}."
+    return ""  # CubesReturned and CardsDrawn are shown by the picture and the hand
+
+
+# ---------------------------------------------------------------------------------------------
+# A player's hand, the public status
+
+
+_ACTION_WORDS = [
+    (Exchange, "exchange cards (2 Ecus)"), (Swap, "swap with the reserve"), (Travel, "travel (1 Ecu)"),
+    (Construct, "build"), (Upgrade, "upgrade"), (Demolish, "demolish"), (Populate, "populate"),
+    (Renovate, "renovate"), (EndTurn, "end your turn"),
+]
+
+
+def describe_hand(s: GameState, player: int) -> str:
+    """The private hand message: cards, Ecus, cubes, pawns and what each may still play, and what
+    the player can do now."""
+    p = s.players[player]
+    cards = Counter(f.title for f in p.hand.families())
+    hand = ", ".join(f"{n} {name}" for name, n in cards.items()) or "no cards"
+    lines = [
+        f"**Your hand:** {hand}  (`{p.hand}`)",
+        f"**Ecus:** {p.ecus}   **Cubes left:** {p.supply}",
+    ]
+    for i in (0, 1):
+        lines.append(f"Pawn {i + 1} on **{p.pawns[i].title}**: may play {p.allowance(i)} more card"
+                     f"{'s' if p.allowance(i) != 1 else ''} this turn")
+    if s.finished:
+        lines.append("The game is over.")
+    elif s.pending is not None:
+        d = s.pending.decision
+        if d.player == player:
+            lines.append(f"**You must {describe_decision(s, d)}** — use `/tiempo choose`.")
+        else:
+            lines.append(f"Waiting for {who(s, d.player)} to {describe_decision(s, d)}.")
+    elif s.active == player:
+        kinds = {type(a) for a in legal_actions(s)}
+        can = [word for t, word in _ACTION_WORDS if t in kinds]
+        lines.append("**Your turn.** You can " + ", ".join(can) + ".")
+        rooms = [f"{pool(s, player, age)} on {age.title}" for age in Age if pool(s, player, age)]
+        if rooms:
+            lines.append("Cards you may still play: " + ", ".join(rooms) + ".")
+    else:
+        lines.append(f"It is {who(s, s.active)}'s turn.")
+    return "\n".join(lines)
+
+
+def describe_status(s: GameState) -> str:
+    """Round, whose turn, public scores and stock (no hands)."""
+    income = " — income round" if s.round in INCOME_ROUNDS else ""
+    lines = [f"**Round {s.round} of 7**{income}. " + (
+        "The game is over." if s.finished else f"{who(s, s.active)} to play.")]
+    for i, p in enumerate(s.players):
+        ecus = str(p.ecus) if s.options.ecus_public or s.finished else "?"
+        marker = "▶ " if i == s.active and not s.finished else ""
+        lines.append(f"{marker}{p.colour.letter} {who(s, i)}: {ecus} Ecus, {p.supply} cubes, "
+                     f"{p.hand.total} cards, pawns on {p.pawns[0].letter}/{p.pawns[1].letter}")
+    stock = ", ".join(f"{k.value} {n}" for k, n in s.stock.items())
+    lines.append(f"Stock: {stock}. Deck {len(s.deck)}, discard {len(s.discard)}.")
+    if s.pending is not None:
+        d = s.pending.decision
+        lines.append(f"Waiting for {who(s, d.player)} to {describe_decision(s, d)}.")
+    return "\n".join(lines)
+
+
+def ranking(s: GameState) -> list[tuple[int, int, int]]:
+    """(place, seat, Ecus), best first; tied players share a place (A36)."""
+    order = sorted(range(len(s.players)), key=lambda i: -s.players[i].ecus)
+    out: list[tuple[int, int, int]] = []
+    for n, i in enumerate(order):
+        place = out[-1][0] if out and s.players[i].ecus == out[-1][2] else n + 1
+        out.append((place, i, s.players[i].ecus))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Rules reference
+
+RULES: dict[str, str] = {
+    "turn": (
+        "**A turn.** I. Optionally exchange cards (pay 2 Ecus, discard any, draw back to 4); with Hold'em, "
+        "swap with the reserve. II. Any number of actions: travel (1 Ecu a move) and card actions. "
+        "III. Discard what you like, draw back to 4. IV. In rounds 4 and 7, collect income."
+    ),
+    "cards": (
+        "**Cards.** Each pawn plays at most 2 cards a turn, on the board where it stands. One action is paid "
+        "at once by the pawns on that board: 3 or 4 cards need both pawns there. A building costs its value "
+        "in cards of its family's colour (Military orange M, Religious fuchsia R, Civil blue C); terrain "
+        "adds cards of any colour."
+    ),
+    "terrain": (
+        "**Terrain.** Only Towns and Cities cover river cells. Forest: +1 card with 2–3 players. "
+        "Mountain: +2 with 2–3 players, +1 with 4, none with 5. Both add up."
+    ),
+    "building": (
+        "**Building** (Might and Faith). Construct on empty cells; upgrade your own Military/Religious "
+        "building or any Civil one to a bigger one covering it (pay the difference). A value 2–3 result pays "
+        "+1 Ecu on Might, +2 on Faith. Demolish a Watchtower, Chapel or Hamlet tile: 1 card of its colour "
+        "and 1 Ecu."
+    ),
+    "domains": (
+        "**Domains.** Buildings touching by an edge form a domain. Dominion: only Civil buildings may join "
+        "domains. Hierarchy (Might, Faith): in a domain the highest Military and the highest Religious "
+        "building must each be unique."
+    ),
+    "ripples": (
+        "**Time ripples.** A value 2–3 building built on Might is copied to Faith (same owner) and Reason "
+        "(Military/Religious as ruins); built on Faith, to Reason. A copy destroys whatever it overlaps "
+        "(paradox). Faith refuses a Military/Religious copy that would break Dominion or Hierarchy there."
+    ),
+    "junctions": (
+        "**Junctions.** When a Civil building joins domains and two top buildings tie, the domain with more "
+        "power in that family wins; the loser's building is downsized (its owner picks where the smaller one "
+        "goes). On a tie of power the active player's own go first, then the active player chooses."
+    ),
+    "reason": (
+        "**Reason.** Populate a Hamlet, Town or City with your cube (1 Civil card; at most 1/3/5 cubes). "
+        "Renovate a ruin: Keep or Monastery 1 card, Castle or Abbey 2 (one now with a marker, one later)."
+    ),
+    "income": (
+        "**Income** (rounds 4 and 7, at the end of your own turn, from each board where you have a pawn). "
+        "Might: each domain whose top Military building is yours pays its Civil value. Faith: the same with "
+        "the top Religious building. Reason: the majority of cubes in a domain collects its Military and "
+        "Religious value (ruins count 1 less)."
+    ),
+}

@@ -1,0 +1,82 @@
+"""What players read: narration of events, the private hand, the public status, the ranking."""
+
+from __future__ import annotations
+
+from bot.texts import RULES, describe_hand, describe_status, narrate, ranking
+from rules import apply, legal_actions
+from rules.notation import parse_action
+
+from .gameplay import random_game
+from .scenario import play
+
+T13 = """map: plain 15x12
+Red: hand=C
+M: Keep[Red]@A1 Watchtower[Green]@C1 Keep[White]@E1
+F: Keep[Red]@A1 Keep[White]@E1
+R: Keep-ruin@A1 Keep-ruin@E1
+"""
+
+
+def test_r60_r62_r72_a_junction_is_told_step_by_step_and_asks_the_owner() -> None:
+    s, events = play(T13, "Red build Hamlet D1 on M pay C 1+0")
+    text = " ".join(narrate(s, events))
+    assert text == (
+        "Red builds a Hamlet at D1 on Might. The Hamlet joins 2 domains on Might. Military power: 3 against 2. "
+        "White must choose where the downsized Keep at E1 on Might goes as a Watchtower "
+        "(top-left cell: E1, F1, E2, F2)."
+    )
+    s, events = apply(s, parse_action("White choose F2", s))
+    assert " ".join(narrate(s, events)) == (
+        "White's Keep at E1 on Might is downsized to a Watchtower at F2. "
+        "Its shadow on Faith goes too. Its shadow on Reason goes too."
+    )
+
+
+def test_r53_paradox_bonus_and_ripples_in_two_sentences() -> None:
+    s, events = play("map: plain 15x12\nRed: hand=MM\nF: Monastery[Green]@C3\nR: Monastery-ruin@C3\n",
+                     "Red build Keep B2 on M")
+    assert narrate(s, events) == [
+        "Red builds a Keep at B2 on Might (+1 Ecu).",
+        "Paradox on Faith: Green's Monastery at C3 is removed.",
+        "Its shadow on Reason goes too.",
+        "It ripples to Faith and Reason as a ruin.",
+    ]
+
+
+def test_r21_income_and_the_next_turn_are_announced() -> None:
+    s, events = play("map: plain 15x12\nround: 4\nRed: hand=M\nM: Keep[Red]@A1 City@C1\n", "Red end")
+    assert narrate(s, events) == [
+        "Red ends the turn.", "Red collects 3 Ecus on Might (1 domain).", "Round 4 (an income round): White to play."
+    ]
+
+
+def test_r24_the_hand_message_shows_only_its_owners_cards_and_the_status_none() -> None:
+    s, _ = play("map: plain 15x12\nRed: hand=MMRC\nWhite: hand=CCCC\n")
+    mine = describe_hand(s, 0)
+    assert "`MMRC`" in mine and "CCCC" not in mine and "Your turn" in mine
+    assert "It is Red's turn" in describe_hand(s, 1) and "`CCCC`" in describe_hand(s, 1)
+    status = describe_status(s)
+    assert "MMRC" not in status and "CCCC" not in status and "4 cards" in status
+
+
+def test_narration_covers_every_event_of_random_games_without_a_blank() -> None:
+    for step in random_game(8, 4, True):
+        for line in narrate(step.after, step.events):
+            assert line and line[0].isupper() and line.endswith((".", ")"))
+        if step.after.finished:
+            assert any(line.startswith("Game over:") for line in narrate(step.after, step.events))
+            assert ranking(step.after)[0][0] == 1
+
+
+def test_a36_ranking_shares_places_on_ties() -> None:
+    s, _ = play("map: plain 15x12\nRed: ecus=9\nWhite: ecus=12\nGreen: ecus=12\nBlue: ecus=3\n")
+    assert ranking(s) == [(1, 1, 12), (1, 2, 12), (3, 0, 9), (4, 3, 3)]
+
+
+def test_the_hand_lists_what_the_player_can_do() -> None:
+    s, _ = play("map: plain 15x12\nRed: ecus=4 hand=MMRC\n")
+    text = describe_hand(s, 0)
+    assert "exchange cards" in text and "build" in text and "end your turn" in text
+    assert len(legal_actions(s)) > 0
+    assert set(RULES) >= {"turn", "cards", "terrain", "building", "domains", "ripples", "junctions", "reason",
+                          "income"}
