@@ -295,7 +295,9 @@ def test_pending_choices_are_marked_and_waiting_player_named() -> None:
     scene = _scene(state, None, events)
     assert scene.boards[Age.MIGHT].choices == tuple(Cell.parse(c) for c in ("E4", "F4", "E5", "F5"))
     assert scene.waiting is not None
-    assert scene.waiting.startswith("Ben (White) to choose where the downsized Keep at E4 on Might goes as a Watchtower")
+    assert scene.waiting.startswith(
+        "Ben (White) to choose where the downsized Keep at E4 on Might goes as a Watchtower"
+    )
     assert [p.deciding for p in scene.players] == [False, True, False, False]
     hamlet = next(p for p in scene.boards[Age.MIGHT].pieces if p.origin == Cell.parse("D4"))
     assert hamlet.mark is Mark.NEW
