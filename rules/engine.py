@@ -218,39 +218,31 @@ def _article(word: str) -> str:
 
 def _perform(run: _Run, action: object) -> None:
     s = run.s
-    if isinstance(action, (Construct, Upgrade, Demolish)):
-        _check_turn(s, action.player)
-        if isinstance(action, Construct):
-            plan = check_construct(s, action)
-        elif isinstance(action, Upgrade):
-            plan = check_upgrade(s, action)
-        else:
-            plan = check_demolish(s, action)
-        run.card_action(plan)
+    if not isinstance(action, (Construct, Upgrade, Demolish, Populate, Renovate, Travel, Exchange, Swap, EndTurn)):
+        raise RuleError("unknown-action", "", f"{action!r} is not an action of this game.")
+    _check_turn(s, action.player)
+    if isinstance(action, Construct):
+        run.card_action(check_construct(s, action))
+    elif isinstance(action, Upgrade):
+        run.card_action(check_upgrade(s, action))
+    elif isinstance(action, Demolish):
+        run.card_action(check_demolish(s, action))
     elif isinstance(action, Populate):
-        _check_turn(s, action.player)
         run.populate(action, check_populate(s, action))
     elif isinstance(action, Renovate):
-        _check_turn(s, action.player)
         run.renovate(action, check_renovate(s, action))
     elif isinstance(action, Travel):
-        _check_turn(s, action.player)
         check_travel(s, action)
         run.travel(action)
     elif isinstance(action, Exchange):
-        _check_turn(s, action.player)
         check_exchange(s, action)
         run.exchange(action)
     elif isinstance(action, Swap):
-        _check_turn(s, action.player)
         check_swap(s, action)
         run.swap(action)
-    elif isinstance(action, EndTurn):
-        _check_turn(s, action.player)
+    else:
         check_end_turn(s, action)
         run.end_turn(action)
-    else:
-        raise RuleError("unknown-action", "", f"{action!r} is not an action of this game.")
 
 
 # ---------------------------------------------------------------------------------------------
