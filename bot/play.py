@@ -1,0 +1,141 @@
+"""Playing a game from commands: who sits where, turning a command's options into an engine action,
+refusing what a player may not do with a sentence that says why, and undo by replay.
+
+Pure (no Discord, no storage): the slash-command handlers call ``act`` and store what it returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rules import (
+    Action,
+    Choose,
+    GameState,
+    Options,
+    RuleError,
+    apply,
+    describe_decision,
+    new_game,
+)
+from rules import events as ev
+from rules.model import Colour
+from rules.notation import parse_action
+
+from .texts import who
+
+
+class Refusal(Exception):
+    """Something a player asked for that cannot be done; ``str()`` is the sentence to show them
+    (privately). The game is unchanged."""
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A seat at the table: a Discord user (or an AI, with ``ai`` set to its level) and a colour."""
+
+    user_id: int
+    name: str
+    colour: Colour
+    ai: str | None = None
+
+
+def start(seats: Sequence[Seat], *, seed: int, holdem: bool = False) -> GameState:
+    """The first position of a game for these seats (R9–R10)."""
+    return new_game([s.name for s in seats], seed=seed, options=Options(holdem=holdem),
+                    colours=[s.colour for s in seats])
+
+
+def seat_of(seats: Sequence[Seat], user_id: int) -> int:
+    """The seat of ``user_id``; a Refusal if the user is not playing."""
+    for i, seat in enumerate(seats):
+        if seat.user_id == user_id and seat.ai is None:
+            return i
+    raise Refusal("You are not playing in this game. Watch, or ask for a seat in the next one (`/tiempo new`).")
+
+
+#: command -> how its options make an action in the notation (docs/notation.md)
+TEMPLATES: dict[str, str] = {
+    "travel": "travel {pawn} {age}",
+    "build": "build {kind} {cell} on {age}",
+    "upgrade": "upgrade {cell} on {age} to {kind}",
+    "demolish": "demolish {cell} on {age}",
+    "populate": "populate {cell}",
+    "renovate": "renovate {cell}",
+    "exchange": "exchange {cards}",
+    "swap": "swap take {take} give {give}",
+    "end": "end",
+    "choose": "choose {cell}",
+}
+
+
+def action_text(command: str, options: dict[str, str | None]) -> str:
+    """The notation of a command from its options: ``build`` with kind Keep, cell B2, age M gives
+    ``build Keep B2 on M``; optional ``at``, ``pay`` and ``discard`` options are appended."""
+    given = {k: v.strip() for k, v in options.items() if v is not None and v.strip()}
+    template = TEMPLATES[command]
+    if "age" not in given:  # the board may be left out when the pawns leave no doubt
+        template = template.replace(" on {age}", "")
+    try:
+        text = template.format(**given)
+    except KeyError as missing:
+        raise Refusal(f"`/tiempo {command}` needs the option {missing.args[0]}.") from None
+    if command == "upgrade" and "at" in given:
+        text += f" at {given['at']}"
+    if "pay" in given:
+        text += f" pay {given['pay']}"
+    if command == "end" and "discard" in given:
+        text += f" discard {given['discard']}"
+    return text
+
+
+def act(state: GameState, seats: Sequence[Seat], user_id: int, command: str,
+        options: dict[str, str | None]) -> tuple[GameState, list[ev.Event], Action]:
+    """Play ``command`` for ``user_id``. Returns the new state, the events and the action played;
+    raises Refusal with the reason (not seated, not your turn, a decision pending, bad input, or the
+    rule that forbids it)."""
+    seat = seat_of(seats, user_id)
+    if state.finished:
+        raise Refusal("This game is over. Start another with `/tiempo new`.")
+    if state.pending is not None:
+        d = state.pending.decision
+        if command != "choose" or d.player != seat:
+            if d.player == seat:
+                raise Refusal(f"First {describe_decision(state, d)} — use `/tiempo choose`.")
+            raise Refusal(f"Waiting for {who(state, d.player)} to {describe_decision(state, d)}.")
+    elif command == "choose":
+        raise Refusal("There is no decision to make right now.")
+    elif state.active != seat:
+        raise Refusal(f"It is {who(state, state.active)}'s turn, not yours.")
+    text = f"{state.players[seat].colour.value} {action_text(command, options)}"
+    try:
+        action = parse_action(text, state)
+        new, events = apply(state, action)
+    except RuleError as err:
+        raise Refusal(str(err)) from None
+    except ValueError as err:
+        raise Refusal(str(err)) from None
+    return new, events, action
+
+
+def replay(first: GameState, actions: Sequence[Action]) -> GameState:
+    """The state after ``actions`` from ``first`` (the engine is deterministic)."""
+    state = first
+    for a in actions:
+        state, _ = apply(state, a)
+    return state
+
+
+def can_undo(state: GameState, last_events: Sequence[ev.Event], last_action: Action | None) -> str | None:
+    """Why the last action cannot be undone, or None if it can: only the active player's own action
+    of this turn, and not one that revealed hidden cards (a draw) or ended the turn."""
+    if last_action is None:
+        return "Nothing to undo yet."
+    if isinstance(last_action, Choose) or state.pending is not None:
+        return "A decision has been made or is waited on; it cannot be undone."
+    if any(isinstance(e, (ev.CardsDrawn, ev.Reshuffled, ev.TurnEnded)) for e in last_events):
+        return "That action drew cards or ended the turn, so it cannot be undone."
+    if last_action.player != state.active:
+        return "Only the active player's last action of this turn can be undone."
+    return None
