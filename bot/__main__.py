@@ -11,7 +11,6 @@ Tiempo needs a Discord bot token to go online.
   1. Open https://discord.com/developers/applications and press "New Application".
   2. In "Bot", press "Reset Token" and copy the token.
   3. Start Tiempo with it:   DISCORD_TOKEN=<your token> tiempo-bot
-     (or put  token = "<your token>"  in a config file; see config.example.toml)
 
 Try the game offline meanwhile, with no Discord at all:
 
