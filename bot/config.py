@@ -1,0 +1,160 @@
+"""The bot's settings: a TOML file (``config.example.toml`` documents every key) and the environment.
+
+Where the file is: the ``path`` given, else the file named by ``TIEMPO_CONFIG``, else ``tiempo.toml`` in
+the current directory if there is one, else no file (every setting at its default). ``DISCORD_TOKEN``,
+when set and not blank, overrides the file's token. A relative database path is taken relative to the
+config file's folder (or to the current directory when there is no file).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+#: the file looked for in the current directory when neither a path nor TIEMPO_CONFIG is given
+DEFAULT_FILE = "tiempo.toml"
+DEFAULT_DATABASE = "tiempo.sqlite3"
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+class ConfigError(ValueError):
+    """A config file that cannot be used; ``str()`` names the file and the key and says what to write."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """Every setting of the bot, checked; defaults are what an empty file means."""
+
+    #: the bot token (Discord developer portal → Bot → Reset Token); None when neither file nor env has one
+    token: str | None = field(default=None, repr=False)
+    #: path of the SQLite database file
+    database: str = DEFAULT_DATABASE
+    #: guilds (servers) whose commands are synced instantly at start-up; global sync can take an hour
+    guilds: tuple[int, ...] = ()
+    #: default time a player has for a turn, in minutes; 0 turns the limit off
+    turn_limit_minutes: int = 0
+    #: logging level name
+    log_level: str = "INFO"
+    #: how long an AI player may think about one move, in seconds
+    ai_think_seconds: float = 2.0
+    #: the file these settings came from, or None when no file was read
+    source: str | None = None
+
+    @property
+    def turn_limit_seconds(self) -> int | None:
+        """The turn limit in seconds, or None when it is off."""
+        return self.turn_limit_minutes * 60 if self.turn_limit_minutes else None
+
+    @property
+    def log_level_number(self) -> int:
+        """The logging level as the ``logging`` module's number."""
+        return logging.getLevelNamesMapping()[self.log_level]
+
+
+def _token(key: str, value: object, where: str) -> str | None:
+    """A token: a string; blank means none."""
+    if not isinstance(value, str):
+        raise ConfigError(f"{where}: '{key}' must be a string in quotes, like {key} = \"MTA4...\"")
+    return value.strip() or None
+
+
+def _database(key: str, value: object, where: str) -> str:
+    """A database path: a non-blank string."""
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{where}: '{key}' must be a file path in quotes, like {key} = \"{DEFAULT_DATABASE}\"")
+    return value.strip()
+
+
+def _guilds(key: str, value: object, where: str) -> tuple[int, ...]:
+    """Guild ids: a list of positive integers."""
+    if not isinstance(value, list) or not all(isinstance(g, int) and not isinstance(g, bool) and g > 0
+                                                for g in value):
+        raise ConfigError(f"{where}: '{key}' must be a list of server ids written as numbers without quotes, "
+                          f"like {key} = [123456789012345678]")
+    return tuple(value)
+
+
+def _turn_limit(key: str, value: object, where: str) -> int:
+    """A turn limit: a whole number of minutes, 0 or more."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ConfigError(f"{where}: '{key}' must be a whole number of minutes, 0 or more (0 = no limit), "
+                          f"like {key} = 60")
+    return value
+
+
+def _log_level(key: str, value: object, where: str) -> str:
+    """A log level: one of the standard names, any case."""
+    if not isinstance(value, str) or value.strip().upper() not in LOG_LEVELS:
+        raise ConfigError(f"{where}: '{key}' must be one of {', '.join(LOG_LEVELS)}, like {key} = \"INFO\"")
+    return value.strip().upper()
+
+
+def _seconds(key: str, value: object, where: str) -> float:
+    """A duration: a positive number of seconds."""
+    if not isinstance(value, int | float) or isinstance(value, bool) or not 0 < value < float("inf"):
+        raise ConfigError(f"{where}: '{key}' must be a number of seconds greater than 0, like {key} = 2.5")
+    return float(value)
+
+
+#: key in the file -> how its value is checked and converted
+_KEYS: dict[str, Callable[[str, object, str], object]] = {
+    "token": _token,
+    "database": _database,
+    "guilds": _guilds,
+    "turn_limit_minutes": _turn_limit,
+    "log_level": _log_level,
+    "ai_think_seconds": _seconds,
+}
+
+
+def find_config_file(path: str | None, environ: Mapping[str, str]) -> str | None:
+    """The config file to read: ``path``, else ``TIEMPO_CONFIG``, else ``./tiempo.toml`` if it exists, else None."""
+    if path:
+        return path
+    named = environ.get("TIEMPO_CONFIG", "").strip()
+    if named:
+        return named
+    return DEFAULT_FILE if os.path.isfile(DEFAULT_FILE) else None
+
+
+def read_config_file(path: str) -> dict[str, object]:
+    """The checked settings of one file, by field name. Raises ConfigError naming the file (and key)."""
+    try:
+        with open(path, "rb") as f:
+            raw = tomllib.load(f)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: config file not found (copy config.example.toml to start one)") from None
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot read the config file ({err.strerror})") from None
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{path}: not valid TOML: {err}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not valid TOML: the file is not UTF-8 text") from None
+    settings: dict[str, object] = {}
+    for key, value in raw.items():
+        check = _KEYS.get(key)
+        if check is None:
+            known = ", ".join(_KEYS)
+            raise ConfigError(f"{path}: unknown key '{key}' (known keys: {known})")
+        settings[key] = check(key, value, path)
+    return settings
+
+
+def load_config(path: str | None = None, environ: Mapping[str, str] | None = None) -> Config:
+    """The bot's settings from the config file (see the module docstring for which) and ``environ``
+    (``os.environ`` when None). Raises ConfigError for a missing or unreadable file, a TOML syntax error,
+    an unknown key or a value of the wrong type; the message names the file and the key."""
+    env = os.environ if environ is None else environ
+    source = find_config_file(path, env)
+    settings: dict[str, object] = read_config_file(source) if source is not None else {}
+    database = str(settings.get("database", DEFAULT_DATABASE))
+    if source is not None and not os.path.isabs(database):
+        database = os.path.join(os.path.dirname(os.path.abspath(source)), database)
+    settings["database"] = database
+    env_token = env.get("DISCORD_TOKEN", "").strip()
+    if env_token:
+        settings["token"] = env_token
+    return Config(source=source, **settings)  # type: ignore[arg-type]

@@ -1,0 +1,122 @@
+"""Config: the example file, defaults, where the file is found, DISCORD_TOKEN, and errors that name the
+file and the key."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from bot.config import Config, ConfigError, load_config
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def write(tmp_path: Path, text: str, name: str = "tiempo.toml") -> str:
+    """Write a config file and return its path."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def test_the_example_file_loads_and_documents_every_setting() -> None:
+    config = load_config(str(ROOT / "config.example.toml"), {})
+    assert config.token is None  # token = "" means none
+    assert config.database == str(ROOT / "tiempo.sqlite3")
+    assert (config.guilds, config.turn_limit_minutes, config.log_level, config.ai_think_seconds) == (
+        (), 0, "INFO", 2.0)
+    text = (ROOT / "config.example.toml").read_text(encoding="utf-8")
+    documented = {line.split("=")[0].strip() for line in text.splitlines() if line and not line.startswith("#")}
+    settings = {f for f in Config.__dataclass_fields__ if f != "source"}
+    assert documented == settings
+
+
+def test_no_file_means_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    config = load_config(None, {})
+    assert config == Config()
+    assert (config.database, config.source, config.turn_limit_seconds) == ("tiempo.sqlite3", None, None)
+
+
+def test_every_setting_is_read(tmp_path: Path) -> None:
+    path = write(tmp_path, """
+token = "  file-token  "
+database = "data/games.sqlite3"
+guilds = [123456789012345678, 42]
+turn_limit_minutes = 90
+log_level = "debug"
+ai_think_seconds = 5
+""")
+    config = load_config(path, {})
+    assert config == Config(token="file-token", database=str(tmp_path / "data" / "games.sqlite3"),
+                            guilds=(123456789012345678, 42), turn_limit_minutes=90, log_level="DEBUG",
+                            ai_think_seconds=5.0, source=path)
+    assert config.turn_limit_seconds == 5400
+    assert config.log_level_number == 10
+
+
+def test_an_absolute_database_path_is_kept(tmp_path: Path) -> None:
+    target = str(tmp_path / "elsewhere" / "t.sqlite3")
+    assert load_config(write(tmp_path, f'database = "{target}"\n'), {}).database == target
+
+
+def test_discord_token_overrides_the_file(tmp_path: Path) -> None:
+    path = write(tmp_path, 'token = "from-file"\n')
+    assert load_config(path, {"DISCORD_TOKEN": "from-env"}).token == "from-env"
+    assert load_config(path, {"DISCORD_TOKEN": "   "}).token == "from-file"  # blank does not count
+    assert load_config(path, {}).token == "from-file"
+
+
+def test_the_token_is_not_in_the_repr() -> None:
+    assert "s3cret" not in repr(Config(token="s3cret"))
+
+
+def test_tiempo_config_names_the_file_and_an_explicit_path_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                                 ) -> None:
+    named = write(tmp_path, "turn_limit_minutes = 7\n", "named.toml")
+    given = write(tmp_path, "turn_limit_minutes = 9\n", "given.toml")
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "turn_limit_minutes = 11\n")  # ./tiempo.toml
+    assert load_config(None, {"TIEMPO_CONFIG": named}).turn_limit_minutes == 7
+    assert load_config(given, {"TIEMPO_CONFIG": named}).turn_limit_minutes == 9
+    config = load_config(None, {})
+    assert (config.turn_limit_minutes, config.source) == (11, "tiempo.toml")
+    assert config.database == os.path.join(str(tmp_path), "tiempo.sqlite3")
+
+
+@pytest.mark.parametrize(("text", "key", "hint"), [
+    ('tokn = "x"\n', "tokn", "unknown key"),
+    ("[discord]\ntoken = 'x'\n", "discord", "unknown key"),
+    ("token = 12\n", "token", "string"),
+    ("database = ''\n", "database", "file path"),
+    ("guilds = 123\n", "guilds", "list of server ids"),
+    ("guilds = ['123']\n", "guilds", "without quotes"),
+    ("guilds = [true]\n", "guilds", "numbers"),
+    ("turn_limit_minutes = -1\n", "turn_limit_minutes", "0 or more"),
+    ("turn_limit_minutes = 1.5\n", "turn_limit_minutes", "whole number"),
+    ("turn_limit_minutes = true\n", "turn_limit_minutes", "whole number"),
+    ("log_level = 'LOUD'\n", "log_level", "DEBUG, INFO"),
+    ("ai_think_seconds = 0\n", "ai_think_seconds", "greater than 0"),
+    ("ai_think_seconds = 'fast'\n", "ai_think_seconds", "number of seconds"),
+    ("ai_think_seconds = inf\n", "ai_think_seconds", "number of seconds"),
+])
+def test_unknown_keys_and_wrong_types_name_the_file_and_the_key(tmp_path: Path, text: str, key: str,
+                                                                hint: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as err:
+        load_config(path, {"DISCORD_TOKEN": "t"})
+    message = str(err.value)
+    assert message.startswith(f"{path}: ") and f"'{key}'" in message and hint in message
+    assert isinstance(err.value, ValueError)
+
+
+def test_syntax_errors_and_missing_files_name_the_file(tmp_path: Path) -> None:
+    bad = write(tmp_path, "token = \n")
+    with pytest.raises(ConfigError, match=f"^{bad}: not valid TOML"):
+        load_config(bad, {})
+    missing = str(tmp_path / "nope.toml")
+    with pytest.raises(ConfigError, match=r"nope\.toml: config file not found"):
+        load_config(missing, {})
+    with pytest.raises(ConfigError, match=r"nope\.toml: config file not found"):
+        load_config(None, {"TIEMPO_CONFIG": missing})

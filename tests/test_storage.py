@@ -1,0 +1,415 @@
+"""Storage on a real SQLite file: schema and migrations, WAL, one active game per channel, the action
+log (atomic, stale writes refused, undo), statuses and deadlines, per-game locks, and no accepted
+action lost when the process is killed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import sqlite3
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+import bot.storage as storage_module
+from bot.storage import (
+    SCHEMA_VERSION,
+    ChannelBusyError,
+    GameNotFoundError,
+    GameRecord,
+    SchemaError,
+    SeatRecord,
+    StaleSeqError,
+    Status,
+    StatusError,
+    Storage,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+SEATS = (SeatRecord(101, "Ana", "Red"), SeatRecord(202, "Bénédicte", "White"), SeatRecord(0, "AI", "Green", "easy"))
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> str:
+    """A fresh database file path."""
+    return str(tmp_path / "tiempo.sqlite3")
+
+
+@pytest.fixture
+async def store(db_path: str) -> AsyncIterator[Storage]:
+    """An open Storage on a fresh file, closed after the test."""
+    s = await Storage.open(db_path)
+    try:
+        yield s
+    finally:
+        await s.close()
+
+
+async def playing(store: Storage, channel_id: int = 2, now: float = 1000.0) -> GameRecord:
+    """A started game with three seats and snapshot ``{"seq": 0}``."""
+    g = await store.create_game(guild_id=1, channel_id=channel_id, opener_id=101, seed=7, seats=SEATS,
+                                options={"holdem": False}, now=now)
+    return await store.start_game(g.id, json.dumps({"seq": 0}), now=now + 1)
+
+
+def raw(path: str) -> sqlite3.Connection:
+    """A plain sqlite3 connection to the file, to look behind Storage's back."""
+    return sqlite3.connect(path, isolation_level=None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Schema
+
+
+async def test_migrations_build_the_schema_on_a_fresh_file(db_path: str) -> None:
+    s = await Storage.open(db_path)
+    assert await s.schema_version() == SCHEMA_VERSION >= 1
+    await s.close()
+    with raw(db_path) as c:
+        assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        names = {r[0] for r in c.execute("SELECT name FROM sqlite_master")}
+    assert {"games", "actions", "games_one_active_per_channel"} <= names
+
+
+async def test_reopening_applies_nothing_twice_and_keeps_the_data(db_path: str) -> None:
+    s = await Storage.open(db_path)
+    g = await playing(s)
+    g = await s.append_action(g.id, 1, 101, "Red end", '{"seq": 1}', now=2000.0)
+    await s.close()
+    with raw(db_path) as c:
+        schema = sorted(c.execute("SELECT type, name, sql FROM sqlite_master").fetchall(), key=str)
+    s = await Storage.open(db_path)
+    assert await s.get_game(g.id) == g
+    assert [a.action for a in await s.list_actions(g.id)] == ["Red end"]
+    await s.close()
+    with raw(db_path) as c:
+        assert sorted(c.execute("SELECT type, name, sql FROM sqlite_master").fetchall(), key=str) == schema
+        assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+async def test_a_new_migration_step_is_applied_once_in_order(db_path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    s = await Storage.open(db_path)
+    g = await s.create_game(guild_id=1, channel_id=2, opener_id=3, seed=4)
+    await s.close()
+    step = ("ALTER TABLE games ADD COLUMN note TEXT NOT NULL DEFAULT ''",
+            "UPDATE games SET note = 'migrated'")
+    monkeypatch.setattr(storage_module, "MIGRATIONS", (*storage_module.MIGRATIONS, step))
+    monkeypatch.setattr(storage_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    for _ in range(2):  # the second open finds nothing to do
+        s = await Storage.open(db_path)
+        assert await s.schema_version() == SCHEMA_VERSION + 1
+        assert (await s.get_game(g.id)).id == g.id
+        await s.close()
+    with raw(db_path) as c:
+        assert c.execute("SELECT note FROM games").fetchall() == [("migrated",)]
+
+
+async def test_a_failing_migration_step_leaves_the_file_as_it_was(db_path: str,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    await (await Storage.open(db_path)).close()
+    step = ("ALTER TABLE games ADD COLUMN note TEXT", "THIS IS NOT SQL")
+    monkeypatch.setattr(storage_module, "MIGRATIONS", (*storage_module.MIGRATIONS, step))
+    monkeypatch.setattr(storage_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    with pytest.raises(sqlite3.OperationalError):
+        await Storage.open(db_path)
+    with raw(db_path) as c:
+        assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert "note" not in {r[1] for r in c.execute("PRAGMA table_info(games)")}
+
+
+async def test_a_file_from_a_newer_tiempo_is_refused(db_path: str) -> None:
+    await (await Storage.open(db_path)).close()
+    with raw(db_path) as c:
+        c.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    with pytest.raises(SchemaError, match="newer than this Tiempo knows"):
+        await Storage.open(db_path)
+
+
+async def test_wal_full_sync_and_foreign_keys_are_on(store: Storage, db_path: str) -> None:
+    with raw(db_path) as c:
+        assert c.execute("PRAGMA journal_mode").fetchone()[0] == "wal"  # stored in the file
+    # per-connection settings, read on Storage's own connection
+    assert (await store._fetchall("PRAGMA foreign_keys"))[0][0] == 1
+    assert (await store._fetchall("PRAGMA synchronous"))[0][0] == 2  # FULL
+    assert await store.integrity_problems() == []
+
+
+# ---------------------------------------------------------------------------------------------
+# Games
+
+
+async def test_a_game_is_created_in_the_lobby_and_read_back(store: Storage) -> None:
+    g = await store.create_game(guild_id=1, channel_id=2, opener_id=101, seed=42, seats=SEATS,
+                                options={"holdem": True, "turn_limit": 30}, now=1000.0)
+    assert g.status is Status.LOBBY and g.is_active
+    assert (g.guild_id, g.channel_id, g.opener_id, g.seed) == (1, 2, 101, 42)
+    assert g.seats == SEATS and g.options == {"holdem": True, "turn_limit": 30}
+    assert (g.snapshot, g.action_count, g.next_seq, g.turn_deadline, g.half_warned) == (None, 0, 1, None, False)
+    assert g.created_at == g.updated_at == 1000.0
+    assert await store.get_game(g.id) == g == await store.find_game(g.id)
+    assert await store.find_game(g.id + 1) is None
+    with pytest.raises(GameNotFoundError, match=f"no game #{g.id + 1}"):
+        await store.get_game(g.id + 1)
+
+
+async def test_one_active_game_per_channel(store: Storage, db_path: str) -> None:
+    g = await store.create_game(guild_id=1, channel_id=2, opener_id=101, seed=1)
+    with pytest.raises(ChannelBusyError) as busy:
+        await store.create_game(guild_id=1, channel_id=2, opener_id=202, seed=2)
+    assert busy.value.game_id == g.id
+    other = await store.create_game(guild_id=1, channel_id=3, opener_id=202, seed=2)
+    assert await store.active_game_in_channel(2) == g
+    assert await store.active_game_in_channel(3) == other
+    assert await store.active_game_in_channel(4) is None
+    # the partial unique index holds even for a writer that skips Storage's check
+    with raw(db_path) as c, pytest.raises(sqlite3.IntegrityError):
+        c.execute("INSERT INTO games (guild_id, channel_id, opener_id, seed, created_at, updated_at) "
+                  "VALUES (1, 2, 9, 9, 0, 0)")
+    await store.set_status(g.id, Status.CANCELLED)
+    assert await store.active_game_in_channel(2) is None
+    again = await store.create_game(guild_id=1, channel_id=2, opener_id=202, seed=3)
+    assert again.id > other.id  # ids are never reused
+
+
+async def test_lobby_changes_then_start(store: Storage) -> None:
+    g = await store.create_game(guild_id=1, channel_id=2, opener_id=101, seed=1, now=10.0)
+    g = await store.update_lobby(g.id, seats=SEATS[:1], now=11.0)
+    g = await store.update_lobby(g.id, options={"holdem": True}, now=12.0)
+    assert g.seats == SEATS[:1] and g.options == {"holdem": True} and g.updated_at == 12.0
+    g = await store.start_game(g.id, '{"seq": 0}', seats=SEATS, turn_deadline=500.0, now=13.0)
+    assert (g.status, g.snapshot, g.seats, g.turn_deadline) == (Status.PLAYING, '{"seq": 0}', SEATS, 500.0)
+    with pytest.raises(StatusError, match="is playing; cannot change its seats"):
+        await store.update_lobby(g.id, seats=())
+    with pytest.raises(StatusError, match="cannot start it"):
+        await store.start_game(g.id, "{}")
+
+
+async def test_statuses_move_only_forward(store: Storage) -> None:
+    lobby = await store.create_game(guild_id=1, channel_id=2, opener_id=101, seed=1)
+    with pytest.raises(StatusError):
+        await store.set_status(lobby.id, Status.FINISHED)
+    with pytest.raises(StatusError):
+        await store.set_status(lobby.id, Status.PLAYING)  # start_game does that, with a snapshot
+    g = await playing(store, channel_id=3)
+    await store.set_deadline(g.id, 5000.0)
+    done = await store.set_status(g.id, Status.FINISHED, now=3000.0)
+    assert (done.status, done.turn_deadline, done.updated_at, done.is_active) == (Status.FINISHED, None, 3000.0, False)
+    for status in Status:
+        with pytest.raises(StatusError):
+            await store.set_status(g.id, status)
+    with pytest.raises(StatusError, match="cannot play an action"):
+        await store.append_action(g.id, 1, 101, "Red end", "{}")
+    with pytest.raises(GameNotFoundError):
+        await store.set_status(999, Status.CANCELLED)
+
+
+# ---------------------------------------------------------------------------------------------
+# The action log
+
+
+async def test_append_action_logs_and_snapshots_together(store: Storage) -> None:
+    g = await playing(store)
+    g = await store.append_action(g.id, 1, 101, "Red travel 1 F", '{"seq": 1}', now=2000.0)
+    g = await store.append_action(g.id, g.next_seq, 202, "White end", '{"seq": 2}', now=2001.0)
+    assert (g.action_count, g.snapshot, g.updated_at) == (2, '{"seq": 2}', 2001.0)
+    actions = await store.list_actions(g.id)
+    assert [(a.seq, a.actor_id, a.action, a.created_at) for a in actions] == [
+        (1, 101, "Red travel 1 F", 2000.0), (2, 202, "White end", 2001.0)]
+    assert [a.seq for a in await store.list_actions(g.id, after=1)] == [2]
+    assert await store.last_action(g.id) == actions[-1]
+    assert await store.list_actions(999) == []
+
+
+async def test_a_stale_seq_is_refused_and_writes_nothing(store: Storage) -> None:
+    g = await playing(store)
+    g = await store.append_action(g.id, 1, 101, "Red end", '{"seq": 1}')
+    for seq in (1, 3, 0):
+        with pytest.raises(StaleSeqError, match="changed since it was loaded") as stale:
+            await store.append_action(g.id, seq, 202, "White end", '{"seq": "stale"}')
+        assert (stale.value.expected_seq, stale.value.action_count) == (seq, 1)
+    assert await store.get_game(g.id) == g
+    assert len(await store.list_actions(g.id)) == 1
+
+
+async def test_concurrent_appends_at_the_same_seq_one_wins(store: Storage) -> None:
+    g = await playing(store)
+    results = await asyncio.gather(
+        *(store.append_action(g.id, 1, 101 + i, f"action by {i}", json.dumps({"by": i})) for i in range(5)),
+        return_exceptions=True)
+    winners = [r for r in results if isinstance(r, GameRecord)]
+    assert len(winners) == 1
+    assert all(isinstance(r, StaleSeqError) for r in results if r not in winners)
+    (action,) = await store.list_actions(g.id)
+    assert (await store.get_game(g.id)).snapshot == json.dumps({"by": action.actor_id - 101})
+
+
+async def test_append_action_is_all_or_nothing(store: Storage, db_path: str) -> None:
+    g = await playing(store)
+    with raw(db_path) as c:  # make the snapshot update fail after the action row was inserted
+        c.execute("CREATE TRIGGER refuse_boom BEFORE UPDATE OF snapshot ON games WHEN NEW.snapshot = 'boom' "
+                  "BEGIN SELECT RAISE(ABORT, 'boom refused'); END")
+    with pytest.raises(sqlite3.IntegrityError, match="boom refused"):
+        await store.append_action(g.id, 1, 101, "Red end", "boom")
+    assert await store.list_actions(g.id) == []
+    assert await store.get_game(g.id) == g
+    g = await store.append_action(g.id, 1, 101, "Red end", '{"seq": 1}')  # the connection is usable
+    assert g.action_count == 1 and await store.integrity_problems() == []
+
+
+async def test_the_last_action_ends_the_game_in_the_same_transaction(store: Storage) -> None:
+    g = await playing(store)
+    await store.set_deadline(g.id, 9000.0)
+    g = await store.append_action(g.id, 1, 101, "Red end", '{"over": true}', status=Status.FINISHED)
+    assert (g.status, g.turn_deadline, g.action_count) == (Status.FINISHED, None, 1)
+    assert await store.active_game_in_channel(g.channel_id) is None
+
+
+async def test_undo_removes_the_last_action_and_restores_the_snapshot(store: Storage) -> None:
+    g = await playing(store)
+    for seq in (1, 2):
+        g = await store.append_action(g.id, seq, 101, f"action {seq}", json.dumps({"seq": seq}))
+    with pytest.raises(StaleSeqError):
+        await store.truncate_last_action(g.id, 1, '{"seq": 0}')  # not the last one
+    g = await store.truncate_last_action(g.id, 2, '{"seq": 1}', now=3000.0)
+    assert (g.action_count, g.snapshot, g.updated_at) == (1, '{"seq": 1}', 3000.0)
+    assert [a.action for a in await store.list_actions(g.id)] == ["action 1"]
+    g = await store.truncate_last_action(g.id, 1, '{"seq": 0}')
+    with pytest.raises(StaleSeqError):
+        await store.truncate_last_action(g.id, 0, '{"seq": 0}')  # nothing left to undo
+    g = await store.append_action(g.id, 1, 101, "again", '{"seq": 1}')  # the seq is free again
+    assert g.action_count == 1 and await store.integrity_problems() == []
+
+
+# ---------------------------------------------------------------------------------------------
+# Deadlines, lists, board message
+
+
+async def test_deadlines_and_the_half_time_warning(store: Storage) -> None:
+    a = await playing(store, channel_id=2)
+    b = await playing(store, channel_id=3)
+    c = await playing(store, channel_id=4)
+    await store.set_deadline(a.id, 300.0)
+    await store.set_deadline(b.id, 100.0)
+    assert [g.id for g in await store.games_with_deadlines()] == [b.id, a.id]
+    assert [g.id for g in await store.games_with_deadlines(due_before=200.0)] == [b.id]
+    assert (await store.mark_half_warned(b.id)).half_warned
+    # an action that starts a new turn sets the next deadline and clears the warning
+    b = await store.append_action(b.id, 1, 101, "Red end", '{"seq": 1}', turn_deadline=700.0)
+    assert (b.turn_deadline, b.half_warned) == (700.0, False)
+    await store.mark_half_warned(b.id)
+    b = await store.append_action(b.id, 2, 202, "White travel 1 F", '{"seq": 2}')  # KEEP: same turn
+    assert (b.turn_deadline, b.half_warned) == (700.0, True)
+    assert not (await store.set_deadline(b.id, 800.0)).half_warned
+    await store.set_deadline(a.id, None)
+    await store.set_status(c.id, Status.CANCELLED)
+    with pytest.raises(StatusError):
+        await store.set_deadline(c.id, 1.0)
+    assert [g.id for g in await store.games_with_deadlines()] == [b.id]
+
+
+async def test_list_and_count_by_status_and_guild(store: Storage) -> None:
+    lobby = await store.create_game(guild_id=1, channel_id=2, opener_id=101, seed=1)
+    play = await playing(store, channel_id=3)
+    other_guild = await store.create_game(guild_id=9, channel_id=4, opener_id=101, seed=1)
+    done = await playing(store, channel_id=5)
+    await store.set_status(done.id, Status.FINISHED)
+    assert [g.id for g in await store.list_games()] == [lobby.id, play.id, other_guild.id, done.id]
+    assert [g.id for g in await store.list_games(Status.LOBBY)] == [lobby.id, other_guild.id]
+    assert [g.id for g in await store.list_games(Status.LOBBY, guild_id=1)] == [lobby.id]
+    assert [g.id for g in await store.list_games(guild_id=9)] == [other_guild.id]
+    assert await store.count() == 4
+    assert await store.count(Status.FINISHED) == 1
+    assert await store.count(Status.CANCELLED) == 0
+    assert await store.count(guild_id=1) == 3
+
+
+async def test_board_message_id_is_kept(store: Storage) -> None:
+    g = await playing(store)
+    assert (await store.set_board_message(g.id, 1234567890123456789)).board_message_id == 1234567890123456789
+    assert (await store.get_game(g.id)).board_message_id == 1234567890123456789
+    assert (await store.set_board_message(g.id, None)).board_message_id is None
+
+
+# ---------------------------------------------------------------------------------------------
+# Locks
+
+
+async def test_the_game_lock_serialises_commands_in_one_game(store: Storage) -> None:
+    assert store.lock(1) is store.lock(1)
+    assert store.lock(1) is not store.lock(2)
+    trace: list[str] = []
+
+    async def command(name: str, game_id: int) -> None:
+        async with store.lock(game_id):
+            trace.append(f"{name} in")
+            await asyncio.sleep(0.01)
+            trace.append(f"{name} out")
+
+    await asyncio.gather(command("a", 1), command("b", 1), command("c", 1))
+    assert trace == ["a in", "a out", "b in", "b out", "c in", "c out"]
+    trace.clear()
+    await asyncio.gather(command("x", 1), command("y", 2))  # other games do not wait
+    assert trace[:2] == ["x in", "y in"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Durability
+
+
+CHILD = """
+import asyncio, json, sys
+from bot.storage import Storage
+
+async def main(path):
+    store = await Storage.open(path)
+    games = await store.list_games()
+    if games:
+        game = games[0]
+    else:
+        game = await store.create_game(guild_id=1, channel_id=2, opener_id=3, seed=7)
+        game = await store.start_game(game.id, json.dumps({"seq": 0}))
+    seq = game.next_seq
+    while True:
+        game = await store.append_action(game.id, seq, 3, f"action {seq}", json.dumps({"seq": seq, "pad": "x" * 2000}))
+        print(seq, flush=True)  # told only after append_action returned: committed
+        seq += 1
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+async def test_no_reported_action_is_lost_when_the_process_is_killed(db_path: str) -> None:
+    rng = random.Random(5)
+    reported: list[int] = []
+    for _ in range(3):  # kill, recover, go on, kill again
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", CHILD, db_path, cwd=ROOT, stdout=asyncio.subprocess.PIPE,
+            env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert proc.stdout is not None
+        wanted = rng.randint(5, 40)
+        seen = 0
+        while seen < wanted:
+            line = await asyncio.wait_for(proc.stdout.readline(), timeout=30)
+            assert line, "the child stopped before it was killed"
+            reported.append(int(line))
+            seen += 1
+        proc.kill()  # SIGKILL, while it is appending
+        await proc.wait()
+        reported += [int(x) for x in (await proc.stdout.read()).split()]  # printed before the kill
+        assert proc.returncode == -9
+    assert reported == list(range(1, len(reported) + 1))
+    s = await Storage.open(db_path)
+    try:
+        (game,) = await s.list_games()
+        actions = await s.list_actions(game.id)
+        assert game.action_count >= reported[-1]  # a commit may have beaten the kill to the print
+        assert [a.seq for a in actions] == list(range(1, game.action_count + 1))
+        assert all(a.action == f"action {a.seq}" for a in actions)
+        assert json.loads(game.snapshot or "null")["seq"] == game.action_count
+        assert await s.integrity_problems() == []
+    finally:
+        await s.close()
