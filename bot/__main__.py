@@ -1,39 +1,79 @@
-"""Entry point: ``tiempo-bot`` or ``python -m bot``."""
+"""Entry point: ``tiempo-bot`` or ``python -m bot``.
+
+``tiempo-bot`` runs the Discord bot (token from ``DISCORD_TOKEN`` or the config file);
+``tiempo-bot console`` plays at a table in the terminal; ``tiempo-bot selfplay`` watches AI players.
+"""
 
 from __future__ import annotations
 
-import os
+import argparse
+import logging
 import sys
+
+from .config import ConfigError, load_config
 
 NO_TOKEN = """\
 Tiempo needs a Discord bot token to go online.
 
   1. Open https://discord.com/developers/applications and press "New Application".
   2. In "Bot", press "Reset Token" and copy the token.
-  3. Start Tiempo with it:   DISCORD_TOKEN=<your token> tiempo-bot
+  3. In "Installation" (or OAuth2), the bot needs the scopes "bot" and "applications.commands";
+     once it runs, it logs the exact invite link with the permissions it needs.
+  4. Start Tiempo with it:   DISCORD_TOKEN=<your token> tiempo-bot
+     (or copy config.example.toml to tiempo.toml and put the token there)
 
 Try the game offline meanwhile, with no Discord at all:
 
-  python -m rules new --players 3 --seed 1 > game.txt      # a new game position
-  python -m rules legal game.txt                            # what the first player may do
-  python -m rules apply game.txt moves.txt                  # play moves written one per line
+  tiempo-bot console                    # a table in this terminal: you against two AI players
+  tiempo-bot selfplay --players 4       # watch four AI players play a whole game
 """
 
-NOT_YET = """\
-This version of Tiempo contains the rules engine and the board pictures; the Discord commands
-(/tiempo new, join, build, ...) are not part of it yet, so the bot does not go online.
-Play offline with `python -m rules` (see README.md).
-"""
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tiempo-bot", description="Tiempo: play Khronos on Discord.")
+    parser.add_argument("--config", help="the config file (default: $TIEMPO_CONFIG, else ./tiempo.toml)")
+    sub = parser.add_subparsers(dest="command")
+    sub.add_parser("run", help="run the Discord bot (the default)")
+    try:
+        from . import console, selfplay
+    except ImportError:  # pragma: no cover - offline tables are optional parts of a checkout
+        return parser
+    console.add_arguments(sub.add_parser("console", help="play at a table in the terminal"))
+    selfplay.add_arguments(sub.add_parser("selfplay", help="watch AI players play a whole game"))
+    return parser
+
+
+def run_bot(config_path: str | None) -> int:
+    """Run the Discord bot until it is stopped. Returns the exit code."""
+    try:
+        config = load_config(config_path)
+    except ConfigError as err:
+        sys.stderr.write(f"{err}\n")
+        return 2
+    if not config.token:
+        sys.stderr.write(NO_TOKEN)
+        return 2
+    import discord
+
+    from .discord_app import TiempoBot
+
+    logging.basicConfig(level=config.log_level_number, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    bot = TiempoBot(config)
+    try:
+        bot.run(config.token, log_handler=None)
+    except discord.LoginFailure:
+        sys.stderr.write("Discord refused the token. Copy it again from the developer portal (Bot → Reset Token).\n")
+        return 2
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Start the bot, or explain what is missing. Returns the process exit code."""
-    token = os.environ.get("DISCORD_TOKEN", "").strip()
-    if not token:
-        sys.stderr.write(NO_TOKEN)
-        return 2
-    sys.stderr.write(NOT_YET)
-    return 3
+    """Start the bot or an offline table. Returns the process exit code."""
+    args = _parser().parse_args(argv)
+    if args.command in (None, "run"):
+        return run_bot(args.config)
+    result: int = args.func(args)
+    return result
 
 
 if __name__ == "__main__":

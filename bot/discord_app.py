@@ -1,0 +1,535 @@
+"""The Discord front end: one ``/tiempo`` command group, persistent buttons, and the channel outbox.
+
+Every handler does the same four things: make a ``Caller`` from the interaction, call one method of
+``bot.service.Tiempo``, and send its ``Reply`` (privately unless it says otherwise) — or the sentence
+of the ``Refusal`` it raised, privately. Commands that may render a picture or wait on the game's lock
+defer first, so Discord always hears from us within its 3 seconds. Anything unexpected is logged with
+the game's channel and the command, and the user reads an apology (nothing was changed: the service
+saves an action before it tells anyone).
+
+Buttons are ``DynamicItem``s whose custom ids carry the game (and its version where it matters), so a
+button on a message from yesterday, or from before a restart, still works: the game is reloaded from
+storage on every click.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal
+
+import discord
+from discord import app_commands
+
+from rules import Age
+
+from .config import Config
+from .play import Refusal
+from .service import Caller, Post, Reply, Tiempo
+from .storage import Storage, StorageError
+from .texts import RULES
+
+log = logging.getLogger("tiempo.discord")
+
+Interaction = discord.Interaction[Any]
+
+#: the permissions the bot needs in a channel: see it, post narration and boards with their picture
+PERMISSIONS = discord.Permissions(view_channel=True, send_messages=True, send_messages_in_threads=True,
+                                  attach_files=True, embed_links=True, read_message_history=True)
+
+SORRY = ("Something went wrong on our side and nothing was changed. Please try again; if it keeps happening, "
+         "tell the host (the error is in the bot's log).")
+
+AgeName = Literal["Might", "Faith", "Reason"]
+BuildKind = Literal["Watchtower", "Keep", "Castle", "Chapel", "Monastery", "Abbey", "Hamlet", "Town", "City"]
+
+
+def caller_of(interaction: Interaction) -> Caller:
+    """Who is asking, where, and whether they may manage the channel."""
+    perms = interaction.permissions
+    return Caller(guild_id=interaction.guild_id or 0, channel_id=interaction.channel_id or 0,
+                  user_id=interaction.user.id, name=interaction.user.display_name,
+                  can_manage=bool(perms.manage_channels or perms.administrator))
+
+
+# ---------------------------------------------------------------------------------------------
+# Sending
+
+
+def mentions_of(post: Post) -> discord.AllowedMentions:
+    """Ping only the users the post names for pinging: never everyone, never roles."""
+    return discord.AllowedMentions(everyone=False, roles=False, replied_user=False,
+                                   users=[discord.Object(u) for u in post.mentions])
+
+
+def view_of(post: Post) -> discord.ui.View | None:
+    """The buttons of a post."""
+    view = discord.ui.View(timeout=None)
+    if post.choice_game is not None:
+        for label, cell in post.choices:
+            view.add_item(ChooseButton(post.choice_game, post.version, cell, label))
+    if post.hand_game is not None:
+        view.add_item(HandButton(post.hand_game))
+        view.add_item(BoardButton(post.hand_game))
+    if post.lobby_game is not None:
+        for what in ("join", "leave", "start"):
+            view.add_item(LobbyButton(post.lobby_game, what))
+    if post.rematch_game is not None:
+        view.add_item(RematchButton(post.rematch_game))
+    return view if view.children else None
+
+
+def file_of(post: Post) -> discord.File | None:
+    """The picture of a post, as an attachment."""
+    return discord.File(io.BytesIO(post.png), filename=post.filename) if post.png is not None else None
+
+
+async def send_reply(interaction: Interaction, reply: Reply) -> None:
+    """Answer the interaction with ``reply`` (as its response, or as a follow-up after a defer)."""
+    kwargs: dict[str, Any] = {"content": reply.text, "allowed_mentions": mentions_of(reply)}
+    view = view_of(reply)
+    if view is not None:
+        kwargs["view"] = view
+    file = file_of(reply)
+    if file is not None:
+        kwargs["file"] = file
+    if interaction.response.is_done():
+        await interaction.followup.send(ephemeral=not reply.public, **kwargs)
+    else:
+        await interaction.response.send_message(ephemeral=not reply.public, **kwargs)
+
+
+class ChannelOutbox:
+    """Posts the service's public messages to a channel (or thread) by id."""
+
+    def __init__(self, client: discord.Client) -> None:
+        self.client = client
+
+    async def post(self, channel_id: int, post: Post) -> None:
+        """Send ``post``; a failure (no permission, channel gone) is logged, and the game goes on."""
+        kwargs: dict[str, Any] = {"allowed_mentions": mentions_of(post)}
+        view = view_of(post)
+        if view is not None:
+            kwargs["view"] = view
+        file = file_of(post)
+        if file is not None:
+            kwargs["file"] = file
+        try:
+            await self.client.get_partial_messageable(channel_id).send(post.text, **kwargs)
+        except discord.HTTPException:
+            log.exception("could not post to channel %s", channel_id)
+
+
+async def handle(interaction: Interaction, what: str, work: Callable[[], Awaitable[Reply]], *,
+                 defer: bool = False, update: bool = False) -> None:
+    """Run ``work`` for an interaction and answer it: the reply, the refusal's sentence, or an apology.
+    ``defer`` acknowledges at once (privately) before slow work; ``update`` edits the clicked message."""
+    try:
+        if defer:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+        reply = await work()
+        if update and not interaction.response.is_done():
+            view = view_of(reply)
+            await interaction.response.edit_message(content=reply.text, view=view)
+        else:
+            await send_reply(interaction, reply)
+    except Refusal as refusal:
+        await _answer_safely(interaction, str(refusal))
+    except StorageError as err:
+        await _answer_safely(interaction, str(err))
+    except Exception:
+        log.exception("%s failed (channel %s, user %s)", what, interaction.channel_id, interaction.user.id)
+        await _answer_safely(interaction, SORRY)
+
+
+async def _answer_safely(interaction: Interaction, text: str) -> None:
+    with contextlib.suppress(discord.HTTPException):
+        if interaction.response.is_done():
+            await interaction.followup.send(text, ephemeral=True)
+        else:
+            await interaction.response.send_message(text, ephemeral=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Persistent buttons
+
+
+def _service(interaction: Interaction) -> Tiempo:
+    client = interaction.client
+    assert isinstance(client, TiempoBot)
+    return client.service
+
+
+class HandButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=r"tiempo:hand:(?P<game>\d+)"):
+    """"My hand": the clicking player's own hand, privately, from the game as it is now."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(discord.ui.Button(label="My hand", style=discord.ButtonStyle.primary, emoji="🂠",
+                                           custom_id=f"tiempo:hand:{game_id}"))
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
+                             /) -> HandButton:
+        return cls(int(match["game"]))
+
+    async def callback(self, interaction: Interaction) -> None:
+        await handle(interaction, "hand button",
+                     lambda: _service(interaction).hand(caller_of(interaction), self.game_id))
+
+
+class BoardButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
+                  template=r"tiempo:board:(?P<game>\d+)"):
+    """"Board now": the current picture of the game, privately."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(discord.ui.Button(label="Board now", style=discord.ButtonStyle.secondary,
+                                           custom_id=f"tiempo:board:{game_id}"))
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
+                             /) -> BoardButton:
+        return cls(int(match["game"]))
+
+    async def callback(self, interaction: Interaction) -> None:
+        await handle(interaction, "board button",
+                     lambda: _service(interaction).board(caller_of(interaction), None, self.game_id), defer=True)
+
+
+class ChooseButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
+                   template=r"tiempo:choose:(?P<game>\d+):(?P<version>\d+):(?P<cell>[A-Z]+\d+)"):
+    """One answer to a pending decision; refused if the game moved on since the question."""
+
+    def __init__(self, game_id: int, version: int, cell: str, label: str | None = None) -> None:
+        super().__init__(discord.ui.Button(label=label or cell, style=discord.ButtonStyle.success,
+                                           custom_id=f"tiempo:choose:{game_id}:{version}:{cell}"))
+        self.game_id, self.version, self.cell = game_id, version, cell
+
+    @classmethod
+    async def from_custom_id(cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
+                             /) -> ChooseButton:
+        return cls(int(match["game"]), int(match["version"]), match["cell"])
+
+    async def callback(self, interaction: Interaction) -> None:
+        await handle(interaction, "choose button", lambda: _service(interaction).play(
+            caller_of(interaction), "choose", {"cell": self.cell}, self.game_id, self.version), defer=True)
+
+
+LOBBY_STYLES = {"join": discord.ButtonStyle.success, "leave": discord.ButtonStyle.secondary,
+                "start": discord.ButtonStyle.primary}
+
+
+class LobbyButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
+                  template=r"tiempo:lobby:(?P<game>\d+):(?P<what>join|leave|start)"):
+    """Join, Leave or Start on a lobby message."""
+
+    def __init__(self, game_id: int, what: str) -> None:
+        super().__init__(discord.ui.Button(label=what.title(), style=LOBBY_STYLES[what],
+                                           custom_id=f"tiempo:lobby:{game_id}:{what}"))
+        self.game_id, self.what = game_id, what
+
+    @classmethod
+    async def from_custom_id(cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
+                             /) -> LobbyButton:
+        return cls(int(match["game"]), match["what"])
+
+    async def callback(self, interaction: Interaction) -> None:
+        service, caller = _service(interaction), caller_of(interaction)
+        if self.what == "start":
+            await handle(interaction, "start button", lambda: service.start_game(caller, self.game_id), defer=True)
+        elif self.what == "join":
+            await handle(interaction, "join button", lambda: service.join(caller, self.game_id), update=True)
+        else:
+            await handle(interaction, "leave button", lambda: service.leave(caller, self.game_id), update=True)
+
+
+class RematchButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
+                    template=r"tiempo:rematch:(?P<game>\d+)"):
+    """A new lobby with the same seats."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(discord.ui.Button(label="Rematch", style=discord.ButtonStyle.success,
+                                           custom_id=f"tiempo:rematch:{game_id}"))
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
+                             /) -> RematchButton:
+        return cls(int(match["game"]))
+
+    async def callback(self, interaction: Interaction) -> None:
+        await handle(interaction, "rematch button",
+                     lambda: _service(interaction).rematch(caller_of(interaction), self.game_id))
+
+
+DYNAMIC_ITEMS = (HandButton, BoardButton, ChooseButton, LobbyButton, RematchButton)
+
+
+# ---------------------------------------------------------------------------------------------
+# The command group
+
+
+def _choices(values: list[str]) -> list[app_commands.Choice[str]]:
+    return [app_commands.Choice(name=v, value=v) for v in values]
+
+
+async def _cells(interaction: Interaction, command: str, current: str) -> list[app_commands.Choice[str]]:
+    ns = interaction.namespace
+    try:
+        cells = await _service(interaction).suggest_cells(
+            caller_of(interaction), command, current, kind=getattr(ns, "kind", None) or getattr(ns, "to", None),
+            age=getattr(ns, "age", None))
+    except Exception:
+        log.exception("cell autocompletion failed")
+        return []
+    return _choices(cells)
+
+
+async def _cards(interaction: Interaction, command: str, current: str) -> list[app_commands.Choice[str]]:
+    try:
+        return _choices(await _service(interaction).suggest_cards(caller_of(interaction), command, current))
+    except Exception:
+        log.exception("card autocompletion failed")
+        return []
+
+
+def build_group() -> app_commands.Group:
+    """``/tiempo`` and its subcommands."""
+    group = app_commands.Group(name="tiempo", description="Play Khronos: three Ages, seven rounds, one winner",
+                               guild_only=True)
+
+    def svc(i: Interaction) -> Tiempo:
+        return _service(i)
+
+    # -- lobby --
+
+    @group.command(description="Open a game in this channel")
+    @app_commands.describe(holdem="Play the Hold'em variant (a face-up reserve to swap with)",
+                           seats="How many seats (2–5)", turn_minutes="Minutes per turn; 0 for no limit")
+    async def new(interaction: Interaction, holdem: bool = False, seats: app_commands.Range[int, 2, 5] = 5,
+                  turn_minutes: app_commands.Range[int, 0, 10080] | None = None) -> None:
+        await handle(interaction, "new", lambda: svc(interaction).new(
+            caller_of(interaction), holdem=holdem, seats=seats, turn_minutes=turn_minutes))
+
+    @group.command(description="Take a seat in this channel's game")
+    async def join(interaction: Interaction) -> None:
+        await handle(interaction, "join", lambda: svc(interaction).join(caller_of(interaction)))
+
+    @group.command(description="Leave this channel's game before it starts")
+    async def leave(interaction: Interaction) -> None:
+        await handle(interaction, "leave", lambda: svc(interaction).leave(caller_of(interaction)))
+
+    @group.command(description="Start the game (whoever opened it)")
+    async def start(interaction: Interaction) -> None:
+        await handle(interaction, "start", lambda: svc(interaction).start_game(caller_of(interaction)), defer=True)
+
+    @group.command(description="Cancel this channel's game (its opener, or a channel manager)")
+    async def cancel(interaction: Interaction) -> None:
+        await handle(interaction, "cancel", lambda: svc(interaction).cancel(caller_of(interaction)))
+
+    @group.command(description="Seat an AI player in the lobby")
+    @app_commands.describe(level="random: for tests; greedy: quick and sensible; strong: looks ahead")
+    async def addbot(interaction: Interaction, level: Literal["random", "greedy", "strong"] = "greedy") -> None:
+        await handle(interaction, "addbot", lambda: svc(interaction).add_bot(caller_of(interaction), level))
+
+    # -- information --
+
+    @group.command(description="Your cards, Ecus, cubes and pawns (only you see it)")
+    async def hand(interaction: Interaction) -> None:
+        await handle(interaction, "hand", lambda: svc(interaction).hand(caller_of(interaction)))
+
+    @group.command(description="The picture of the game, or of one Age (only you see it)")
+    async def board(interaction: Interaction, age: AgeName | None = None) -> None:
+        await handle(interaction, "board", lambda: svc(interaction).board(
+            caller_of(interaction), Age.parse(age) if age else None), defer=True)
+
+    @group.command(description="Round, whose turn, scores and stock")
+    async def status(interaction: Interaction) -> None:
+        await handle(interaction, "status", lambda: svc(interaction).status(caller_of(interaction)))
+
+    @group.command(name="log", description="The last events of the game, in words")
+    async def log_(interaction: Interaction, count: app_commands.Range[int, 1, 50] = 15) -> None:
+        await handle(interaction, "log", lambda: svc(interaction).game_log(caller_of(interaction), count))
+
+    @group.command(description="A short rules reference")
+    @app_commands.choices(topic=_choices(list(RULES)))
+    async def rules(interaction: Interaction, topic: str | None = None) -> None:
+        async def reference() -> Reply:
+            return Tiempo.rules(topic)
+
+        await handle(interaction, "rules", reference)
+
+    # -- play --
+
+    def play(interaction: Interaction, command: str, **options: str | None) -> Awaitable[None]:
+        return handle(interaction, command, lambda: svc(interaction).play(caller_of(interaction), command, options),
+                      defer=True)
+
+    @group.command(description="Phase I: pay 2 Ecus, discard 1–4 cards, draw back to 4")
+    @app_commands.describe(cards="The cards to discard, by colour letter: M Military, R Religious, C Civil")
+    async def exchange(interaction: Interaction, cards: str) -> None:
+        await play(interaction, "exchange", cards=cards)
+
+    @exchange.autocomplete("cards")
+    async def exchange_cards(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await _cards(interaction, "exchange", current)
+
+    @group.command(description="Hold'em: take cards of one colour from the reserve, give as many")
+    @app_commands.describe(take="Cards to take from the reserve, e.g. CC", give="Cards to give from your hand")
+    async def swap(interaction: Interaction, take: str, give: str) -> None:
+        await play(interaction, "swap", take=take, give=give)
+
+    @swap.autocomplete("give")
+    async def swap_give(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await _cards(interaction, "swap", current)
+
+    @group.command(description="Move a pawn to another Age (1 Ecu)")
+    @app_commands.describe(pawn="Which pawn, 1 or 2", to="The Age it goes to")
+    async def travel(interaction: Interaction, pawn: app_commands.Range[int, 1, 2], to: AgeName) -> None:
+        await play(interaction, "travel", pawn=str(pawn), age=to)
+
+    @group.command(description="Construct a building on Might or Faith")
+    @app_commands.describe(kind="What to build", cell="Top-left cell, e.g. C4", age="Might or Faith",
+                           pay="Cards to pay and pawns, e.g. MM 1+1 (default: chosen for you)")
+    async def build(interaction: Interaction, kind: BuildKind, cell: str,
+                    age: Literal["Might", "Faith"] | None = None, pay: str | None = None) -> None:
+        await play(interaction, "build", kind=kind, cell=cell, age=age, pay=pay)
+
+    @build.autocomplete("cell")
+    async def build_cell(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await _cells(interaction, "build", current)
+
+    @group.command(description="Upgrade a building into a bigger one of its family")
+    @app_commands.describe(cell="A cell of the building", to="What it becomes", at="Top-left cell of the new one",
+                           age="Might or Faith", pay="Cards to pay and pawns, e.g. MM 1+1")
+    async def upgrade(interaction: Interaction, cell: str, to: BuildKind, at: str | None = None,
+                      age: Literal["Might", "Faith"] | None = None, pay: str | None = None) -> None:
+        await play(interaction, "upgrade", cell=cell, kind=to, at=at, age=age, pay=pay)
+
+    @upgrade.autocomplete("cell")
+    async def upgrade_cell(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await _cells(interaction, "upgrade", current)
+
+    @group.command(description="Demolish a Watchtower, Chapel or Hamlet (1 card and 1 Ecu)")
+    async def demolish(interaction: Interaction, cell: str, age: Literal["Might", "Faith"] | None = None,
+                       pay: str | None = None) -> None:
+        await play(interaction, "demolish", cell=cell, age=age, pay=pay)
+
+    @demolish.autocomplete("cell")
+    async def demolish_cell(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await _cells(interaction, "demolish", current)
+
+    @group.command(description="Reason: put a cube on a Hamlet, Town or City (1 Civil card)")
+    async def populate(interaction: Interaction, cell: str, pay: str | None = None) -> None:
+        await play(interaction, "populate", cell=cell, pay=pay)
+
+    @populate.autocomplete("cell")
+    async def populate_cell(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await _cells(interaction, "populate", current)
+
+    @group.command(description="Reason: renovate a ruin (Keep/Monastery 1 card, Castle/Abbey 2)")
+    async def renovate(interaction: Interaction, cell: str, pay: str | None = None) -> None:
+        await play(interaction, "renovate", cell=cell, pay=pay)
+
+    @renovate.autocomplete("cell")
+    async def renovate_cell(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await _cells(interaction, "renovate", current)
+
+    @group.command(description="End your turn: discard what you like, draw back to 4")
+    @app_commands.describe(discard="Cards to discard first, e.g. MC (default: none)")
+    async def end(interaction: Interaction, discard: str | None = None) -> None:
+        await play(interaction, "end", discard=discard)
+
+    @end.autocomplete("discard")
+    async def end_discard(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await _cards(interaction, "end", current)
+
+    @group.command(description="Answer the decision the game is waiting on")
+    async def choose(interaction: Interaction, cell: str) -> None:
+        await play(interaction, "choose", cell=cell)
+
+    @choose.autocomplete("cell")
+    async def choose_cell(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await _cells(interaction, "choose", current)
+
+    @group.command(description="Take back your last action this turn (not after drawing cards)")
+    async def undo(interaction: Interaction) -> None:
+        await handle(interaction, "undo", lambda: svc(interaction).undo(caller_of(interaction)), defer=True)
+
+    return group
+
+
+# ---------------------------------------------------------------------------------------------
+# The client
+
+
+class TiempoBot(discord.Client):
+    """The bot: the command tree, the persistent buttons, the service and its background work."""
+
+    def __init__(self, config: Config, *, storage: Storage | None = None, timer_every: float = 15.0,
+                 **service_options: Any) -> None:
+        super().__init__(intents=discord.Intents.none() | discord.Intents(guilds=True))
+        self.config = config
+        self.tree = app_commands.CommandTree(self)
+        self.tree.add_command(build_group())
+        self.tree.on_error = self.on_tree_error  # type: ignore[method-assign]
+        self._storage = storage
+        self._service_options = service_options
+        self.timer_every = timer_every
+        self._timers: asyncio.Task[None] | None = None
+        self.service: Tiempo
+
+    async def setup_hook(self) -> None:
+        """Open the games, register the buttons, sync the commands, resume background work."""
+        storage = self._storage or await Storage.open(self.config.database)
+        self._storage = storage
+        self.service = Tiempo(storage, ChannelOutbox(self), default_turn_minutes=self.config.turn_limit_minutes,
+                              ai_think_seconds=self.config.ai_think_seconds, **self._service_options)
+        self.add_dynamic_items(*DYNAMIC_ITEMS)
+        if self.config.guilds:
+            for guild_id in self.config.guilds:
+                guild = discord.Object(guild_id)
+                self.tree.copy_global_to(guild=guild)
+                await self.tree.sync(guild=guild)
+        else:
+            await self.tree.sync()
+        await self.service.resume()
+        self._timers = asyncio.create_task(self.service.run_timers(self.timer_every), name="tiempo-timers")
+
+    async def on_ready(self) -> None:
+        """Log who we are and how to invite us."""
+        if self.user is not None and self.application_id is not None:
+            url = discord.utils.oauth_url(self.application_id, permissions=PERMISSIONS,
+                                          scopes=("bot", "applications.commands"))
+            log.info("Tiempo is online as %s. Invite it with: %s", self.user, url)
+
+    async def on_tree_error(self, interaction: Interaction, error: app_commands.AppCommandError) -> None:
+        """Errors the command tree catches before our handlers (e.g. a bad option value)."""
+        original = getattr(error, "original", error)
+        if isinstance(error, app_commands.TransformerError | app_commands.CheckFailure):
+            await _answer_safely(interaction, str(error))
+            return
+        command = interaction.command.qualified_name if interaction.command else "?"
+        log.error("command %s failed (channel %s)", command, interaction.channel_id, exc_info=original)
+        await _answer_safely(interaction, SORRY)
+
+    async def close(self) -> None:
+        """Stop the timers and AI work, then close storage and the connection."""
+        if self._timers is not None:
+            self._timers.cancel()
+            with contextlib.suppress(BaseException):
+                await self._timers
+        if hasattr(self, "service"):
+            await self.service.close()
+        if self._storage is not None:
+            await self._storage.close()
+            self._storage = None
+        await super().close()
+
+
+__all__ = ["DYNAMIC_ITEMS", "PERMISSIONS", "ChannelOutbox", "TiempoBot", "build_group"]

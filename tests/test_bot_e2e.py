@@ -1,0 +1,300 @@
+"""End-to-end: the real bot (command tree, buttons, HTTP client, storage) against Discord played on
+127.0.0.1 by tests/discord_sim.py. Players open, join and play whole games with slash commands and
+buttons; we read every reply as Discord would show it."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.config import Config
+from bot.discord_app import TiempoBot
+from rules import Action, Construct, EndTurn, GameState, legal_actions
+from tests.discord_sim import EPHEMERAL, DiscordSim, SimMessage, SimUser
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def random_ai(state: GameState, seat: int, level: str, *, seed: int, budget_s: float = 2.0) -> Action:
+    """A stand-in AI for these tests: a legal action, ending the turn often."""
+    rng = random.Random(seed)
+    actions = legal_actions(state)
+    ends = [a for a in actions if isinstance(a, EndTurn)]
+    if ends and rng.random() < 0.5:
+        return rng.choice(ends)
+    return rng.choice(actions)
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def make_bot(sim: DiscordSim, db: Path, **options: Any) -> TiempoBot:
+    config = Config(token="sim-token", database=str(db), guilds=(sim.guild.id,))
+    options.setdefault("choose_ai", random_ai)
+    options.setdefault("seed_source", lambda: 11)
+    return TiempoBot(config, timer_every=3600, **options)
+
+
+@pytest.fixture
+async def sim(discord_sim: DiscordSim) -> AsyncIterator[DiscordSim]:
+    yield discord_sim
+    assert discord_sim.errors == [], [r.getMessage() for r in discord_sim.errors]
+
+
+async def answer(sim: DiscordSim, payload: dict[str, Any], timeout: float = 10.0) -> SimMessage:
+    """The message that answers an interaction, once it is no longer "thinking"."""
+    iid = sim.inject(payload)
+    record = sim.interactions[iid]
+
+    def done() -> SimMessage | None:
+        if record.refusals:
+            raise AssertionError(f"Discord refused: {record.refusals}")
+        if not record.answer_ids:
+            return None
+        message = sim.message(record.answer_ids[-1])
+        return None if message.loading else message
+
+    message: SimMessage = await sim.wait_for(done, timeout=timeout, what=f"an answer to {payload['data']}")
+    return message
+
+
+async def state_of(bot: TiempoBot, sim: DiscordSim) -> tuple[int, GameState]:
+    games = [g for g in await bot.service.storage.list_games() if g.channel_id == sim.channel.id and g.snapshot]
+    game = max(games, key=lambda g: g.id)
+    assert game.snapshot is not None
+    return game.id, bot.service.state_of(game)
+
+
+def public(sim: DiscordSim) -> list[SimMessage]:
+    return sim.channel_messages()
+
+
+async def open_table(sim: DiscordSim, bot: TiempoBot, *names: str, **new: Any) -> list[SimUser]:
+    """alice opens a game; the others join (the second by the lobby button); alice starts it."""
+    users = [sim.user, *(sim.add_user(n) for n in names)]
+    lobby = await answer(sim, sim.slash("tiempo", "new", new))
+    assert not lobby.ephemeral and "game #" in lobby.content and "Red alice" in lobby.content
+    for i, user in enumerate(users[1:]):
+        if i == 0:
+            joined = await answer(sim, sim.click(lobby.custom_id("Join"), lobby, user=user))
+            assert joined.id == lobby.id and user.name in joined.content  # the lobby message was updated
+        else:
+            joined = await answer(sim, sim.slash("tiempo", "join", user=user))
+            assert not joined.ephemeral and f"{user.name} joins" in joined.content
+    started = await answer(sim, sim.slash("tiempo", "start"))
+    assert started.ephemeral and "started" in started.content
+    return users
+
+
+def user_of(users: list[SimUser], state: GameState, seat: int) -> SimUser:
+    return next(u for u in users if u.name == state.players[seat].name)
+
+
+async def play_turn(sim: DiscordSim, bot: TiempoBot, users: list[SimUser], rng: random.Random) -> None:
+    """The player to move answers any decision by its button, maybe builds, then ends the turn."""
+    game_id, state = await state_of(bot, sim)
+    if state.pending is not None:
+        d = state.pending.decision
+        asker = next(m for m in reversed(public(sim)) if any(c.startswith(f"tiempo:choose:{game_id}:")
+                                                                 for c in m.custom_ids()))
+        reply = await answer(sim, sim.click(asker.custom_id(str(d.options[0])), asker,
+                                            user=user_of(users, state, d.player)))
+        assert reply.ephemeral
+        return
+    user = user_of(users, state, state.active)
+    builds = [a for a in legal_actions(state) if isinstance(a, Construct)]
+    if builds and rng.random() < 0.7:
+        a = rng.choice(builds)
+        reply = await answer(sim, sim.slash("tiempo", "build", {
+            "kind": a.kind.value, "cell": str(a.origin), "age": a.age.title}, user=user))
+        assert reply.ephemeral and "**Your hand:**" in reply.content, reply.content
+        _, after = await state_of(bot, sim)
+        if after.pending is not None:
+            return
+    reply = await answer(sim, sim.slash("tiempo", "end", user=user))
+    assert reply.ephemeral, reply.content
+
+
+async def test_a_whole_three_player_game_from_new_to_the_final_ranking(sim: DiscordSim, tmp_path: Path) -> None:
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    users = await open_table(sim, bot, "bob", "cy")
+    first_board = await sim.wait_for_message(lambda m: bool(m.attachments))
+    assert "begins" in first_board.content and first_board.attachments[0].data.startswith(PNG)
+    assert first_board.custom_id("My hand").startswith("tiempo:hand:")
+
+    # every player sees their own hand, privately, and only theirs
+    game_id, state = await state_of(bot, sim)
+    for seat, user in enumerate(users):
+        hand = await answer(sim, sim.slash("tiempo", "hand", user=user))
+        assert hand.ephemeral and sim.interactions[hand.interaction_id or 0].user_id == user.id
+        assert f"(`{state.players[seat].hand}`)" in hand.content
+
+    rng = random.Random(5)
+    for _ in range(400):
+        _, state = await state_of(bot, sim)
+        if state.finished:
+            break
+        await play_turn(sim, bot, users, rng)
+    else:
+        raise AssertionError("the game did not end")
+
+    final = await sim.wait_for_message(lambda m: "is over" in m.content)
+    assert final.attachments and final.attachments[0].data.startswith(PNG)
+    assert "🥇" in final.content and "Ecus" in final.content
+    assert final.custom_id("Rematch") == f"tiempo:rematch:{game_id}"
+    boards = [m for m in public(sim) if m.attachments]
+    assert len(boards) >= 21 + 1  # the first board, one per turn of seven rounds for three players
+    # no public message ever showed a hand; hands went to their owners only
+    for m in public(sim):
+        assert "Your hand" not in m.content and not m.ephemeral
+    for m in sim.channel_messages(ephemeral=True):
+        if "**Your hand:**" in m.content:
+            assert m.flags & EPHEMERAL
+
+    rematch = await answer(sim, sim.click(final.custom_id("Rematch"), final, user=users[1]))
+    assert not rematch.ephemeral and "rematch" in rematch.content and "White bob" in rematch.content
+
+
+async def test_refusals_are_private_and_say_why(sim: DiscordSim, tmp_path: Path) -> None:
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    users = await open_table(sim, bot, "bob")
+    outsider = sim.add_user("dora")
+    _, state = await state_of(bot, sim)
+    mover = user_of(users, state, state.active)
+    waiting = next(u for u in users if u is not mover)
+
+    cases = [
+        (sim.slash("tiempo", "end", user=waiting), f"It is {state.players[state.active].name}"),
+        (sim.slash("tiempo", "end", user=outsider), "You are not playing in this game"),
+        (sim.slash("tiempo", "build", {"kind": "Keep", "cell": "C44"}, user=mover), "C44"),
+        (sim.slash("tiempo", "populate", {"cell": "A1"}, user=mover), ""),
+        (sim.slash("tiempo", "choose", {"cell": "A1"}, user=mover), "no decision"),
+        (sim.slash("tiempo", "new", user=outsider), "already has game"),
+        (sim.slash("tiempo", "start", user=outsider), "already started"),
+        (sim.slash("tiempo", "undo", user=mover), "Nothing to undo"),
+    ]
+    for payload, words in cases:
+        reply = await answer(sim, payload)
+        assert reply.ephemeral, reply.content
+        assert words in reply.content, reply.content
+        assert "Traceback" not in reply.content and reply.content
+    _, after = await state_of(bot, sim)
+    assert after.active == state.active and after.players[state.active].hand == state.players[state.active].hand
+
+    # someone who did not open the game and may not manage the channel cannot cancel it
+    payload = sim.slash("tiempo", "cancel", user=users[1])
+    payload["member"]["permissions"] = "0"
+    reply = await answer(sim, payload)
+    assert reply.ephemeral and "Only the player who opened" in reply.content
+    reply = await answer(sim, sim.slash("tiempo", "cancel"))
+    assert not reply.ephemeral and "cancelled" in reply.content
+
+
+async def test_a_restart_mid_game_loses_nothing_and_old_buttons_work(sim: DiscordSim, tmp_path: Path) -> None:
+    db = tmp_path / "t.sqlite3"
+    first = await sim.connect(make_bot(sim, db))
+    users = await open_table(sim, first, "bob")
+    rng = random.Random(2)
+    for _ in range(3):
+        await play_turn(sim, first, users, rng)
+    game_id, before = await state_of(first, sim)
+    old_board = next(m for m in public(sim) if m.attachments)
+    await first.close()
+
+    second = await sim.connect(make_bot(sim, db))
+    game_id2, after = await state_of(second, sim)
+    assert game_id2 == game_id and after.players == before.players and after.round == before.round
+    user = users[1]
+    hand = await answer(sim, sim.click(old_board.custom_id("My hand"), old_board, user=user))
+    seat = next(i for i, p in enumerate(after.players) if p.name == user.name)
+    assert hand.ephemeral and f"(`{after.players[seat].hand}`)" in hand.content
+    await play_turn(sim, second, users, rng)
+    _, later = await state_of(second, sim)
+    assert later.turn > before.turn or later.pending is not None
+
+
+async def test_ai_seats_play_their_turns(sim: DiscordSim, tmp_path: Path) -> None:
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    await answer(sim, sim.slash("tiempo", "new", {"seats": 3}))
+    for _ in range(2):
+        added = await answer(sim, sim.slash("tiempo", "addbot", {"level": "random"}))
+        assert "AI player (random)" in added.content
+    full = await answer(sim, sim.slash("tiempo", "addbot", {"level": "random"}))
+    assert full.ephemeral and "full" in full.content
+    await answer(sim, sim.slash("tiempo", "start"))
+    rng = random.Random(3)
+    for _ in range(300):
+        await bot.service.idle()
+        _, state = await state_of(bot, sim)
+        if state.finished:
+            break
+        await play_turn(sim, bot, [sim.user], rng)
+    else:
+        raise AssertionError("the game did not end")
+    await sim.wait_for_message(lambda m: "is over" in m.content)
+    ai_turns = [m for m in public(sim) if "ends the turn" in m.content and "Dice" in m.content]
+    assert ai_turns
+
+
+async def test_turn_limit_warns_then_ends_the_turn(sim: DiscordSim, tmp_path: Path) -> None:
+    clock = Clock()
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3", clock=clock))
+    users = await open_table(sim, bot, "bob", turn_minutes=10)
+    _, state = await state_of(bot, sim)
+    mover = user_of(users, state, state.active)
+    clock.now += 4 * 60
+    await bot.service.tick()
+    assert not any("half your turn" in m.content for m in public(sim))
+    clock.now += 2 * 60
+    await bot.service.tick()
+    warning = await sim.wait_for_message(lambda m: "half your turn time" in m.content)
+    assert f"<@{mover.id}>" in warning.content
+    clock.now += 5 * 60
+    await bot.service.tick()
+    await sim.wait_for_message(lambda m: "Time is up" in m.content)
+    _, after = await state_of(bot, sim)
+    assert after.active != state.active or after.pending is not None
+
+
+async def test_autocomplete_suggests_legal_cells(sim: DiscordSim, tmp_path: Path) -> None:
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    users = await open_table(sim, bot, "bob")
+    _, state = await state_of(bot, sim)
+    mover = user_of(users, state, state.active)
+    iid = sim.inject(sim.autocomplete("tiempo", "build", {"kind": "Watchtower", "age": "Might", "cell": ""},
+                                      "cell", user=mover))
+    cells = [c["value"] for c in await sim.choices(iid)]
+    legal = {str(a.origin) for a in legal_actions(state) if isinstance(a, Construct)
+             and a.kind.value == "Watchtower" and a.age.title == "Might"}
+    assert 0 < len(cells) <= 25 and set(cells) <= legal
+    iid = sim.inject(sim.autocomplete("tiempo", "end", {"discard": "x"}, "discard", user=mover))
+    assert await sim.choices(iid) == []
+    iid = sim.inject(sim.autocomplete("tiempo", "end", {"discard": ""}, "discard", user=mover))
+    offered = [c["value"] for c in await sim.choices(iid)]
+    assert offered and all(set(o) <= set("MRC") for o in offered)
+
+
+async def test_undo_takes_back_a_build(sim: DiscordSim, tmp_path: Path) -> None:
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    users = await open_table(sim, bot, "bob")
+    _, state = await state_of(bot, sim)
+    mover = user_of(users, state, state.active)
+    a = next(a for a in legal_actions(state) if isinstance(a, Construct))
+    await answer(sim, sim.slash("tiempo", "build", {"kind": a.kind.value, "cell": str(a.origin),
+                                                    "age": a.age.title}, user=mover))
+    reply = await answer(sim, sim.slash("tiempo", "undo", user=mover))
+    assert reply.ephemeral and reply.content.startswith("Undone")
+    _, after = await state_of(bot, sim)
+    assert after.players == state.players and after.boards == state.boards
+    await sim.wait_for_message(lambda m: "takes back" in m.content)
