@@ -183,7 +183,13 @@ class Tiempo:
         return game
 
     async def _playing_here(self, caller: Caller) -> GameRecord:
-        game = await self._game_here(caller)
+        game = await self.storage.active_game_in_channel(caller.channel_id)
+        if game is None:  # the last game here, if it is over: its board, log and ranking stay readable
+            ended = [g for g in await self.storage.list_games(Status.FINISHED, guild_id=caller.guild_id)
+                     if g.channel_id == caller.channel_id]
+            if ended:
+                return max(ended, key=lambda g: g.id)
+            raise Refusal("There is no game in this channel. Open one with `/tiempo new`.")
         if game.status is Status.LOBBY:
             raise Refusal(f"Game #{game.id} has not started yet: {len(game.seats)} seated. "
                           "Its opener starts it with `/tiempo start`.")
@@ -509,6 +515,9 @@ class Tiempo:
         """Play ``command`` with ``options`` for the caller; the channel hears what happened, the caller
         gets their hand back. ``version`` (from a button) refuses a click on a stale question."""
         game = await self._playing_here(caller) if game_id is None else await self.storage.get_game(game_id)
+        if game.status is Status.FINISHED:
+            raise Refusal(f"Game #{game.id} is over. Open another with `/tiempo new`, or press Rematch under its "
+                          "final ranking.")
         if game.status is not Status.PLAYING:
             raise Refusal(f"Game #{game.id} is {game.status.value}.")
         async with self.storage.lock(game.id):
@@ -544,7 +553,7 @@ class Tiempo:
 
     async def _announce(self, game: GameRecord, state: GameState, events: list[ev.Event]) -> None:
         """Narrate one action in the channel; after a turn, the board; after the game, the ranking."""
-        lines = narrate(state, events)
+        lines = narrate(state, [e for e in events if not isinstance(e, ev.TurnBegan)])
         if state.finished:
             await self._post_final(game, state, lines)
             return
