@@ -298,6 +298,22 @@ async def _cards(interaction: Interaction, command: str, current: str) -> list[a
         return []
 
 
+async def _payments(interaction: Interaction, command: str, current: str) -> list[app_commands.Choice[str]]:
+    ns = interaction.namespace
+    names = {"build": ("kind", "cell", "age"), "upgrade": ("cell", "to", "at", "age"), "demolish": ("cell", "age"),
+             "populate": ("cell",), "renovate": ("cell",)}[command]
+    options: dict[str, str | None] = {}
+    for name in names:
+        value = getattr(ns, name, None)
+        options["kind" if name == "to" else name] = None if value is None else str(value)
+    try:
+        return _choices(await _service(interaction).suggest_payments(caller_of(interaction), command, options,
+                                                                     current))
+    except Exception:
+        log.exception("payment autocompletion failed")
+        return []
+
+
 def build_group() -> app_commands.Group:
     """``/tiempo`` and its subcommands."""
     group = app_commands.Group(name="tiempo", description="Play Khronos: three Ages, seven rounds, one winner",
@@ -400,6 +416,10 @@ def build_group() -> app_commands.Group:
                     age: Literal["Might", "Faith"] | None = None, pay: str | None = None) -> None:
         await play(interaction, "build", kind=kind, cell=cell, age=age, pay=pay)
 
+    @build.autocomplete("pay")
+    async def build_pay(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await _payments(interaction, "build", current)
+
     @build.autocomplete("cell")
     async def build_cell(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         return await _cells(interaction, "build", current)
@@ -411,6 +431,10 @@ def build_group() -> app_commands.Group:
                       age: Literal["Might", "Faith"] | None = None, pay: str | None = None) -> None:
         await play(interaction, "upgrade", cell=cell, kind=to, at=at, age=age, pay=pay)
 
+    @upgrade.autocomplete("pay")
+    async def upgrade_pay(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await _payments(interaction, "upgrade", current)
+
     @upgrade.autocomplete("cell")
     async def upgrade_cell(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         return await _cells(interaction, "upgrade", current)
@@ -420,6 +444,10 @@ def build_group() -> app_commands.Group:
                        pay: str | None = None) -> None:
         await play(interaction, "demolish", cell=cell, age=age, pay=pay)
 
+    @demolish.autocomplete("pay")
+    async def demolish_pay(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await _payments(interaction, "demolish", current)
+
     @demolish.autocomplete("cell")
     async def demolish_cell(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         return await _cells(interaction, "demolish", current)
@@ -428,6 +456,10 @@ def build_group() -> app_commands.Group:
     async def populate(interaction: Interaction, cell: str, pay: str | None = None) -> None:
         await play(interaction, "populate", cell=cell, pay=pay)
 
+    @populate.autocomplete("pay")
+    async def populate_pay(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await _payments(interaction, "populate", current)
+
     @populate.autocomplete("cell")
     async def populate_cell(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         return await _cells(interaction, "populate", current)
@@ -435,6 +467,10 @@ def build_group() -> app_commands.Group:
     @group.command(description="Reason: renovate a ruin (Keep/Monastery 1 card, Castle/Abbey 2)")
     async def renovate(interaction: Interaction, cell: str, pay: str | None = None) -> None:
         await play(interaction, "renovate", cell=cell, pay=pay)
+
+    @renovate.autocomplete("pay")
+    async def renovate_pay(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await _payments(interaction, "renovate", current)
 
     @renovate.autocomplete("cell")
     async def renovate_cell(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:

@@ -49,7 +49,7 @@ from rules.model import Colour
 from rules.notation import format_action, parse_action
 from rules.serial import from_json, to_json
 
-from .play import Refusal, Seat, act, can_undo, start
+from .play import Refusal, Seat, act, action_text, can_undo, start
 from .storage import ActionRecord, ChannelBusyError, GameRecord, SeatRecord, Status, Storage
 from .texts import RULES, describe_hand, describe_status, narrate, ranking, who
 
@@ -674,6 +674,31 @@ class Tiempo:
         sets = sorted({str(c) for c in sub_multisets(hand) if c.total}, key=lambda t: (len(t), t))
         typed = typed.strip().upper()
         return [t for t in sets if t.startswith(typed)][:limit]
+
+    async def suggest_payments(self, caller: Caller, command: str, options: dict[str, str | None], typed: str,
+                               limit: int = 25) -> list[str]:
+        """The ways the caller may pay for the action the other options describe (``MM 1+1``: the cards,
+        then how many each pawn plays), filtered by what is typed; empty when the action is not legal."""
+        game = await self.storage.active_game_in_channel(caller.channel_id)
+        if game is None or game.status is not Status.PLAYING:
+            return []
+        seat = self._seat(game, caller)
+        if seat is None:
+            return []
+        state = self.state_of(game)
+        if state.active != seat or state.pending is not None:
+            return []
+        try:
+            act_text = action_text(command, {k: v for k, v in options.items() if k != "pay"})
+            wanted = parse_action(f"{state.players[seat].colour.value} {act_text}", state)
+        except (Refusal, ValueError, RuleError):
+            return []
+        key = format_action(state, wanted).split(" pay ")[0]
+        pays = [format_action(state, a).split(" pay ", 1)[1] for a in legal_actions(state)
+                if type(a) is type(wanted) and " pay " in format_action(state, a)
+                and format_action(state, a).split(" pay ")[0] == key]
+        typed = typed.strip().upper()
+        return [p for p in dict.fromkeys(pays) if p.upper().startswith(typed)][:limit]
 
     # -- background: AI seats and turn limits -------------------------------------------------------
 

@@ -298,3 +298,80 @@ async def test_undo_takes_back_a_build(sim: DiscordSim, tmp_path: Path) -> None:
     _, after = await state_of(bot, sim)
     assert after.players == state.players and after.boards == state.boards
     await sim.wait_for_message(lambda m: "takes back" in m.content)
+
+
+async def test_autocomplete_offers_the_ways_to_pay(sim: DiscordSim, tmp_path: Path) -> None:
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    users = await open_table(sim, bot, "bob")
+    _, state = await state_of(bot, sim)
+    mover = user_of(users, state, state.active)
+    a = next(a for a in legal_actions(state) if isinstance(a, Construct))
+    iid = sim.inject(sim.autocomplete("tiempo", "build", {"kind": a.kind.value, "cell": str(a.origin),
+                                                          "age": a.age.title, "pay": ""}, "pay", user=mover))
+    offered = [c["value"] for c in await sim.choices(iid)]
+    same = [b for b in legal_actions(state) if isinstance(b, Construct) and (b.kind, b.origin, b.age)
+            == (a.kind, a.origin, a.age)]
+    assert len(offered) == len({(b.payment.cards, b.payment.pawns) for b in same}) > 0
+    reply = await answer(sim, sim.slash("tiempo", "build", {"kind": a.kind.value, "cell": str(a.origin),
+                                                            "age": a.age.title, "pay": offered[-1]}, user=mover))
+    assert reply.ephemeral and "**Your hand:**" in reply.content
+
+
+async def test_two_quick_commands_cannot_both_spend_the_same_cards(sim: DiscordSim, tmp_path: Path) -> None:
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    users = await open_table(sim, bot, "bob")
+    game_id, state = await state_of(bot, sim)
+    mover = user_of(users, state, state.active)
+    ends = [sim.inject(sim.slash("tiempo", "end", user=mover)) for _ in range(2)]
+    replies = []
+    for iid in ends:
+        record = sim.interactions[iid]
+        await sim.wait_for(lambda r=record: r.answer_ids and not sim.message(r.answer_ids[-1]).loading)
+        replies.append(sim.message(record.answer_ids[-1]).content)
+    assert sum("It is" in r and "turn, not yours" in r for r in replies) == 1, replies
+    game = await bot.service.storage.get_game(game_id)
+    assert game.action_count == 1  # one end of turn, not two
+
+
+async def test_a_returning_player_gets_a_recap_with_the_hand(sim: DiscordSim, tmp_path: Path) -> None:
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    users = await open_table(sim, bot, "bob", "cy")
+    rng = random.Random(9)
+    _, state = await state_of(bot, sim)
+    first = user_of(users, state, state.active)
+    await play_turn(sim, bot, users, rng)
+    for _ in range(2):
+        await play_turn(sim, bot, users, rng)
+    _, now = await state_of(bot, sim)
+    assert now.pending is None and now.players[now.active].name == first.name
+    hand = await answer(sim, sim.slash("tiempo", "hand", user=first))
+    assert hand.ephemeral and hand.content.startswith("**Since your last turn:**")
+    others = [p.name for p in now.players if p.name != first.name]
+    assert all(f"{name} (" in hand.content.split("**Your hand:**")[0] for name in others)
+
+
+async def test_turn_limits_resume_after_a_restart(sim: DiscordSim, tmp_path: Path) -> None:
+    clock = Clock()
+    db = tmp_path / "t.sqlite3"
+    first = await sim.connect(make_bot(sim, db, clock=clock))
+    users = await open_table(sim, first, "bob", turn_minutes=5)
+    _, state = await state_of(first, sim)
+    await first.close()
+    clock.now += 6 * 60
+    second = await sim.connect(make_bot(sim, db, clock=clock))
+    await second.service.tick()
+    await sim.wait_for_message(lambda m: "Time is up" in m.content)
+    _, after = await state_of(second, sim)
+    assert after.active != state.active
+    board = next(m for m in reversed(public(sim)) if m.attachments)
+    assert f"<@{user_of(users, after, after.active).id}>" in board.content
+
+
+async def test_the_invite_link_is_logged_at_start(sim: DiscordSim, tmp_path: Path,
+                                                  caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level("INFO", logger="tiempo.discord"):
+        await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+        await sim.wait_for(lambda: any("Invite it with" in r.getMessage() for r in caplog.records))
+    line = next(r.getMessage() for r in caplog.records if "Invite it with" in r.getMessage())
+    assert f"client_id={sim.application_id}" in line and "applications.commands" in line
+    assert "permissions=" in line and "permissions=8&" not in line  # never administrator
