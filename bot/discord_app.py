@@ -142,8 +142,19 @@ async def handle(interaction: Interaction, what: str, work: Callable[[], Awaitab
     except StorageError as err:
         await _answer_safely(interaction, str(err))
     except Exception:
-        log.exception("%s failed (channel %s, user %s)", what, interaction.channel_id, interaction.user.id)
+        game = await _game_in(interaction)
+        log.exception("/tiempo %s failed (game %s, channel %s, user %s)", what, game, interaction.channel_id,
+                      interaction.user.id)
         await _answer_safely(interaction, SORRY)
+
+
+async def _game_in(interaction: Interaction) -> str:
+    """The id of the channel's game, for the log ("none" if there is none or it cannot be read)."""
+    try:
+        game = await _service(interaction).storage.active_game_in_channel(interaction.channel_id or 0)
+    except Exception:
+        return "unknown"
+    return f"#{game.id}" if game is not None else "none"
 
 
 async def _answer_safely(interaction: Interaction, text: str) -> None:

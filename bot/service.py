@@ -557,13 +557,18 @@ class Tiempo:
         if state.finished:
             await self._post_final(game, state, lines)
             return
-        if any(isinstance(e, ev.TurnEnded) for e in events):
-            await self._post_board(game, state, lines, await self._turn_events(game))
+        ended = next((e for e in events if isinstance(e, ev.TurnEnded)), None)
+        if ended is not None:
+            turn_events = await self._turn_events(game)
+            if is_ai(game.seats[ended.player]):  # an AI's turn is told in one message, with the board
+                lines = narrate(state, [e for e in turn_events if not isinstance(e, ev.TurnBegan)])
+            await self._post_board(game, state, lines, turn_events)
             return
         if state.pending is not None and any(isinstance(e, ev.DecisionRequested) for e in events):
             await self.outbox.post(game.channel_id, self._decision_post(game, state, lines))
             return
-        if lines and not is_ai(game.seats[self._actor(events, state)]):
+        actor = self._actor(events, state)
+        if lines and not (is_ai(game.seats[actor]) and actor == state.active):
             await self.outbox.post(game.channel_id, Post(trim("\n".join(lines))))
 
     @staticmethod

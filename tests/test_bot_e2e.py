@@ -5,6 +5,7 @@ buttons; we read every reply as Discord would show it."""
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -244,7 +245,9 @@ async def test_ai_seats_play_their_turns(sim: DiscordSim, tmp_path: Path) -> Non
         raise AssertionError("the game did not end")
     await sim.wait_for_message(lambda m: "is over" in m.content)
     ai_turns = [m for m in public(sim) if "ends the turn" in m.content and "Dice" in m.content]
-    assert ai_turns
+    assert ai_turns and all(m.attachments for m in ai_turns)  # an AI's turn comes with the board
+    assert any(re.search(r"Dice \w+ \(\w+\) (builds|upgrades|demolishes|puts|travels|sends)", m.content)
+               for m in ai_turns)  # and tells what the AI did, not only that it ended
 
 
 async def test_turn_limit_warns_then_ends_the_turn(sim: DiscordSim, tmp_path: Path) -> None:
@@ -375,3 +378,21 @@ async def test_the_invite_link_is_logged_at_start(sim: DiscordSim, tmp_path: Pat
     line = next(r.getMessage() for r in caplog.records if "Invite it with" in r.getMessage())
     assert f"client_id={sim.application_id}" in line and "applications.commands" in line
     assert "permissions=" in line and "permissions=8&" not in line  # never administrator
+
+
+async def test_an_unexpected_error_gets_an_apology_and_a_log_line(sim: DiscordSim, tmp_path: Path,
+                                                                  caplog: pytest.LogCaptureFixture) -> None:
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    await open_table(sim, bot, "bob")
+    game_id, _ = await state_of(bot, sim)
+
+    async def broken(*args: Any, **kwargs: Any) -> Any:
+        raise KeyError("a bug")
+
+    bot.service.status = broken  # type: ignore[method-assign]
+    with caplog.at_level("ERROR", logger="tiempo.discord"):
+        reply = await answer(sim, sim.slash("tiempo", "status"))
+    assert reply.ephemeral and reply.content.startswith("Something went wrong on our side and nothing was changed")
+    assert "KeyError" not in reply.content and "Traceback" not in reply.content
+    (record,) = [r for r in caplog.records if r.name == "tiempo.discord"]
+    assert f"/tiempo status failed (game #{game_id}" in record.getMessage() and record.exc_info is not None
