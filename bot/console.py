@@ -1,0 +1,693 @@
+"""``tiempo-bot console``: a Khronos table in the terminal.
+
+People share one keyboard (whoever the game waits on types), AI seats play by themselves::
+
+    tiempo-bot console                                   # you against two greedy AI players
+    tiempo-bot console --seats "Ana,Ben,ai:strong" --holdem --seed 7
+    tiempo-bot console --db khronos.sqlite3              # keep the game; run again to resume it
+
+It drives the same table service as the Discord bot (``bot.service.Tiempo`` over a real SQLite
+``Storage``), so it says the same things: the channel's posts are printed as they come, each posted
+picture is written as a PNG under ``--out`` and its path printed, and a command's private answer is
+printed indented. Input lines use the words and options of the ``/tiempo`` slash commands, by name
+(``build kind:Keep cell:C4 age:Might``) or in the slash command's order (``build Keep C4 Might``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import getpass
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from rules import Action, Age, GameState
+
+from .play import Refusal
+from .service import AI_LEVELS, Caller, Post, Reply, Tiempo
+from .storage import GameRecord, Status, Storage, StorageError
+from .texts import RULES, who
+
+GUILD_ID = 1
+CHANNEL_ID = 1
+DEFAULT_OUT = "tiempo-pictures"
+
+# ---------------------------------------------------------------------------------------------
+# The commands: the words and options of /tiempo (bot.discord_app), in the slash commands' order
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a command: ``name`` as typed (the slash command's), ``key`` as the service wants it."""
+
+    name: str
+    required: bool = False
+    key: str = ""
+    #: for an optional option: does this word fit it? (a positional word that does not is given to the next one)
+    fits: Callable[[str], bool] | None = None
+
+    @property
+    def service_key(self) -> str:
+        return self.key or self.name
+
+
+@dataclass(frozen=True)
+class Command:
+    word: str
+    summary: str
+    options: tuple[Option, ...] = ()
+    example: str = ""
+    plays: bool = False  # an action in the game (service.play)
+
+    @property
+    def usage(self) -> str:
+        parts = [self.word] + [o.name if o.required else f"[{o.name}]" for o in self.options]
+        return " ".join(parts)
+
+
+def _is_age(word: str) -> bool:
+    try:
+        Age.parse(word)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_cell(word: str) -> bool:
+    return re.fullmatch(r"[A-Za-z]\d{1,2}", word) is not None
+
+
+_AGE = Option("age", fits=_is_age)
+_PAY = Option("pay")
+
+COMMANDS: dict[str, Command] = {c.word: c for c in (
+    Command("hand", "your cards, Ecus, cubes and pawns, and what happened since your last turn"),
+    Command("board", "the picture of the game, or of one Age (written as a PNG)", (Option("age"),), "board Faith"),
+    Command("status", "round, whose turn, scores and stock"),
+    Command("log", "the last events of the game, in words", (Option("count"),), "log 30"),
+    Command("rules", "a short rules reference", (Option("topic"),), "rules ripples"),
+    Command("exchange", "Phase I: pay 2 Ecus, discard 1–4 cards, draw back to 4", (Option("cards", True),),
+            "exchange MR", plays=True),
+    Command("swap", "Hold'em: take cards of one colour from the reserve, give as many",
+            (Option("take", True), Option("give", True)), "swap CC MR", plays=True),
+    Command("travel", "move a pawn to another Age (1 Ecu)", (Option("pawn", True), Option("to", True, "age")),
+            "travel 1 Faith", plays=True),
+    Command("build", "construct a building on Might or Faith",
+            (Option("kind", True), Option("cell", True), _AGE, _PAY), "build Keep C4 Might", plays=True),
+    Command("upgrade", "upgrade a building into a bigger one of its family",
+            (Option("cell", True), Option("to", True, "kind"), Option("at", fits=_is_cell), _AGE, _PAY),
+            "upgrade C4 Castle", plays=True),
+    Command("demolish", "demolish a Watchtower, Chapel or Hamlet (1 card and 1 Ecu)",
+            (Option("cell", True), _AGE, _PAY), "demolish C3 Faith", plays=True),
+    Command("populate", "Reason: put a cube on a Hamlet, Town or City (1 Civil card)",
+            (Option("cell", True), _PAY), "populate D2", plays=True),
+    Command("renovate", "Reason: renovate a ruin (Keep/Monastery 1 card, Castle/Abbey 2)",
+            (Option("cell", True), _PAY), "renovate E2", plays=True),
+    Command("end", "end your turn: discard what you like, draw back to 4", (Option("discard"),), "end discard:MC",
+            plays=True),
+    Command("choose", "answer the decision the game is waiting on", (Option("cell", True),), "choose E1",
+            plays=True),
+    Command("undo", "take back your last action this turn (not after drawing cards)"),
+    Command("rematch", "after the game: play again with the same seats"),
+    Command("help", "this list"),
+    Command("quit", "leave the table (also Ctrl-D)"),
+)}
+
+ALIASES = {"exit": "quit", "q": "quit", "?": "help", "new": "rematch", "info": "status", "cards": "hand"}
+
+
+class InputError(Exception):
+    """A line that is not a command the console understands; ``str()`` says why."""
+
+
+def parse_line(line: str) -> tuple[Command, dict[str, str | None]]:
+    """The command of an input line and its options by name (``None`` when not given). Options are
+    given as ``name:value`` (or ``name=value``) or by position, in the slash command's order; the last
+    option named or placed takes the rest of the line (``pay:MM 1+1``)."""
+    words = line.split()
+    if words and words[0].lower() in ("/tiempo", "tiempo"):
+        words = words[1:]
+    if not words:
+        raise InputError("")
+    word = words[0].lower().lstrip("/")
+    word = ALIASES.get(word, word)
+    command = COMMANDS.get(word)
+    if command is None:
+        raise InputError(f"There is no command {words[0]!r}.")
+    names = [o.name for o in command.options]
+    given: dict[str, list[str]] = {}
+    last: str | None = None  # the option that takes the words that follow
+    keyed = False
+    for token in words[1:]:
+        m = re.fullmatch(r"([A-Za-z]+)[:=](.*)", token)
+        if m and m.group(1).lower() in names:
+            name = m.group(1).lower()
+            if name in given:
+                raise InputError(f"The option {name} is given twice.")
+            given[name] = [m.group(2)] if m.group(2) else []
+            last, keyed = name, True
+            continue
+        if keyed:
+            assert last is not None
+            given[last].append(token)
+            continue
+        free = [o for o in command.options if o.name not in given and names.index(o.name) > _index(names, last)]
+        while len(free) > 1 and not free[0].required and free[0].fits is not None and not free[0].fits(token):
+            free.pop(0)
+        if free:
+            last = free[0].name
+            given[last] = [token]
+        elif last is not None:
+            given[last].append(token)
+        else:
+            raise InputError(f"`{command.word}` takes no options.")
+    options: dict[str, str | None] = {o.name: (" ".join(given[o.name]) or None) if o.name in given else None
+                                      for o in command.options}
+    missing = [o.name for o in command.options if o.required and not options[o.name]]
+    if missing:
+        raise InputError(f"`{command.word}` needs {' and '.join(missing)}: `{command.usage}`"
+                         + (f", e.g. `{command.example}`." if command.example else "."))
+    return command, options
+
+
+def _index(names: list[str], name: str | None) -> int:
+    return names.index(name) if name is not None else -1
+
+
+def help_text() -> str:
+    lines = ["Commands (the words of /tiempo; give options by name, `cell:C4`, or in this order):"]
+    width = max(len(c.usage) for c in COMMANDS.values())
+    for c in COMMANDS.values():
+        lines.append(f"  {c.usage.ljust(width)}  {c.summary}")
+    lines += ["Examples: `build Keep C4 Might` · `build kind:Keep cell:C4 age:Might pay:MM 1+1` · "
+              "`travel 1 Faith` · `end discard:MC` · `choose E1`",
+              f"Rules topics: {', '.join(RULES)}."]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# Seats
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    name: str
+    ai: str | None = None
+
+
+def default_name() -> str:
+    """The login name, capitalised, for the default table (``Player`` when it says nothing)."""
+    with contextlib.suppress(Exception):
+        name = getpass.getuser().strip()
+        if name and name != "root" and len(name) <= 24:
+            return name[:1].upper() + name[1:]
+    return "Player"
+
+
+def parse_seats(text: str) -> list[SeatSpec]:
+    """``Ana,Ben,ai:greedy`` → the seats; ``ai`` alone is a greedy AI player."""
+    seats: list[SeatSpec] = []
+    for raw in text.split(","):
+        entry = raw.strip()
+        if not entry:
+            raise ValueError(f"--seats has an empty entry: {text!r}")
+        if entry.lower() == "ai" or entry.lower().startswith("ai:"):
+            level = entry[3:].strip().lower() or "greedy"
+            if level not in AI_LEVELS:
+                raise ValueError(f"{level!r} is not an AI level: use {', '.join(AI_LEVELS)} (e.g. ai:greedy)")
+            seats.append(SeatSpec("", level))
+            continue
+        if len(entry) > 32:
+            raise ValueError(f"the name {entry[:32]!r}… is too long (32 characters at most)")
+        if any(s.ai is None and s.name.lower() == entry.lower() for s in seats):
+            raise ValueError(f"two seats are called {entry!r}")
+        seats.append(SeatSpec(entry))
+    if not 2 <= len(seats) <= 5:
+        raise ValueError(f"Khronos is for 2 to 5 players; --seats names {len(seats)}")
+    if all(s.ai for s in seats):
+        raise ValueError("at least one seat must be a person (to watch AI players only: tiempo-bot selfplay)")
+    return seats
+
+
+# ---------------------------------------------------------------------------------------------
+# Output
+
+
+BOLD, RESET = "\033[1m", "\033[0m"
+
+
+def to_terminal(text: str, names: Mapping[int, str], *, bold: bool = False) -> str:
+    """Discord markup made for a terminal: mentions become names, ``/tiempo`` words the console's,
+    ``**bold**`` bold (or plain), buttons the words to type."""
+    text = re.sub(r"<@!?(\d+)>", lambda m: names.get(int(m.group(1)), "someone"), text)
+    text = text.replace("`/tiempo ", "`")
+    text = text.replace("press Rematch", "type `rematch`").replace(" (or the button)", "")
+    return re.sub(r"\*\*(.+?)\*\*", (BOLD + r"\1" + RESET) if bold else r"\1", text, flags=re.S)
+
+
+class Pictures:
+    """Writes posted pictures as numbered PNG files in a folder (created when the first comes)."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+        self.count: int | None = None
+
+    def save(self, png: bytes, filename: str) -> Path | None:
+        if self.folder is None:
+            return None
+        if self.count is None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            numbers = [int(m.group(1)) for p in self.folder.iterdir() if (m := re.match(r"(\d+)-", p.name))]
+            self.count = max(numbers, default=0)
+        self.count += 1
+        path = self.folder / f"{self.count:03d}-{filename}"
+        path.write_bytes(png)
+        return path
+
+
+class TerminalOutbox:
+    """The service's channel posts, printed (the console sets ``table`` before the first post)."""
+
+    def __init__(self) -> None:
+        self.table: Table | None = None
+
+    async def post(self, channel_id: int, post: Post) -> None:
+        if self.table is None:
+            return
+        if self.table.held is not None:
+            self.table.held.append(post)
+        else:
+            self.table.show(post, public=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# The table
+
+
+@dataclass
+class Table:
+    """One console session: the service, who sits where, and the streams."""
+
+    service: Tiempo
+    out: TextIO
+    pictures: Pictures
+    bold: bool = False
+    names: dict[int, str] = field(default_factory=dict)
+    humans: list[Caller] = field(default_factory=list)
+    game_id: int | None = None
+    last_post: str = ""
+    #: the channel's posts while a command runs, to print in order with its answer
+    held: list[Post] | None = None
+    _announced: set[tuple[int, int, bool]] = field(default_factory=set)
+    _last_human: int | None = None
+    _greeted: tuple[int, int] | None = None
+
+    # -- printing ---------------------------------------------------------------------------------
+
+    def say(self, text: str = "") -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def whisper(self, text: str) -> None:
+        """What only the person at the keyboard should read (Discord's private answers): indented."""
+        self.say("\n".join("  " + line if line else "" for line in text.split("\n")))
+
+    def show(self, post: Post, *, public: bool, to: Caller | None = None) -> None:
+        """A post (public) or a reply (private: indented) as the terminal shows it; ``to`` names who a
+        private reply is for when several people share the keyboard."""
+        text = to_terminal(post.text, self.names, bold=self.bold)
+        if to is not None and not public and len(self.humans) > 1:
+            text = f"(for {to.name} only)\n{text}"
+        picture = self.pictures.save(post.png, post.filename) if post.png is not None else None
+        if public:
+            self.say()
+            if picture is not None:  # before the text, which ends with whose turn it is
+                self.say(f"[picture: {picture}]")
+            self.say(text)
+            self.last_post = post.text
+        else:
+            self.whisper(text)
+            if picture is not None:
+                self.whisper(f"[picture: {picture}]")
+        if post.choices:
+            self.say("Answer with " + " or ".join(f"`choose {cell}`" for _, cell in post.choices) + ".")
+
+    # -- the game ---------------------------------------------------------------------------------
+
+    async def game(self) -> GameRecord | None:
+        if self.game_id is None:
+            return None
+        return await self.service.storage.get_game(self.game_id)
+
+    async def where(self) -> tuple[GameRecord, GameState] | None:
+        game = await self.game()
+        if game is None or game.snapshot is None:
+            return None
+        return game, self.service.state_of(game)
+
+    def remember_seats(self, game: GameRecord) -> None:
+        self.game_id = game.id
+        self.names = {s.user_id: s.name for s in game.seats}
+        self.humans = [Caller(GUILD_ID, CHANNEL_ID, s.user_id, s.name, can_manage=True)
+                       for s in game.seats if s.ai_level is None]
+
+    def caller_for(self, game: GameRecord, state: GameState) -> Caller:
+        """The person at the keyboard: the seat the game waits on, else the last one who typed."""
+        seat = game.seats[state.waiting_on]
+        if seat.ai_level is None and not state.finished:
+            self._last_human = seat.user_id
+        wanted = self._last_human
+        return next((c for c in self.humans if c.user_id == wanted), self.humans[0])
+
+    async def settle(self) -> None:
+        """Wait until no AI seat is thinking, saying who thinks when it takes a moment."""
+        idle = asyncio.ensure_future(self.service.idle())
+        try:
+            while not idle.done():
+                await asyncio.wait({idle}, timeout=0.3)
+                if idle.done():
+                    break
+                here = await self.where()
+                if here is None:
+                    continue
+                game, state = here
+                seat = game.seats[state.waiting_on]
+                key = (state.turn, state.waiting_on, state.pending is not None)
+                if state.finished or seat.ai_level is None or key in self._announced:
+                    continue
+                self._announced.add(key)
+                if state.pending is None and self.last_post.rstrip().endswith("is thinking…"):
+                    continue  # the board post just said so
+                self.say(f"… {seat.name} is thinking")
+        finally:
+            await idle
+
+    async def prompt(self) -> str:
+        """The prompt for the next line; greets a person at the start of their turn."""
+        here = await self.where()
+        if here is None:
+            return "> "
+        game, state = here
+        if state.finished or game.status is not Status.PLAYING:
+            return f"[game #{game.id} is over] > "
+        seat = game.seats[state.waiting_on]
+        name = who(state, state.waiting_on)
+        if seat.ai_level is not None:
+            return f"[waiting for {name}] > "
+        turn = (state.turn, state.waiting_on)
+        if state.pending is None and self._greeted != turn and state.active == state.waiting_on:
+            self._greeted = turn
+            await self.greet(game, state)
+        ask = ", choose" if state.pending is not None else ""
+        return f"[round {state.round}] {name}{ask} > "
+
+    async def greet(self, game: GameRecord, state: GameState) -> None:
+        """The start of a person's turn: with one person at the table, their hand at once; with several,
+        who takes the keyboard."""
+        caller = self.caller_for(game, state)
+        if len(self.humans) > 1:
+            self.say()
+            self.say(f"── Pass the keyboard to {who(state, state.active)}. `hand` shows your cards. ──")
+            return
+        with contextlib.suppress(Refusal, StorageError):
+            reply = await self.service.hand(caller)
+            text = reply.text
+            if text.startswith("**Since your last turn:**") and "\n\n" in text:
+                text = text.split("\n\n", 1)[1]  # the console has just printed all of it
+            self.whisper(to_terminal(text, self.names, bold=self.bold))
+
+    async def run(self, command: Command, options: dict[str, str | None]) -> bool:
+        """Carry out one command; False when the table should close."""
+        if command.word == "quit":
+            return False
+        if command.word == "help":
+            self.say(help_text())
+            return True
+        if command.word == "rules":
+            self.show(Tiempo.rules(options["topic"]), public=False)
+            return True
+        here = await self.where()
+        if here is None:
+            self.say("No game is running at this table.")
+            return True
+        game, state = here
+        caller = self.caller_for(game, state)
+        self.held = []
+        try:
+            reply = await self._reply(game, caller, command, options)
+        except Refusal as refusal:
+            reply = Reply(str(refusal))
+        except StorageError as err:
+            reply = Reply(str(err))
+        finally:
+            posts, self.held = self.held, None
+        after = await self.where()
+        passed = after is not None and self._waits_on(after) != caller.user_id
+        if reply is not None and passed:  # the keyboard passes on: first the last words for who typed
+            self.show(reply, public=reply.public, to=caller)
+        for post in posts:
+            self.show(post, public=True)
+        if reply is not None and not passed:
+            self.show(reply, public=reply.public)
+        return True
+
+    @staticmethod
+    def _waits_on(here: tuple[GameRecord, GameState]) -> int | None:
+        game, state = here
+        return None if state.finished else game.seats[state.waiting_on].user_id
+
+    async def _reply(self, game: GameRecord, caller: Caller, command: Command,
+                     options: dict[str, str | None]) -> Reply | None:
+        s = self.service
+        word = command.word
+        if word == "hand":
+            return await s.hand(caller, game.id)
+        if word == "board":
+            age = options["age"]
+            try:
+                return await s.board(caller, Age.parse(age) if age else None, game.id)
+            except ValueError as err:
+                raise Refusal(str(err)) from None
+        if word == "status":
+            return await s.status(caller)
+        if word == "log":
+            try:
+                count = int(options["count"] or 15)
+            except ValueError:
+                raise Refusal("`log` takes a number of events, e.g. `log 30`.") from None
+            return await s.game_log(caller, count)
+        if word == "undo":
+            return await s.undo(caller)
+        if word == "rematch":
+            return await self.rematch(game, caller)
+        values = {o.service_key: options[o.name] for o in command.options}
+        return await s.play(caller, word, values)
+
+    async def rematch(self, game: GameRecord, caller: Caller) -> Reply | None:
+        if game.status is Status.PLAYING:
+            raise Refusal(f"Game #{game.id} is still being played; `quit` to leave it.")
+        await self.service.rematch(caller, game.id)  # a lobby with the same seats; start it at once
+        new = await self.service.storage.active_game_in_channel(CHANNEL_ID)
+        assert new is not None
+        self.remember_seats(new)
+        self._greeted = None
+        self.say(f"\nA rematch: game #{new.id}, same seats.")
+        await self.service.start_game(caller, new.id)
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Setting the table
+
+
+async def open_table(table: Table, seats: Sequence[SeatSpec], *, holdem: bool) -> GameRecord:
+    """Seat everyone in a new game (people get user ids 1, 2, …) and start it."""
+    service = table.service
+    people = [s for s in seats if s.ai is None]
+    ids = {id(s): i + 1 for i, s in enumerate(people)}
+    opener = Caller(GUILD_ID, CHANNEL_ID, 1, people[0].name, can_manage=True)
+    await service.new(opener, holdem=holdem, seats=len(seats), turn_minutes=0)
+    for spec in [people[0], *(s for s in seats if s is not people[0])][1:]:
+        if spec.ai is None:
+            await service.join(Caller(GUILD_ID, CHANNEL_ID, ids[id(spec)], spec.name, can_manage=True))
+        else:
+            await service.add_bot(opener, spec.ai)
+    game = await service.storage.active_game_in_channel(CHANNEL_ID)
+    assert game is not None
+    table.remember_seats(game)
+    table.say(describe_table(game))
+    await service.start_game(opener, game.id)
+    return await service.storage.get_game(game.id)
+
+
+def describe_table(game: GameRecord, resumed: bool = False) -> str:
+    rules = "Hold'em variant" if game.options.get("holdem") else "standard rules"
+    seats = ", ".join(f"{s.name} ({s.colour}{', AI ' + s.ai_level if s.ai_level else ''})" for s in game.seats)
+    head = "Resuming" if resumed else "Khronos at this terminal:"
+    return (f"{head} game #{game.id}, {rules}, seed {game.seed}. Seats: {seats}.\n"
+            "Type `help` for the commands, `quit` to leave.")
+
+
+# ---------------------------------------------------------------------------------------------
+# The loop
+
+
+class Lines:
+    """Input lines: ``input()`` with line editing at a terminal, else the stream's lines (echoed)."""
+
+    def __init__(self, stream: TextIO, out: TextIO) -> None:
+        self.stream, self.out = stream, out
+        self.interactive = stream is sys.stdin and stream.isatty() and out is sys.stdout
+        if self.interactive:
+            with contextlib.suppress(ImportError):
+                import readline  # noqa: F401  (line editing and history for input())
+
+    def read(self, prompt: str) -> str | None:
+        if self.interactive:
+            try:
+                return input(prompt)
+            except EOFError:
+                self.out.write("\n")
+                return None
+        self.out.write(prompt)
+        line = self.stream.readline()
+        if not line:
+            self.out.write("\n")
+            self.out.flush()
+            return None
+        self.out.write(line if line.endswith("\n") else line + "\n")  # the transcript shows what was typed
+        self.out.flush()
+        return line
+
+
+def play(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextIO | None = None,
+         choose_ai: Callable[..., Action] | None = None) -> int:
+    """Run a console table until ``quit`` or the end of the input. Returns the exit code."""
+    stdin = stdin or sys.stdin
+    stdout = stdout or sys.stdout
+    try:
+        seats = parse_seats(args.seats) if args.seats else [SeatSpec(default_name()), SeatSpec("", "greedy"),
+                                                            SeatSpec("", "greedy")]
+    except ValueError as err:
+        sys.stderr.write(f"tiempo-bot console: {err}\n")
+        return 2
+    with tempfile.TemporaryDirectory(prefix="tiempo-console-") as tmp, asyncio.Runner() as runner:
+        db = Path(args.db) if args.db else Path(tmp) / "table.sqlite3"
+        try:
+            storage = runner.run(Storage.open(str(db)))
+        except (StorageError, OSError) as err:
+            sys.stderr.write(f"tiempo-bot console: cannot open {db}: {err}\n")
+            return 2
+        outbox = TerminalOutbox()
+        seed = args.seed
+        service = Tiempo(storage, outbox, ai_think_seconds=args.think, choose_ai=choose_ai,
+                         render=not args.no_pictures,
+                         seed_source=(lambda: seed) if seed is not None else None)
+        bold = stdout is sys.stdout and stdout.isatty() and "NO_COLOR" not in os.environ
+        table = Table(service, stdout, Pictures(None if args.no_pictures else Path(args.out)), bold=bold)
+        outbox.table = table
+        lines = Lines(stdin, stdout)
+        try:
+            runner.run(_setup(table, seats, args))
+            _loop(runner, table, lines)
+        except KeyboardInterrupt:
+            table.say("\nInterrupted.")
+        finally:
+            with contextlib.suppress(BaseException):
+                runner.run(_goodbye(table, args))
+            with contextlib.suppress(BaseException):
+                runner.run(service.close())
+            with contextlib.suppress(BaseException):
+                runner.run(storage.close())
+    return 0
+
+
+async def _setup(table: Table, seats: Sequence[SeatSpec], args: argparse.Namespace) -> None:
+    storage = table.service.storage
+    game = await storage.active_game_in_channel(CHANNEL_ID)
+    if game is not None and game.status is Status.PLAYING:
+        table.remember_seats(game)
+        table.say(describe_table(game, resumed=True))
+        if args.seats:
+            table.say("(The saved game goes on with its own seats; --seats is for a new one.)")
+        here = await table.where()
+        assert here is not None
+        table.say(to_terminal(f"Round {here[1].round} of 7: {who(here[1], here[1].active)} to play.", table.names))
+        await table.service.resume()
+        return
+    if game is not None:  # a lobby left from an interrupted start
+        await storage.set_status(game.id, Status.CANCELLED)
+    await open_table(table, seats, holdem=args.holdem)
+
+
+async def _goodbye(table: Table, args: argparse.Namespace) -> None:
+    here = await table.where()
+    if here is None or here[1].finished:
+        return
+    if args.db:
+        table.say(f"Game #{here[0].id} is saved in {args.db}; carry on with `tiempo-bot console --db {args.db}`.")
+    else:
+        table.say("The game was not kept (to keep one for later, start with `--db FILE`).")
+
+
+def _loop(runner: asyncio.Runner, table: Table, lines: Lines) -> None:
+    while True:
+        runner.run(table.settle())
+        line = lines.read(runner.run(table.prompt()))
+        if line is None:
+            return
+        if not line.strip():
+            continue
+        try:
+            command, options = parse_line(line)
+        except InputError as err:
+            if str(err):
+                table.say(to_terminal(str(err), table.names))
+            if not str(err).startswith("`"):
+                table.say(help_text())
+            continue
+        try:
+            if not runner.run(table.run(command, options)):
+                return
+        except Exception as err:  # the table goes on; the game was not changed
+            table.say(f"Something went wrong and nothing was changed: {type(err).__name__}: {err}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Entry point
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``tiempo-bot console``."""
+    parser.description = ("Play Khronos at this terminal: people take turns at the keyboard, AI seats play "
+                          "by themselves. Type `help` at the prompt for the commands.")
+    parser.add_argument("--seats", help="the seats in order, comma-separated: a name for a person, ai:LEVEL for an "
+                        "AI player (random, greedy or strong); default: you against two greedy AI players, "
+                        'e.g. "Ana,Ben,ai:greedy"')
+    parser.add_argument("--holdem", action="store_true", help="play the Hold'em variant (a face-up reserve)")
+    parser.add_argument("--seed", type=int, help="the deal's seed, to play the same game again")
+    parser.add_argument("--out", default=DEFAULT_OUT,
+                        help=f"the folder for the pictures of the game (default: ./{DEFAULT_OUT})")
+    parser.add_argument("--no-pictures", action="store_true", help="do not draw pictures (faster)")
+    parser.add_argument("--db", help="keep the game in this SQLite file, and resume it when run again")
+    parser.add_argument("--think", type=float, default=2.0, metavar="SECONDS",
+                        help="how long the strong AI may think per turn (default: 2)")
+    parser.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    """``tiempo-bot console``."""
+    with contextlib.suppress(AttributeError, ValueError):
+        sys.stdout.reconfigure(errors="replace")  # type: ignore[union-attr]
+    return play(args)
+
+
+__all__ = ["COMMANDS", "InputError", "add_arguments", "help_text", "main", "parse_line", "parse_seats", "play",
+            "to_terminal"]
