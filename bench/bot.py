@@ -8,12 +8,16 @@ to the last message it causes reaching Discord:
 * a plain action (``/tiempo build``): its private reply and the public narration;
 * an end of turn (``/tiempo end``): its private reply and the board picture posted for the next player.
 
+Players wait ``--think`` seconds on average (uniformly 0.5–1.5 times that) between two commands, as
+people reading a board do; ``--think 0`` sends each command the moment the last one was answered, which
+measures throughput rather than what a player feels.
+
 Then, in a fresh process, ``--stored`` games are written to a database and the bot is started on it and
 asked for the status of each, and its resident memory is read.
 
 Prints the figures and writes bench/results/bot.json.
 
-    python bench/bot.py [--games 50] [--turns 6] [--stored 200]
+    python bench/bot.py [--games 50] [--turns 6] [--think 3] [--stored 200]
 """
 
 from __future__ import annotations
@@ -38,8 +42,8 @@ sys.path.insert(0, str(ROOT))
 
 from bot.config import Config  # noqa: E402
 from bot.discord_app import TiempoBot  # noqa: E402
-from rules import Construct, GameState, legal_actions  # noqa: E402
-from tests.discord_sim import DiscordSim, SimChannel, SimUser  # noqa: E402
+from rules import Age, GameState, Kind, placements  # noqa: E402
+from tests.discord_sim import LOADING, DiscordSim, SimChannel, SimUser  # noqa: E402
 
 
 def rss_mb() -> float:
@@ -66,18 +70,41 @@ def make_bot(sim: DiscordSim, db: str) -> TiempoBot:
     return TiempoBot(config, timer_every=3600, seed_source=lambda: 7)
 
 
-async def settle(sim: DiscordSim, iid: int, channel: SimChannel, before: int, board: bool) -> float:
+def _posted_picture(sim: DiscordSim, channel: SimChannel, after: int) -> bool:
+    """Whether a message with a picture reached ``channel`` after message id ``after`` (read from the
+    simulator's store without copying it: the benchmark must not slow the bot it measures)."""
+    for message_id in reversed(sim._messages):  # newest first; ids increase
+        if message_id <= after:
+            return False
+        stored = sim._messages[message_id]
+        if int(stored.payload["channel_id"]) == channel.id and stored.attachments:
+            return True
+    return False
+
+
+async def settle(sim: DiscordSim, iid: int, channel: SimChannel, after: int, board: bool) -> float:
     """Wait until the interaction's reply is complete (and, for an end of turn, the board is posted);
     returns the seconds from the interaction's arrival to the last of those messages."""
     record = sim.interactions[iid]
+    finished: list[float] = []
 
     def done() -> bool:
-        if not record.answer_ids or sim.message(record.answer_ids[-1]).loading:
+        if not record.answer_ids:
             return False
-        return not board or any(m.attachments for m in sim.channel_messages(channel)[before:])
+        reply = sim._messages[record.answer_ids[-1]]
+        if int(reply.payload.get("flags") or 0) & LOADING:
+            return False
+        if board and not _posted_picture(sim, channel, after):
+            return False
+        finished.append(time.monotonic())
+        return True
 
     await sim.wait_for(done, timeout=60, what="a reply")
-    return time.monotonic() - record.sent_at
+    return finished[0] - record.sent_at
+
+
+def newest_id(sim: DiscordSim) -> int:
+    return next(reversed(sim._messages), 0)
 
 
 async def state_of(bot: TiempoBot, channel: SimChannel) -> GameState:
@@ -88,38 +115,43 @@ async def state_of(bot: TiempoBot, channel: SimChannel) -> GameState:
     return bot.service.state_of(game)
 
 
-async def one_game(sim: DiscordSim, bot: TiempoBot, index: int, turns: int, plain: list[float],
+async def one_game(sim: DiscordSim, bot: TiempoBot, index: int, turns: int, think: float, plain: list[float],
                    ends: list[float], rng: random.Random) -> None:
     channel = sim.add_channel(f"table-{index}")
     users = [sim.add_user(f"p{index}-{k}") for k in range(3)]
     sim.dispatch("CHANNEL_CREATE", {**channel.payload(), "type": 0, "position": index, "permission_overwrites": []})
-    await sim.invoke(sim.slash("tiempo", "new", {"seats": 3}, user=users[0], channel=channel))
+    await asyncio.sleep(rng.random() * think)  # tables do not all open in the same millisecond
+    await sim.invoke(sim.slash("tiempo", "new", {"seats": 3}, user=users[0], channel=channel), timeout=60)
     for u in users[1:]:
-        await sim.invoke(sim.slash("tiempo", "join", user=u, channel=channel))
+        await sim.invoke(sim.slash("tiempo", "join", user=u, channel=channel), timeout=60)
+    after = newest_id(sim)
     iid = sim.inject(sim.slash("tiempo", "start", user=users[0], channel=channel))
-    await settle(sim, iid, channel, 0, board=True)
+    await settle(sim, iid, channel, after, board=True)
     by_name: dict[str, SimUser] = {u.name: u for u in users}
     for _ in range(turns):
         state = await state_of(bot, channel)
         if state.finished or state.pending is not None:
             return
-        user = by_name[state.players[state.active].name]
-        builds = [a for a in legal_actions(state) if isinstance(a, Construct)]
-        if builds:
-            a = rng.choice(builds)
-            before = len(sim.channel_messages(channel))
-            iid = sim.inject(sim.slash("tiempo", "build", {"kind": a.kind.value, "cell": str(a.origin),
-                                                           "age": a.age.title}, user=user, channel=channel))
-            plain.append(await settle(sim, iid, channel, before, board=False))
+        seat = state.active
+        user = by_name[state.players[seat].name]
+        age = state.players[seat].pawns[0]
+        kind = rng.choice([Kind.WATCHTOWER, Kind.CHAPEL, Kind.HAMLET])
+        cells = placements(state, seat, kind, age) if age is not Age.REASON else []
+        await asyncio.sleep(think * (0.5 + rng.random()))  # the player reads the board and decides
+        if cells:
+            after = newest_id(sim)
+            iid = sim.inject(sim.slash("tiempo", "build", {"kind": kind.value, "cell": str(rng.choice(cells)),
+                                                           "age": age.title}, user=user, channel=channel))
+            plain.append(await settle(sim, iid, channel, after, board=False))
             if (await state_of(bot, channel)).pending is not None:
                 return
-        before = len(sim.channel_messages(channel))
+            await asyncio.sleep(think * (0.5 + rng.random()))
+        after = newest_id(sim)
         iid = sim.inject(sim.slash("tiempo", "end", user=user, channel=channel))
-        ends.append(await settle(sim, iid, channel, before, board=True))
-        await asyncio.sleep(rng.random() * 0.05)  # players do not all click in the same millisecond
+        ends.append(await settle(sim, iid, channel, after, board=True))
 
 
-async def latency(games: int, turns: int) -> dict[str, Any]:
+async def latency(games: int, turns: int, think: float) -> dict[str, Any]:
     logging.getLogger("discord").setLevel(logging.ERROR)
     with tempfile.TemporaryDirectory() as tmp:
         async with DiscordSim.running(response_deadline=3.0) as sim:
@@ -127,10 +159,10 @@ async def latency(games: int, turns: int) -> dict[str, Any]:
             plain: list[float] = []
             ends: list[float] = []
             started = time.perf_counter()
-            await asyncio.gather(*(one_game(sim, bot, i, turns, plain, ends, random.Random(i))
+            await asyncio.gather(*(one_game(sim, bot, i, turns, think, plain, ends, random.Random(i))
                                    for i in range(games)))
             wall = time.perf_counter() - started
-            return {"games_at_once": games, "turns_per_game": turns, "plain_action": summary(plain),
+            return {"games_at_once": games, "turns_per_game": turns, "think_s": think, "plain_action": summary(plain),
                     "end_of_turn_with_picture": summary(ends), "wall_s": round(wall, 1),
                     "late_answers": sum(1 for r in sim.interactions.values() if r.refusals)}
 
@@ -177,13 +209,15 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=50)
     ap.add_argument("--turns", type=int, default=6)
     ap.add_argument("--stored", type=int, default=200)
+    ap.add_argument("--think", type=float, default=3.0,
+                    help="mean seconds a player waits between two commands (0: as fast as the bot answers)")
     ap.add_argument("--memory-only", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.memory_only:
         print(json.dumps(asyncio.run(memory(args.stored))))
         return
 
-    result = asyncio.run(latency(args.games, args.turns))
+    result = asyncio.run(latency(args.games, args.turns, args.think))
     out = subprocess.run([sys.executable, __file__, "--memory-only", "--stored", str(args.stored)],
                          capture_output=True, text=True, check=True)
     result["memory"] = json.loads(out.stdout.strip().splitlines()[-1])
@@ -192,7 +226,8 @@ def main() -> None:
         s = result[name]
         print(f"{name:26s} n={s['count']:4d}  median {s['median_ms']:7.1f} ms  p95 {s['p95_ms']:7.1f} ms  "
               f"max {s['max_ms']:7.1f} ms")
-    print(f"{result['games_at_once']} games at once, {result['wall_s']} s; answers Discord refused as late: "
+    print(f"{result['games_at_once']} games at once, players thinking {args.think} s on average, {result['wall_s']} s; "
+          "answers Discord refused as late: "
           f"{result['late_answers']}")
     m = result["memory"]
     print(f"memory with {m['stored_games']} stored games loaded: {m['rss_mb_after_loading_all']} MB resident")
