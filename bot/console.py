@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import getpass
 import os
+import random
 import re
 import sys
 import tempfile
@@ -116,6 +117,7 @@ COMMANDS: dict[str, Command] = {c.word: c for c in (
             plays=True),
     Command("undo", "take back your last action this turn (not after drawing cards)"),
     Command("rematch", "after the game: play again with the same seats"),
+    Command("cancel", "give the game up (it cannot be resumed)"),
     Command("help", "this list"),
     Command("quit", "leave the table (also Ctrl-D)"),
 )}
@@ -248,7 +250,8 @@ def to_terminal(text: str, names: Mapping[int, str], *, bold: bool = False) -> s
     ``**bold**`` bold (or plain), buttons the words to type."""
     text = re.sub(r"<@!?(\d+)>", lambda m: names.get(int(m.group(1)), "someone"), text)
     text = text.replace("`/tiempo ", "`")
-    text = text.replace("press Rematch", "type `rematch`").replace(" (or the button)", "")
+    text = re.sub(r"press Rematch( under its final ranking)?", "type `rematch`", text)
+    text = text.replace(" (or the button)", "")
     return re.sub(r"\*\*(.+?)\*\*", (BOLD + r"\1" + RESET) if bold else r"\1", text, flags=re.S)
 
 
@@ -395,6 +398,8 @@ class Table:
         if here is None:
             return "> "
         game, state = here
+        if game.status is Status.CANCELLED:
+            return f"[game #{game.id} was cancelled] > "
         if state.finished or game.status is not Status.PLAYING:
             return f"[game #{game.id} is over] > "
         seat = game.seats[state.waiting_on]
@@ -485,6 +490,8 @@ class Table:
             return await s.game_log(caller, count)
         if word == "undo":
             return await s.undo(caller)
+        if word == "cancel":
+            return await s.cancel(caller)
         if word == "rematch":
             return await self.rematch(game, caller)
         values = {o.service_key: options[o.name] for o in command.options}
@@ -586,10 +593,8 @@ def play(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextI
             sys.stderr.write(f"tiempo-bot console: cannot open {db}: {err}\n")
             return 2
         outbox = TerminalOutbox()
-        seed = args.seed
         service = Tiempo(storage, outbox, ai_think_seconds=args.think, choose_ai=choose_ai,
-                         render=not args.no_pictures,
-                         seed_source=(lambda: seed) if seed is not None else None)
+                         render=not args.no_pictures, seed_source=_seeds(args.seed))
         bold = stdout is sys.stdout and stdout.isatty() and "NO_COLOR" not in os.environ
         table = Table(service, stdout, Pictures(None if args.no_pictures else Path(args.out)), bold=bold)
         outbox.table = table
@@ -607,6 +612,14 @@ def play(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextI
             with contextlib.suppress(BaseException):
                 runner.run(storage.close())
     return 0
+
+
+def _seeds(first: int | None) -> Callable[[], int] | None:
+    """``--seed`` for the first game; a rematch gets a new deal."""
+    if first is None:
+        return None
+    given = [first]
+    return lambda: given.pop() if given else random.SystemRandom().randrange(2**31)
 
 
 async def _setup(table: Table, seats: Sequence[SeatSpec], args: argparse.Namespace) -> None:
@@ -629,7 +642,7 @@ async def _setup(table: Table, seats: Sequence[SeatSpec], args: argparse.Namespa
 
 async def _goodbye(table: Table, args: argparse.Namespace) -> None:
     here = await table.where()
-    if here is None or here[1].finished:
+    if here is None or here[1].finished or here[0].status is not Status.PLAYING:
         return
     if args.db:
         table.say(f"Game #{here[0].id} is saved in {args.db}; carry on with `tiempo-bot console --db {args.db}`.")
