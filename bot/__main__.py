@@ -43,6 +43,13 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def configure_logging(level: int) -> None:
+    """Log to stderr at ``level``. discord.py stays at INFO or above even when ``level`` is DEBUG: its
+    debug lines carry whole request bodies, and those include private hands."""
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("discord").setLevel(max(logging.INFO, level))
+
+
 def run_bot(config_path: str | None) -> int:
     """Run the Discord bot until it is stopped. Returns the exit code."""
     try:
@@ -57,7 +64,7 @@ def run_bot(config_path: str | None) -> int:
 
     from .discord_app import TiempoBot
 
-    logging.basicConfig(level=config.log_level_number, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging(config.log_level_number)
     bot = TiempoBot(config)
     try:
         bot.run(config.token, log_handler=None)

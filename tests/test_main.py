@@ -28,3 +28,22 @@ def test_a_broken_config_file_is_named(monkeypatch: pytest.MonkeyPatch, tmp_path
     assert main(["--config", str(bad)]) == 2
     err = capsys.readouterr().err
     assert str(bad) in err and "unknown key 'tokken'" in err
+
+
+def test_debug_logging_never_writes_discord_request_bodies() -> None:
+    import logging
+
+    from bot.__main__ import configure_logging
+
+    root = logging.getLogger()
+    saved = (root.level, list(root.handlers), logging.getLogger("discord").level)
+    try:
+        root.handlers.clear()
+        configure_logging(logging.DEBUG)
+        assert logging.getLogger("tiempo.service").isEnabledFor(logging.DEBUG)
+        assert not logging.getLogger("discord.http").isEnabledFor(logging.DEBUG)  # bodies carry hands
+        assert logging.getLogger("discord.http").isEnabledFor(logging.INFO)
+    finally:
+        root.setLevel(saved[0])
+        root.handlers[:] = saved[1]
+        logging.getLogger("discord").setLevel(saved[2])
