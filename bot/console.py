@@ -251,7 +251,7 @@ def to_terminal(text: str, names: Mapping[int, str], *, bold: bool = False) -> s
     text = re.sub(r"<@!?(\d+)>", lambda m: names.get(int(m.group(1)), "someone"), text)
     text = text.replace("`/tiempo ", "`")
     text = re.sub(r"press Rematch( under its final ranking)?", "type `rematch`", text)
-    text = text.replace(" (or the button)", "")
+    text = text.replace(" (or the button)", "").replace("this channel", "this table")
     return re.sub(r"\*\*(.+?)\*\*", (BOLD + r"\1" + RESET) if bold else r"\1", text, flags=re.S)
 
 
