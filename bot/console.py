@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from rules import Action, Age, GameState
+from rules import Action, Age, GameState, Kind
 
 from .play import Refusal
 from .service import AI_LEVELS, Caller, Post, Reply, Tiempo
@@ -172,11 +172,27 @@ def parse_line(line: str) -> tuple[Command, dict[str, str | None]]:
             raise InputError(f"`{command.word}` takes no options.")
     options: dict[str, str | None] = {o.name: (" ".join(given[o.name]) or None) if o.name in given else None
                                       for o in command.options}
+    asked = [o.name for o in command.options if options[o.name] == "?"]
     missing = [o.name for o in command.options if o.required and not options[o.name]]
-    if missing:
-        raise InputError(f"`{command.word}` needs {' and '.join(missing)}: `{command.usage}`"
-                         + (f", e.g. `{command.example}`." if command.example else "."))
+    if asked or missing:
+        options = {k: (None if v == "?" else v) for k, v in options.items()}
+        text = "" if asked and not missing else (
+            f"`{command.word}` needs {' and '.join(missing)}: `{command.usage}`"
+            + (f", e.g. `{command.example}`." if command.example else "."))
+        raise MissingOption(text, command, options, (asked + missing)[0])
     return command, options
+
+
+class MissingOption(InputError):
+    """A command without a value it needs, or with ``?`` for one: the console suggests values."""
+
+    def __init__(self, text: str, command: Command, options: dict[str, str | None], wanted: str) -> None:
+        super().__init__(text)
+        self.command, self.options, self.wanted = command, options, wanted
+
+
+def _a(word: str) -> str:
+    return ("an " if word[:1].lower() in "aeiou" else "a ") + word
 
 
 def _index(names: list[str], name: str | None) -> int:
@@ -190,6 +206,7 @@ def help_text() -> str:
         lines.append(f"  {c.usage.ljust(width)}  {c.summary}")
     lines += ["Examples: `build Keep C4 Might` · `build kind:Keep cell:C4 age:Might pay:MM 1+1` · "
               "`travel 1 Faith` · `end discard:MC` · `choose E1`",
+              "Put `?` for an option to see what fits now: `build Hamlet ?`, `upgrade ?`, `end discard:?`.",
               f"Rules topics: {', '.join(RULES)}."]
     return "\n".join(lines)
 
@@ -463,6 +480,39 @@ class Table:
             self.show(reply, public=reply.public)
         return True
 
+    async def suggest(self, command: Command, options: dict[str, str | None], wanted: str) -> None:
+        """What the caller could give for ``wanted`` now (what Discord's autocompletion offers)."""
+        here = await self.where()
+        if here is None or here[0].status is not Status.PLAYING:
+            return
+        caller = self.caller_for(*here)
+        s, word = self.service, command.word
+        values: list[str] = []
+        what = ""
+        if wanted in ("cell", "at") and command.plays:
+            values = await s.suggest_cells(caller, word, "", kind=options.get("kind") or options.get("to"),
+                                           age=options.get("age"))
+            kind = options.get("kind") if word == "build" else None
+            what = f"Cells for {_a(kind.title())} now" if kind else "Cells you can name now"
+        elif wanted in ("cards", "discard", "give"):
+            values = await s.suggest_cards(caller, word, "")
+            what = "Cards from your hand"
+        elif wanted == "pay" and hasattr(s, "suggest_payments"):
+            values = await s.suggest_payments(caller, word, {o.service_key: options[o.name]
+                                                             for o in command.options}, "")
+            what = "Ways to pay (cards, then cards per pawn)"
+        elif wanted in ("age", "to"):
+            values, what = [a.title for a in Age], "Ages"
+        elif wanted == "topic":
+            values, what = list(RULES), "Topics"
+        elif wanted == "kind":
+            values, what = [k.value for k in Kind], "Buildings"
+        if values:
+            more = " …" if len(values) >= 25 else "."  # the service offers 25, as Discord shows
+            self.whisper(f"{what}: {', '.join(values)}{more}")
+        elif what:
+            self.whisper(f"{what}: none right now (type one anyway to read why).")
+
     @staticmethod
     def _waits_on(here: tuple[GameRecord, GameState]) -> int | None:
         game, state = here
@@ -660,11 +710,14 @@ def _loop(runner: asyncio.Runner, table: Table, lines: Lines) -> None:
             continue
         try:
             command, options = parse_line(line)
-        except InputError as err:
+        except MissingOption as err:
             if str(err):
-                table.say(to_terminal(str(err), table.names))
-            if not str(err).startswith("`"):
-                table.say(help_text())
+                table.whisper(to_terminal(str(err), table.names))
+            runner.run(table.suggest(err.command, err.options, err.wanted))
+            continue
+        except InputError as err:
+            table.whisper(to_terminal(str(err), table.names))
+            table.say(help_text())
             continue
         try:
             if not runner.run(table.run(command, options)):

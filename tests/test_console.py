@@ -266,3 +266,13 @@ def test_the_pictures_folder_counts_on(tmp_path: Path) -> None:
     again = console.Pictures(tmp_path / "p").save(PNG, "a.png")
     assert first is not None and again is not None
     assert (first.name, again.name) == ("001-a.png", "002-a.png")
+
+
+def test_a_question_mark_or_a_missing_cell_lists_what_fits_now(tmp_path: Path) -> None:
+    _, build = first_build(5, ["Ana", "Ben"])
+    text = run_console(tmp_path, f"build {build.kind.value}\nend discard:?\nrules ?\nbuild ? {build.origin}\n",
+                       "--seats", "Ana,Ben", "--seed", "5", "--no-pictures")
+    assert "`build` needs cell" in text
+    cells = text.split(f"Cells for {'an' if build.kind.value[0] in 'AEIOU' else 'a'} {build.kind.value} now: ")[1]
+    assert str(build.origin) in cells.split("\n")[0]
+    assert "Cards from your hand: " in text and "Topics: turn, cards," in text and "Buildings: Watchtower," in text
