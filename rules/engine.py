@@ -744,7 +744,8 @@ class _Run:
         if new_kind is None:
             self.remove(age, b, paradox=False)
             self.emit(Destroyed(age, b))
-            self.remove_chain(age, b)
+            if b.level >= 2:  # R30, R47: a value-1 building never has shadows (decision D16)
+                self.remove_chain(age, b)
             return
         size = new_kind.level
         span = b.level - size
@@ -826,15 +827,17 @@ class _Run:
             if len(tied) < 2:
                 continue
             tied_ids = {b.id for b in tied}
-            involved: list[tuple[Building, int]] = []
+            # an original domain holds two members of S only when a paradox on Faith exposed a tie
+            # before the copy joined it: all its members contend for it (decision D17)
+            involved: list[tuple[list[Building], int]] = []
             for orig in originals:
                 mine = [b for b in self.members(age, orig) if b.id in tied_ids]
                 if mine:
-                    involved.append((mine[0], power(self.members(age, orig), family)))
-            self.emit(PowerCompared(age, family, tuple((b.origin, p) for b, p in involved)))
+                    involved.append((mine, power(self.members(age, orig), family)))
+            self.emit(PowerCompared(age, family, tuple((m[0].origin, p) for m, p in involved)))
             best = max(p for _, p in involved)
-            to_go = [b for b, p in involved if p < best]
-            candidates = [b for b, p in involved if p == best]
+            to_go = [b for m, p in involved if p < best for b in m]
+            candidates = [b for m, p in involved if p == best for b in m]
             need = len(candidates) - 1
             while need > 0:  # R62, A22: P's own first, then P's choice
                 own = [b for b in candidates if b.owner == self.causer]
