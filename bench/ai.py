@@ -1,0 +1,157 @@
+"""AI benchmark: seeded 3- and 4-player games between the levels, seats rotated from game to game.
+Prints win rates, average final Ecus per level and decision times per turn (median and p95), and
+writes bench/results/ai.json.
+
+    python bench/ai.py [--games 24] [--budget 2.0] [--iterations N] [--matchups strong,greedy,greedy ...]
+
+Each matchup plays ``--games`` games; game ``g`` uses seed ``--seed + g`` and seats the levels
+rotated by ``g``. A win shared by k players counts 1/k. Times are per *turn*: every call made for a
+seat during its own turn is added up (decisions answered during another player's turn are listed
+separately). Run it with ``nice -n 10`` on a shared machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bot.ai import choose_action  # noqa: E402
+from rules import apply, legal_actions, new_game  # noqa: E402
+
+DEFAULT_MATCHUPS = [
+    "strong,greedy,greedy",
+    "greedy,random,random",
+    "strong,greedy,greedy,greedy",
+    "greedy,random,random,random",
+]
+
+
+@dataclass
+class Tally:
+    """What one level did in one matchup."""
+
+    games: int = 0
+    wins: float = 0.0
+    ecus: list[int] = field(default_factory=list)
+    turn_times: list[float] = field(default_factory=list)
+    decision_times: list[float] = field(default_factory=list)
+
+
+def play(levels: list[str], seed: int, budget: float, iterations: int | None, check: bool) -> \
+        tuple[list[int], tuple[int, ...], list[list[float]], list[list[float]]]:
+    """One game; returns final Ecus, winners, per-seat turn times and off-turn decision times."""
+    s = new_game([f"{lv}{i}" for i, lv in enumerate(levels)], seed=seed)
+    n = len(levels)
+    turn_times: list[list[float]] = [[] for _ in range(n)]
+    decisions: list[list[float]] = [[] for _ in range(n)]
+    current = [0.0] * n
+    while not s.finished:
+        who = s.waiting_on
+        t = time.perf_counter()
+        a = choose_action(s, who, levels[who], seed=seed * 1009 + s.turn, budget_s=budget, iterations=iterations)
+        dt = time.perf_counter() - t
+        if check:
+            assert a in legal_actions(s), a
+        active = s.active
+        turn = s.turn
+        s, _ = apply(s, a)
+        if who == active:
+            current[who] += dt
+            if s.finished or s.turn != turn:
+                turn_times[who].append(current[who])
+                current[who] = 0.0
+        else:
+            decisions[who].append(dt)
+    return [p.ecus for p in s.players], s.winners, turn_times, decisions
+
+
+def pct(xs: list[float], q: float) -> float:
+    if not xs:
+        return 0.0
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--games", type=int, default=24, help="games per matchup")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--budget", type=float, default=2.0, help="seconds per turn for the strong level")
+    ap.add_argument("--iterations", type=int, default=None, help="fixed play-outs instead of a time budget")
+    ap.add_argument("--matchups", nargs="*", default=DEFAULT_MATCHUPS)
+    ap.add_argument("--check", action="store_true", help="also check every action is in legal_actions")
+    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "ai.json"))
+    args = ap.parse_args()
+
+    started = time.perf_counter()
+    report: dict[str, object] = {
+        "machine": f"{platform.machine()} {platform.python_implementation()} {platform.python_version()}",
+        "games_per_matchup": args.games,
+        "budget_s": args.budget,
+        "iterations": args.iterations,
+        "matchups": {},
+    }
+    matchups: dict[str, object] = {}
+    for spec in args.matchups:
+        levels = spec.split(",")
+        n = len(levels)
+        tallies: dict[str, Tally] = {lv: Tally() for lv in levels}
+        seats_per_level = {lv: levels.count(lv) for lv in levels}
+        t0 = time.perf_counter()
+        for g in range(args.games):
+            seated = levels[g % n:] + levels[: g % n]
+            ecus, winners, turns, decisions = play(seated, args.seed + g, args.budget, args.iterations, args.check)
+            for i, lv in enumerate(seated):
+                t = tallies[lv]
+                t.ecus.append(ecus[i])
+                t.turn_times.extend(turns[i])
+                t.decision_times.extend(decisions[i])
+                if i in winners:
+                    t.wins += 1 / len(winners)
+            for lv in tallies:
+                tallies[lv].games += 1
+            line = " ".join(f"{lv}={e}" for lv, e in zip(seated, ecus, strict=True))
+            print(f"  {spec} game {g + 1}/{args.games}: {line}  winners={[seated[w] for w in winners]}", flush=True)
+        res: dict[str, object] = {"players": n, "games": args.games, "seconds": round(time.perf_counter() - t0, 1)}
+        per_level: dict[str, object] = {}
+        for lv, t in tallies.items():
+            seats = seats_per_level[lv]
+            per_level[lv] = {
+                "seats": seats,
+                # share of games won by this level, and per seat of that level (fair share: 1/players)
+                "win_rate": round(t.wins / t.games, 3),
+                "win_rate_per_seat": round(t.wins / t.games / seats, 3),
+                "avg_final_ecus": round(statistics.fmean(t.ecus), 1),
+                "turn_time_median_s": round(statistics.median(t.turn_times), 3) if t.turn_times else 0.0,
+                "turn_time_p95_s": round(pct(t.turn_times, 0.95), 3),
+                "turn_time_max_s": round(max(t.turn_times, default=0.0), 3),
+                "off_turn_decisions": len(t.decision_times),
+            }
+        res["levels"] = per_level
+        matchups[spec] = res
+        print(f"{spec}: {json.dumps(per_level)}", flush=True)
+    report["matchups"] = matchups
+    report["total_seconds"] = round(time.perf_counter() - started, 1)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"\n{'matchup':32} {'level':8} {'win/seat':>8} {'ecus':>6} {'turn med':>9} {'turn p95':>9}")
+    for spec, res in matchups.items():
+        assert isinstance(res, dict)
+        for lv, d in res["levels"].items():
+            print(f"{spec:32} {lv:8} {d['win_rate_per_seat']:8.3f} {d['avg_final_ecus']:6.1f} "
+                  f"{d['turn_time_median_s']:9.3f} {d['turn_time_p95_s']:9.3f}")
+    print(f"total {report['total_seconds']} s; written to {out}")
+
+
+if __name__ == "__main__":
+    main()

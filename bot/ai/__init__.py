@@ -1,0 +1,127 @@
+"""AI players for Tiempo: ``choose_action(state, seat, level, seed=...)`` returns one legal action.
+
+Pure CPU code (no Discord, no storage, no asyncio): the bot calls it in a worker thread.
+
+    LEVELS = ("random", "greedy", "strong")
+    action = choose_action(state, seat, "strong", seed=game_seed + state.turn)
+
+It is called whenever ``seat`` must act — the active player with no decision pending, or the
+player a pending decision is addressed to (answered with ``Choose``) — and again after each action
+until the seat's turn passes (an ``EndTurn``).
+
+**What it sees.** The first thing it does is project the state for ``seat``
+(``rules.serial.view_for``): other hands and the deck order are hidden, only the multiset of unseen
+cards and the hand sizes are known. Look-ahead deals the unseen cards at random from its own
+``random.Random``, seeded from ``seed`` and the view — never the global generator.
+
+**Determinism.** With ``iterations`` given, the result depends only on the visible information,
+``seed``, ``level`` and ``iterations`` — given the same earlier calls in the turn (see the plan cache
+below); with the cache empty (``clear_cache()``), only on those four. With a wall-clock
+``budget_s`` the ``strong`` level's result also depends on the machine's speed.
+
+**Budget.** ``budget_s`` is for a whole turn. ``strong`` plans the rest of its turn at once and
+remembers the plan (a small, thread-safe cache keyed by the view it expects to see before each step,
+the seat, the level, the seed and ``iterations``), so the later calls of the turn are answered from
+the plan at no cost. Planning takes at most 60% of ``budget_s`` at the start of a turn and 25% when it
+has to plan again in the middle of one (after a paid exchange, whose draw it could not foresee, or
+after another player's decision); decisions are answered in a few milliseconds. Pass the same
+``seed`` for all the calls of one turn so that the plan is found again.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections import OrderedDict
+
+from rules import Action, Exchange, GameState, RuleError, apply
+
+from .common import end_turn, fingerprint, mix_seed, project
+from .levels import decide, greedy_action, random_action, strong_plan
+
+LEVELS: tuple[str, ...] = ("random", "greedy", "strong")
+
+_CACHE_SIZE = 512
+_cache: OrderedDict[tuple[object, ...], Action] = OrderedDict()
+_lock = threading.Lock()
+
+
+def clear_cache() -> None:
+    """Forget the remembered plans (tests use it to check that a decision depends only on the view)."""
+    with _lock:
+        _cache.clear()
+
+
+def _remember(key: tuple[object, ...], action: Action) -> None:
+    with _lock:
+        _cache[key] = action
+        _cache.move_to_end(key)
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+
+
+def _recall(key: tuple[object, ...]) -> Action | None:
+    with _lock:
+        return _cache.get(key)
+
+
+def choose_action(
+    state: GameState,
+    seat: int,
+    level: str,
+    *,
+    seed: int,
+    budget_s: float = 2.0,
+    iterations: int | None = None,
+) -> Action:
+    """One legal action for ``seat`` at ``level`` (one of ``LEVELS``). Raises ``ValueError`` for an
+    unknown level or when ``seat`` has nothing to do (not its turn and no decision of its own)."""
+    if level not in LEVELS:
+        raise ValueError(f"{level!r} is not an AI level: use one of {', '.join(LEVELS)}")
+    if state.finished:
+        raise ValueError("the game is over")
+    if state.waiting_on != seat:
+        raise ValueError(f"seat {seat} has nothing to do now (the game waits on seat {state.waiting_on})")
+    view = project(state, seat)
+    fp = fingerprint(view.state)
+    rng = random.Random(mix_seed(seed, level, iterations, seat, fp))
+    if level == "random":
+        return random_action(view, seat, rng)
+    if view.state.pending is not None:
+        return decide(view, seat, rng, samples=1 if level == "greedy" else 2)
+    if level == "greedy":
+        return greedy_action(view, seat, rng)
+
+    key_tail = (seat, level, seed, iterations)
+    cached = _recall((fp, *key_tail))
+    if cached is not None:
+        return cached
+    s = view.state
+    fresh_turn = not (s.acted or s.exchanged or s.swapped)
+    time_s = budget_s * (0.6 if fresh_turn else 0.25)
+    actions = strong_plan(view, seat, rng, time_s=time_s, iterations=iterations)
+    return _store_plan(view.state, seat, actions, key_tail)
+
+
+def _store_plan(s: GameState, seat: int, actions: list[Action], key_tail: tuple[object, ...]) -> Action:
+    """Remember the plan under the view expected before each of its steps; return its first step."""
+    if not actions:
+        return end_turn(s, seat)
+    first = actions[0]
+    cur = s
+    for a in actions:
+        _remember((fingerprint(project(cur, seat).state), *key_tail), a)
+        if isinstance(a, Exchange):
+            return first
+        try:
+            cur, _ = apply(cur, a)
+        except RuleError:
+            return first
+        if cur.pending is not None and cur.pending.decision.player != seat:
+            return first
+    if cur.pending is None and not cur.finished and cur.active == seat:
+        _remember((fingerprint(project(cur, seat).state), *key_tail), end_turn(cur, seat))
+    return first
+
+
+__all__ = ["LEVELS", "choose_action", "clear_cache"]

@@ -1,0 +1,248 @@
+"""What every level shares: the seat's view of the game, determinizations of what it cannot see,
+a stable fingerprint of a view, and the pruned list of moves worth thinking about."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import random
+from collections.abc import Callable
+
+from rules import (
+    Action,
+    Age,
+    Building,
+    Cards,
+    Cell,
+    Choose,
+    Construct,
+    Demolish,
+    EndTurn,
+    Family,
+    GameState,
+    Kind,
+    Populate,
+    Renovate,
+    RuleError,
+    Travel,
+    Upgrade,
+    apply,
+    default_payment,
+    legal_actions,
+    placements,
+    surcharge,
+)
+from rules.serial import View, to_json, view_for
+
+__all__ = [
+    "View",
+    "candidates",
+    "determinize",
+    "end_turn",
+    "fingerprint",
+    "mix_seed",
+    "project",
+    "resolve_pending",
+    "view_for",
+]
+
+
+def project(state: GameState, seat: int) -> View:
+    """What a player in ``seat`` sees of ``state`` (R24): his own hand, not the others' or the deck."""
+    return view_for(state, seat)
+
+
+def fingerprint(view_state: GameState) -> str:
+    """A stable digest of a (redacted) state: equal for equal views, in every process."""
+    return hashlib.blake2b(to_json(view_state).encode(), digest_size=16).hexdigest()
+
+
+def mix_seed(seed: int, *parts: object) -> int:
+    """A 64-bit seed from the caller's seed and the given parts (a fingerprint, a level...)."""
+    text = "|".join([str(seed), *(str(p) for p in parts)])
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+
+
+def _families(cards: Cards) -> list[Family]:
+    return cards.families()
+
+
+def determinize(view: View, rng: random.Random) -> GameState:
+    """One full state consistent with ``view``: the unseen cards dealt at random to the other hands
+    (at their known sizes) and to the draw pile, a fresh generator state. A pending decision's saved
+    state gets the same hands and deck, plus the cards the interrupted action spends."""
+    me = view.viewer
+    assert me is not None
+    pool = _families(view.unseen)
+    rng.shuffle(pool)
+    s = view.state.clone()
+    hands: dict[int, Cards] = {}
+    k = 0
+    for j, size in enumerate(view.hand_sizes):
+        if j == me:
+            continue
+        hand = Cards()
+        for f in pool[k : k + size]:
+            hand = hand + Cards.of(f)
+        k += size
+        hands[j] = hand
+        s.players[j].hand = hand
+    s.deck = pool[k:]
+    s.rng = rng.getrandbits(64)
+    if s.pending is not None:
+        base = s.pending.base.clone()
+        action = s.pending.action
+        for j, hand in hands.items():
+            extra = Cards()
+            if j == base.active and isinstance(action, (Construct, Upgrade, Demolish, Populate, Renovate)):
+                extra = action.payment.cards
+            base.players[j].hand = hand + extra
+        base.deck = list(s.deck)
+        base.rng = s.rng
+        s.pending = dataclasses.replace(s.pending, base=base)
+    return s
+
+
+# ---------------------------------------------------------------------------------------------
+# Moves worth considering
+
+
+def end_turn(s: GameState, player: int) -> EndTurn:
+    """The end of the turn with a sensible free discard (R20): keep colours held in pairs or more
+    and discard single cards when the hand has a pair to build on; otherwise keep everything."""
+    hand = s.players[player].hand
+    counts = [hand.count(f) for f in Family]
+    if max(counts, default=0) >= 2 and hand.total >= 3:
+        drop = Cards(*(1 if c == 1 else 0 for c in counts))
+        if drop.total < hand.total:
+            return EndTurn(player, drop)
+    return EndTurn(player)
+
+
+def _near(s: GameState, age: Age, cells: tuple[int, ...]) -> int:
+    """How many buildings lie within two cells of a block (for telling empty sites apart)."""
+    game_map = s.map
+    grid = s.boards[age].grid
+    ring1 = set(game_map.neighbours(cells))
+    ring2 = set(game_map.neighbours(tuple(ring1 | set(cells)))) | ring1
+    return min(3, len({grid[i] for i in ring2} - {0}))
+
+
+def _signature(s: GameState, age: Age, kind: Kind, cells: tuple[int, ...], extra: int) -> tuple[object, ...]:
+    """What makes two construction sites different for the game: the buildings touched on this board,
+    and for a building that ripples, the buildings it would cover or touch on later boards."""
+    game_map = s.map
+    ring = game_map.neighbours(cells)
+    sig: list[object] = [age, kind, extra]
+    for a in Age:
+        if a < age or (a > age and kind.level < 2):
+            continue
+        grid = s.boards[a].grid
+        touched = frozenset({grid[i] for i in ring} - {0})
+        covered = frozenset({grid[i] for i in cells} - {0}) if a > age else frozenset()
+        sig.append((touched, covered))
+    if len(sig) == 4 and sig[3] == (frozenset(), frozenset()):
+        sig.append(_near(s, age, cells))
+    return tuple(sig)
+
+
+def _constructs(s: GameState, player: int, per_signature: int) -> list[Action]:
+    p = s.players[player]
+    out: list[Action] = []
+    for age in (Age.MIGHT, Age.FAITH):
+        if not p.is_on(age):
+            continue
+        for kind in Kind:
+            if p.hand.count(kind.family) < kind.level:
+                continue
+            seen: dict[tuple[object, ...], int] = {}
+            need = Cards.of(kind.family, kind.level)
+            for origin in placements(s, player, kind, age):
+                cells = s.map.footprint(origin, kind.level)
+                assert cells is not None
+                extra = surcharge(s, cells)
+                sig = _signature(s, age, kind, cells, extra)
+                if seen.get(sig, 0) >= per_signature:
+                    continue
+                pay = default_payment(s, player, age, need, extra)
+                if pay is None:
+                    continue
+                seen[sig] = seen.get(sig, 0) + 1
+                out.append(Construct(player, age, kind, origin, pay))
+    return out
+
+
+def _one_payment_each(acts: list[Action], key: Callable[[Action], object], preferred: Callable[[Action], bool]) -> \
+        list[Action]:
+    """One action per ``key``: the preferred payment if listed, else the first."""
+    chosen: dict[object, Action] = {}
+    for a in acts:
+        k = key(a)
+        if k not in chosen or (preferred(a) and not preferred(chosen[k])):
+            chosen[k] = a
+    return list(chosen.values())
+
+
+def candidates(s: GameState, player: int, *, per_signature: int = 1, travel: bool = True) -> list[Action]:
+    """The distinct moves of the active ``player`` (no exchange, swap or end of turn): constructions
+    grouped by what they touch (``per_signature`` sites per group), and one payment for every
+    upgrade, demolition, population and renovation, the default one where it applies."""
+    if s.pending is not None or s.finished or s.active != player:
+        return []
+    p = s.players[player]
+    out: list[Action] = []
+    if p.hand.total and any(p.allowance(i) for i in (0, 1)):
+        out.extend(_constructs(s, player, per_signature))
+        others = legal_actions(s, types=(Upgrade, Demolish, Populate, Renovate))
+
+        def key(a: Action) -> object:
+            if isinstance(a, Upgrade):
+                return ("U", a.age, a.target, a.kind, a.origin)
+            if isinstance(a, Demolish):
+                return ("D", a.age, a.target)
+            if isinstance(a, Populate):
+                return ("P", a.target)
+            assert isinstance(a, Renovate)
+            return ("R", a.target, a.payment.cards.total)
+
+        def preferred(a: Action) -> bool:
+            if isinstance(a, Upgrade):
+                old = _building(s, a.age, a.target)
+                if old is None:
+                    return False
+                diff = a.kind.level - old.level
+                need = Cards.of(a.kind.family, diff)
+                cells = s.map.footprint(a.origin, a.kind.level)
+                assert cells is not None
+                return a.payment == default_payment(s, player, a.age, need, surcharge(s, cells))
+            if isinstance(a, (Demolish, Populate, Renovate)):
+                age = a.age if isinstance(a, Demolish) else Age.REASON
+                return a.payment == default_payment(s, player, age, a.payment.cards, 0)
+            return False
+
+        out.extend(_one_payment_each(others, key, preferred))
+    if travel:
+        out.extend(legal_actions(s, types=(Travel,)))
+    return out
+
+
+def _building(s: GameState, age: Age, cell: Cell) -> Building | None:
+    return s.boards[age].at(s.map.index(cell))
+
+
+def resolve_pending(
+    s: GameState, choose: Callable[[GameState], Choose], limit: int = 40
+) -> tuple[GameState, list[Choose]]:
+    """Answer pending decisions with ``choose`` until none is left (or ``limit`` answers); returns
+    the state and the answers given."""
+    answers: list[Choose] = []
+    while s.pending is not None and not s.finished and len(answers) < limit:
+        d = s.pending.decision
+        c = choose(s)
+        try:
+            s, _ = apply(s, c)
+        except RuleError:
+            c = Choose(d.player, d.options[0])
+            s, _ = apply(s, c)
+        answers.append(c)
+    return s, answers

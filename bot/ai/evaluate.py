@@ -1,0 +1,161 @@
+"""The evaluation function shared by the ``greedy`` and ``strong`` levels.
+
+A position is worth, to one player, an estimate of the Ecus he will hold at the end of the game
+(R22: the most Ecus wins). It adds up, in Ecus:
+
+* **Ecus in hand** — counted in full (construction bonuses, R28, show up here at once).
+* **Income due at the end of this turn** — when the player is the active one in round 4 or 7, what
+  ``rules.income`` pays him now on the boards where his pawns stand (R21, R73–R77), in full.
+* **Income prospects** — for every later income (rounds 4 and 7 still ahead of his own turn), what
+  his two best boards would pay today (``rules.income`` on Might, Faith and Reason; two pawns can
+  stand on two boards), discounted by ``future`` because the boards will change before then.
+* **Domain control** — ``control`` per domain whose top Military (Might) or Religious (Faith)
+  building carries his cube, plus ``security`` for each level of that top building above 1 (a Keep is
+  harder to take over than a Watchtower, a Castle cannot be topped). This is what lets a building
+  with no Civil neighbour yet count for something.
+* **Cubes in supply** and **cards in hand** — small amounts (``cube`` and ``card`` each), mostly to
+  break ties in favour of the cheaper of two equal actions.
+
+A player's *score* is his value minus ``rivalry`` times the mean value of the other players, so that
+harming a rival's domain counts too. ``score`` is what the AI maximises.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rules import Age, GameState, Kind
+from rules.domains import domains
+from rules.model import INCOME_ROUNDS
+
+
+@dataclass(frozen=True, slots=True)
+class Weights:
+    """The evaluation's coefficients (Ecus per unit); see the module docstring."""
+
+    future: float = 0.8
+    control: float = 0.6
+    security: float = 0.4
+    cube: float = 0.02
+    card: float = 0.15
+    rivalry: float = 0.5
+
+
+DEFAULT = Weights()
+
+
+def income_events(s: GameState, player: int) -> tuple[bool, int]:
+    """(is an income due at the end of the turn now in progress, how many later incomes remain) for
+    ``player``: incomes are paid at the end of each player's own turn in rounds 4 and 7 (R21, A35)."""
+    if s.finished:
+        return False, 0
+    n = len(s.players)
+    pos = (player - s.first) % n
+    pos_active = (s.active - s.first) % n
+    now = s.round in INCOME_ROUNDS and player == s.active
+    later = 0
+    for r in INCOME_ROUNDS:
+        if r > s.round or (r == s.round and pos > pos_active):
+            later += 1
+    return now, later
+
+
+#: id(kind) -> (family index 0/1/2 for M/R/C, level); ids because Enum hashing is slow
+_INFO: dict[int, tuple[int, int]] = {id(k): ("MRC".index(k.family.value), k.level) for k in Kind}
+
+
+@dataclass(frozen=True, slots=True)
+class BoardFacts:
+    """One board read once for every player: ``income[p]`` is what ``p`` collects there if present
+    (R74–R77, the same sums as ``rules.income``), ``domains[p]`` how many domains ``p`` controls
+    (top Military on Might, top Religious on Faith) and ``levels[p]`` the sum of their levels above 1."""
+
+    income: tuple[int, ...]
+    domains: tuple[int, ...]
+    levels: tuple[int, ...]
+
+
+def board_facts(s: GameState, age: Age) -> BoardFacts:
+    """Income and control of every player on one board, in one pass over its domains."""
+    n = len(s.players)
+    inc = [0] * n
+    doms = [0] * n
+    lev = [0] * n
+    board = s.boards[age]
+    buildings = board.buildings
+    info = _INFO
+    if age is Age.REASON:
+        for group in domains(board, s.map).groups:
+            counts = [0] * n
+            value = 0
+            for i in group:
+                b = buildings[i]
+                fam, level = info[id(b.kind)]
+                if fam == 2:
+                    for q in b.population:
+                        counts[q] += 1
+                else:
+                    value += level - 1 if b.ruin else level
+            best = max(counts)
+            if best and value:
+                for q in range(n):
+                    if counts[q] == best:
+                        inc[q] += value
+    else:
+        want = 0 if age is Age.MIGHT else 1
+        for group in domains(board, s.map).groups:
+            top_level = 0
+            owner: int | None = None
+            tied = False
+            civil = 0
+            for i in group:
+                b = buildings[i]
+                fam, level = info[id(b.kind)]
+                if fam == 2:
+                    civil += level
+                elif fam == want:
+                    if level > top_level:
+                        top_level, owner, tied = level, b.owner, False
+                    elif level == top_level:
+                        tied = True
+            if owner is not None and not tied:
+                inc[owner] += civil
+                doms[owner] += 1
+                lev[owner] += top_level - 1
+    return BoardFacts(tuple(inc), tuple(doms), tuple(lev))
+
+
+def facts(s: GameState) -> tuple[BoardFacts, BoardFacts, BoardFacts]:
+    """``board_facts`` for Might, Faith and Reason."""
+    return board_facts(s, Age.MIGHT), board_facts(s, Age.FAITH), board_facts(s, Age.REASON)
+
+
+def value(
+    s: GameState, player: int, w: Weights = DEFAULT, known: tuple[BoardFacts, BoardFacts, BoardFacts] | None = None
+) -> float:
+    """The estimated final Ecus of ``player`` in ``s`` (see the module docstring)."""
+    p = s.players[player]
+    v = float(p.ecus)
+    if s.finished:
+        return v
+    f = known if known is not None else facts(s)
+    now, later = income_events(s, player)
+    incomes = (f[0].income[player], f[1].income[player], f[2].income[player])
+    if now:
+        v += sum(incomes[a] for a in set(p.pawns))
+    if later:
+        best_two = sum(incomes) - min(incomes)
+        v += w.future * later * best_two
+        doms = f[0].domains[player] + f[1].domains[player]
+        levels = f[0].levels[player] + f[1].levels[player]
+        v += w.control * doms + w.security * levels
+    v += w.cube * p.supply + w.card * p.hand.total
+    return v
+
+
+def score(s: GameState, player: int, w: Weights = DEFAULT) -> float:
+    """``player``'s value minus ``rivalry`` times the mean value of the others."""
+    f = facts(s)
+    mine = value(s, player, w, f)
+    others = [value(s, j, w, f) for j in range(len(s.players)) if j != player]
+    return mine - w.rivalry * (sum(others) / len(others) if others else 0.0)
