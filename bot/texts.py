@@ -131,7 +131,8 @@ def _sentence(s: GameState, e: ev.Event) -> str:
         return (f"{building_name(s, e.old, e.age)} on {e.age.title} is downsized to "
                 f"{_a(e.new.kind.value)} at {e.new.origin}.")
     if isinstance(e, ev.Destroyed):
-        return f"{building_name(s, e.building, e.age)} on {e.age.title} is destroyed.".capitalize()
+        text = f"{building_name(s, e.building, e.age)} on {e.age.title} is destroyed."
+        return text[:1].upper() + text[1:]
     if isinstance(e, ev.CubeKept):
         return f"{who(s, e.player)} keeps one cube on the printed Hamlet at {e.cell}."
     if isinstance(e, ev.IncomePaid):

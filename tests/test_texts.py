@@ -80,3 +80,12 @@ def test_the_hand_lists_what_the_player_can_do() -> None:
     assert len(legal_actions(s)) > 0
     assert set(RULES) >= {"turn", "cards", "terrain", "building", "domains", "ripples", "junctions", "reason",
                           "income"}
+
+
+def test_a_destroyed_building_keeps_its_capitals() -> None:
+    from rules import Age
+    from rules.events import Destroyed
+
+    s, _ = play(T13)
+    keep = next(b for b in s.boards[Age.MIGHT].buildings.values() if b.kind.value == "Keep" and b.owner == 1)
+    assert narrate(s, [Destroyed(Age.MIGHT, keep)]) == ["White's Keep at E1 on Might is destroyed."]
