@@ -526,6 +526,7 @@ class TiempoBot(discord.Client):
         self.tree.add_command(build_group())
         self.tree.on_error = self.on_tree_error  # type: ignore[method-assign]
         self._storage = storage
+        service_options.setdefault("ai_process", True)
         self._service_options = service_options
         self.timer_every = timer_every
         self._timers: asyncio.Task[None] | None = None

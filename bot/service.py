@@ -15,7 +15,9 @@ Nothing here reveals a hand other than the caller's: public posts are made from 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
+import functools
 import logging
 import secrets
 import time
@@ -155,12 +157,13 @@ class Tiempo:
     """The games of one bot: lobby, play, information and the background work.
 
     ``clock`` gives unix seconds (tests pass a fake); ``choose_ai`` decides an AI seat's next action
-    (``bot.ai.choose_action`` by default) and runs in a worker thread."""
+    (``bot.ai.choose_action`` by default); it runs in one worker process with ``ai_process``, else in a
+    thread."""
 
     def __init__(self, storage: Storage, outbox: Outbox, *, default_turn_minutes: int = 0,
                  ai_think_seconds: float = 2.0, clock: Callable[[], float] = time.time,
                  choose_ai: Callable[..., Action] | None = None, render: bool = True,
-                 seed_source: Callable[[], int] | None = None) -> None:
+                 seed_source: Callable[[], int] | None = None, ai_process: bool = False) -> None:
         self.storage = storage
         self.outbox = outbox
         self.default_turn_minutes = default_turn_minutes
@@ -173,6 +176,8 @@ class Tiempo:
         self._histories: OrderedDict[int, _History] = OrderedDict()
         self._ai_tasks: dict[int, asyncio.Task[None]] = {}
         self._closing = False
+        #: AI seats think in one worker process, so that a long search never slows the event loop
+        self._pool = concurrent.futures.ProcessPoolExecutor(max_workers=1) if ai_process else None
 
     # -- loading ------------------------------------------------------------------------------
 
@@ -327,7 +332,10 @@ class Tiempo:
             colour = self._free_colour(game)
             used = {s.user_id for s in game.seats}
             user_id = next(AI_USER_BASE + i for i in range(5) if AI_USER_BASE + i not in used)
-            name = f"{AI_NAMES[level]} {colour}"
+            name = AI_NAMES[level]
+            taken = {s.name for s in game.seats}
+            if name in taken:
+                name = next(f"{name} {n}" for n in range(2, 7) if f"{name} {n}" not in taken)
             seats = [*game.seats, SeatRecord(user_id, name, colour, ai_level=level)]
             game = await self.storage.update_lobby(game.id, seats=seats, now=self.clock())
         return self._lobby_reply(game, f"{name}, an AI player ({level}), sits down as {colour}.")
@@ -350,7 +358,7 @@ class Tiempo:
             if not any(s.user_id == caller.user_id for s in game.seats):
                 raise Refusal(f"You are not seated in game #{game.id}.")
             seats = [s for s in game.seats if s.user_id != caller.user_id]
-            if not any(not is_ai(s) for s in seats):
+            if not seats:
                 await self.storage.set_status(game.id, Status.CANCELLED, now=self.clock())
                 return Reply(f"{caller.name} leaves; nobody is left, so game #{game.id} is cancelled.", public=True)
             game = await self.storage.update_lobby(game.id, seats=seats, now=self.clock())
@@ -732,8 +740,7 @@ class Tiempo:
                 if state.finished or not is_ai(seat):
                     return
                 assert seat.ai_level is not None
-                action = await asyncio.to_thread(self._decide, state, state.waiting_on, seat.ai_level,
-                                                 game.seed * 1000 + game.action_count)
+                action = await self._think(state, state.waiting_on, seat.ai_level, game.seed * 1000 + state.turn)
                 async with self.storage.lock(game_id):
                     fresh = await self.storage.get_game(game_id)
                     if fresh.action_count != game.action_count or fresh.status is not Status.PLAYING:
@@ -750,13 +757,23 @@ class Tiempo:
                     f"The AI player of game #{game_id} ran into a problem and stopped; its turn will end when the "
                     "turn limit runs out, or the opener can `/tiempo cancel` the game."))
 
-    def _decide(self, state: GameState, seat: int, level: str, seed: int) -> Action:
-        choose = self._choose_ai
-        if choose is None:
-            from .ai import choose_action
-
-            choose = choose_action
-        return choose(state, seat, level, seed=seed, budget_s=self.ai_think_seconds)
+    async def _think(self, state: GameState, seat: int, level: str, seed: int) -> Action:
+        """The AI's action, decided off the event loop (in the worker process, or a thread); if the AI
+        fails, a safe legal action instead (the first option of its decision, or the end of its turn),
+        so that a game never stalls on a broken AI."""
+        choose = self._choose_ai or _default_ai()
+        try:
+            if self._pool is not None:
+                loop = asyncio.get_running_loop()
+                return await loop.run_in_executor(self._pool, functools.partial(
+                    choose, state, seat, level, seed=seed, budget_s=self.ai_think_seconds))
+            return await asyncio.to_thread(choose, state, seat, level, seed=seed, budget_s=self.ai_think_seconds)
+        except Exception:
+            log.exception("AI (%s) failed for seat %s; playing a safe action instead", level, seat)
+            if state.pending is not None:
+                return Choose(seat, state.pending.decision.options[0])
+            ends = [a for a in legal_actions(state) if isinstance(a, EndTurn)]
+            return min(ends, key=lambda a: a.discard.total)
 
     async def resume(self) -> None:
         """After a start-up: let every game waiting on an AI seat go on."""
@@ -828,6 +845,8 @@ class Tiempo:
         for t in tasks:
             with contextlib.suppress(BaseException):
                 await t
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
 
     async def idle(self) -> None:
         """Wait until no AI seat is thinking (for tests and the console)."""
@@ -836,6 +855,12 @@ class Tiempo:
             if not tasks:
                 return
             await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _default_ai() -> Callable[..., Action]:
+    from .ai import choose_action
+
+    return choose_action
 
 
 def _decision_question(state: GameState) -> str:

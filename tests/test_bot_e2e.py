@@ -44,6 +44,7 @@ def make_bot(sim: DiscordSim, db: Path, **options: Any) -> TiempoBot:
     config = Config(token="sim-token", database=str(db), guilds=(sim.guild.id,))
     options.setdefault("choose_ai", random_ai)
     options.setdefault("seed_source", lambda: 11)
+    options.setdefault("ai_process", False)
     return TiempoBot(config, timer_every=3600, **options)
 
 
@@ -246,7 +247,7 @@ async def test_ai_seats_play_their_turns(sim: DiscordSim, tmp_path: Path) -> Non
     await sim.wait_for_message(lambda m: "is over" in m.content)
     ai_turns = [m for m in public(sim) if "ends the turn" in m.content and "Dice" in m.content]
     assert ai_turns and all(m.attachments for m in ai_turns)  # an AI's turn comes with the board
-    assert any(re.search(r"Dice \w+ \(\w+\) (builds|upgrades|demolishes|puts|travels|sends)", m.content)
+    assert any(re.search(r"Dice( \d)? \(\w+\) (builds|upgrades|demolishes|puts|travels|sends)", m.content)
                for m in ai_turns)  # and tells what the AI did, not only that it ended
 
 
@@ -363,10 +364,10 @@ async def test_turn_limits_resume_after_a_restart(sim: DiscordSim, tmp_path: Pat
     clock.now += 6 * 60
     second = await sim.connect(make_bot(sim, db, clock=clock))
     await second.service.tick()
-    await sim.wait_for_message(lambda m: "Time is up" in m.content)
+    timeout = await sim.wait_for_message(lambda m: "Time is up" in m.content)
+    board = await sim.wait_for_message(lambda m: m.id > timeout.id and bool(m.attachments))
     _, after = await state_of(second, sim)
     assert after.active != state.active
-    board = next(m for m in reversed(public(sim)) if m.attachments)
     assert f"<@{user_of(users, after, after.active).id}>" in board.content
 
 
@@ -396,3 +397,23 @@ async def test_an_unexpected_error_gets_an_apology_and_a_log_line(sim: DiscordSi
     assert "KeyError" not in reply.content and "Traceback" not in reply.content
     (record,) = [r for r in caplog.records if r.name == "tiempo.discord"]
     assert f"/tiempo status failed (game #{game_id}" in record.getMessage() and record.exc_info is not None
+
+
+async def test_an_all_ai_table_plays_a_whole_game_with_the_real_ai(sim: DiscordSim, tmp_path: Path) -> None:
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3", choose_ai=None, ai_process=True))
+    await answer(sim, sim.slash("tiempo", "new", {"seats": 3}))
+    for level in ("random", "greedy"):
+        await answer(sim, sim.slash("tiempo", "addbot", {"level": level}))
+    full = await answer(sim, sim.slash("tiempo", "join", user=sim.add_user("bob")))
+    assert full.ephemeral and "full" in full.content
+    left = await answer(sim, sim.slash("tiempo", "leave"))
+    assert not left.ephemeral and "alice leaves" in left.content
+    added = await answer(sim, sim.slash("tiempo", "addbot", {"level": "random"}))
+    assert "Dice 2" in added.content
+    await answer(sim, sim.slash("tiempo", "start"))  # the opener starts it without a seat, to watch
+    final = await sim.wait_for_message(lambda m: "is over" in m.content, timeout=240)
+    assert "🥇" in final.content
+    _, state = await state_of(bot, sim)
+    assert state.finished and len([m for m in public(sim) if m.attachments]) >= 1 + 21
+    names = {p.name for p in state.players}
+    assert names == {"Dice", "Magpie", "Dice 2"}

@@ -170,7 +170,7 @@ def test_a_real_terminal_session_in_a_subprocess(tmp_path: Path) -> None:
 def test_a_whole_game_with_ai_seats_ends_with_the_ranking_and_a_rematch(tmp_path: Path) -> None:
     text = run_console(tmp_path, "end\n" * 7 + "end\nlog 5\nrematch\nstatus\nquit\n",
                        "--seats", "Ana,ai:random,ai:greedy", "--seed", "3", "--no-pictures")
-    assert "Dice White (White, AI random)" in text and "Magpie Green (Green, AI greedy)" in text
+    assert "Dice (White, AI random)" in text and "Magpie (Green, AI greedy)" in text
     assert text.count("Ana (Red) ends the turn.") >= 7
     assert "Game #1 is over." in text and "🥇" in text and "Play again with the same seats: type `rematch`." in text
     after = text.partition("Game #1 is over.")[2]

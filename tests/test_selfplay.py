@@ -85,7 +85,6 @@ def test_the_same_seed_plays_the_same_game(tmp_path: Path) -> None:
 
 
 def test_the_strong_player_is_deterministic_with_an_iteration_budget(tmp_path: Path) -> None:
-    pytest.importorskip("bot.ai")
     for name in ("a", "b"):
         selfplay.play_game(["strong", "random"], seed=2, out=tmp_path / name, iterations=1, pictures=False)
     assert (tmp_path / "a" / "actions.txt").read_text() == (tmp_path / "b" / "actions.txt").read_text()
@@ -93,7 +92,6 @@ def test_the_strong_player_is_deterministic_with_an_iteration_budget(tmp_path: P
 
 
 def test_the_command_line(tmp_path: Path) -> None:
-    pytest.importorskip("bot.ai")
     out = subprocess.run([sys.executable, "-m", "bot", "selfplay", "--players", "2", "--level", "random", "--seed",
                           "4", "--out", str(tmp_path / "g")], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert out.returncode == 0, out.stderr
