@@ -692,3 +692,41 @@ def test_r24_a_players_view_hides_other_hands_and_the_draw_pile() -> None:
     assert v.state.players[2].hand == s.players[2].hand
     assert v.state.players[0].hand.total == 0 and v.state.players[1].hand.total == 0
     assert v.state.deck == [] and v.deck_size == len(s.deck) and v.hand_sizes == (4, 4, 4)
+
+
+# -- Printed hamlets and paradox (R3, R52, R53, R70a, A12, A16, A28; decisions D3, D4) ----------------------
+
+
+def test_r3_r52_r70a_a12_a16_d4_upgrading_a_printed_hamlet_through_a_faith_town_over_it() -> None:
+    """R52/D4: Faith's Town over the hamlet is a paradox victim (R53), and so is its Reason shadow (A16);
+    R70a: Red, with the most cubes, keeps one on the uncovered hamlet (R3), which is then the old
+    building the new Town replaces, so the cube moves onto it."""
+    pos = PLAIN + "hamlets: B2\nRed: hand=C\nF: Town@A1\nR: Town@A1{Red:2,White:1}\n"
+    s, events = play(pos, "Red upgrade B2 on M to Town at B2 pay C")
+    assert board_line(s, "M") == board_line(s, "F") == "Town@B2"
+    assert board_line(s, "R") == "Town@B2{Red:1}"
+    assert [p.supply for p in s.players] == [24, 25, 25, 25]
+    assert s.stock[Kind.TOWN] == 24 - 3 and s.stock[Kind.HAMLET] == 20
+    assert [e.age for e in events if isinstance(e, ParadoxRemoved)] == [Age.FAITH]
+
+
+def test_r70a_a28_a_tie_without_the_active_player_leaves_no_cube() -> None:
+    """A28: Red and White tie on the paradoxed Town; Blue (P) has no cube there to take off, the tie
+    stands, and nobody keeps a cube on the hamlet."""
+    pos = PLAIN + "hamlets: B2\nactive: Blue\nBlue: hand=MM\nF: Town@B2\nR: Town@B2{Red:1,White:1}\n"
+    s, _ = play(pos, "Blue build Keep C3 on M")
+    assert board_line(s, "R") == "Keep-ruin@C3"
+    assert s.players[0].supply == 25 and s.players[1].supply == 25
+
+
+def test_r52_r60_r62_a_civil_upgrade_copy_joins_faith_domains_through_its_old_shadow() -> None:
+    """R52/R60: the City's copy replaces the Faith Town; the Town's domain (Red's Keep) and White's domain
+    are the originals; 2 against 2 is a tie and Red, the active player, loses his own Keep first (R62)."""
+    pos = PLAIN + "Red: hand=C\nM: Town@C2\nF: Keep[Red]@A2 Town@C2 Keep[White]@F3\nR: Town@C2{White:1}\n"
+    s, events = play(pos, "Red upgrade C2 on M to City at C2 pay C")
+    assert [[p for _, p in e.powers] for e in events if isinstance(e, PowerCompared)] == [[2, 2]]
+    d = s.pending.decision  # type: ignore[union-attr]
+    assert d.kind is DecisionKind.PLACE_SMALLER and d.player == 0 and str(d.subject) == "A2"
+    s, _ = play(pos, "Red upgrade C2 on M to City at C2 pay C\nRed choose B3")
+    assert board_line(s, "F") == "City@C2 Watchtower[Red]@B3 Keep[White]@F3"
+    assert board_line(s, "R") == "City@C2{White:1}"
