@@ -19,6 +19,7 @@ import concurrent.futures
 import contextlib
 import functools
 import logging
+import multiprocessing
 import secrets
 import time
 from collections import OrderedDict
@@ -177,7 +178,9 @@ class Tiempo:
         self._ai_tasks: dict[int, asyncio.Task[None]] = {}
         self._closing = False
         #: AI seats think in one worker process, so that a long search never slows the event loop
-        self._pool = concurrent.futures.ProcessPoolExecutor(max_workers=1) if ai_process else None
+        # (spawned, not forked: a fork would copy the event loop's and the database thread's locks)
+        self._pool = concurrent.futures.ProcessPoolExecutor(
+            max_workers=1, mp_context=multiprocessing.get_context("spawn")) if ai_process else None
 
     # -- loading ------------------------------------------------------------------------------
 
