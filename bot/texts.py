@@ -14,6 +14,7 @@ from rules import (
     EndTurn,
     Exchange,
     GameState,
+    Kind,
     Populate,
     Renovate,
     Swap,
@@ -168,6 +169,45 @@ _ACTION_WORDS = [
 ]
 
 
+def _what_you_can_do(s: GameState, actions: Sequence[object]) -> list[str]:
+    """The kinds of action open to the player, with what and where for the card actions: ``build a
+    Watchtower or Hamlet on Might``, ``upgrade B2 or F3 on Faith``, ``populate D2 or E5``."""
+    where: dict[type, dict[Age, list[str]]] = {}
+    kinds: set[type] = set()
+    for a in actions:
+        kinds.add(type(a))
+        if isinstance(a, Construct):
+            age, item = a.age, a.kind.value
+        elif isinstance(a, (Upgrade, Demolish)):
+            age, item = a.age, str(a.target)
+        elif isinstance(a, (Populate, Renovate)):
+            age, item = Age.REASON, str(a.target)
+        else:
+            continue
+        items = where.setdefault(type(a), {}).setdefault(age, [])
+        if item not in items:
+            items.append(item)
+
+    def some(items: list[str], limit: int = 4) -> str:
+        shown = items[:limit] + ([f"{len(items) - limit} more"] if len(items) > limit else [])
+        return ", ".join(shown[:-1]) + " or " + shown[-1] if len(shown) > 1 else shown[0]
+
+    order = [k.value for k in Kind]
+    out: list[str] = []
+    for t, word in _ACTION_WORDS:
+        if t not in kinds:
+            continue
+        if t is Construct:
+            word = "build " + "; ".join(f"{_a(some(sorted(names, key=order.index), 9))} on {age.title}"
+                                        for age, names in sorted(where[t].items()))
+        elif t in (Populate, Renovate):
+            word += " " + some(where[t][Age.REASON])
+        elif t in where:
+            word += " " + "; ".join(f"{some(cells)} on {age.title}" for age, cells in sorted(where[t].items()))
+        out.append(word)
+    return out
+
+
 def describe_hand(s: GameState, player: int) -> str:
     """The private hand message: cards, Ecus, cubes, pawns and what each may still play, and what
     the player can do now."""
@@ -190,9 +230,7 @@ def describe_hand(s: GameState, player: int) -> str:
         else:
             lines.append(f"Waiting for {who(s, d.player)} to {describe_decision(s, d)}.")
     elif s.active == player:
-        kinds = {type(a) for a in legal_actions(s)}
-        can = [word for t, word in _ACTION_WORDS if t in kinds]
-        lines.append("**Your turn.** You can " + ", ".join(can) + ".")
+        lines.append("**Your turn.** You can " + ", ".join(_what_you_can_do(s, legal_actions(s))) + ".")
         rooms = [f"{pool(s, player, age)} on {age.title}" for age in Age if pool(s, player, age)]
         if rooms:
             lines.append("Cards you may still play: " + ", ".join(rooms) + ".")

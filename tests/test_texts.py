@@ -89,3 +89,13 @@ def test_a_destroyed_building_keeps_its_capitals() -> None:
     s, _ = play(T13)
     keep = next(b for b in s.boards[Age.MIGHT].buildings.values() if b.kind.value == "Keep" and b.owner == 1)
     assert narrate(s, [Destroyed(Age.MIGHT, keep)]) == ["White's Keep at E1 on Might is destroyed."]
+
+
+def test_the_hand_says_what_can_be_built_and_where_upgrades_and_populations_go() -> None:
+    s, _ = play("map: plain 15x12\nRed: ecus=4 hand=MMCC pawns=M,R\nM: Watchtower[Red]@A1\n"
+                "R: Hamlet@D2 Town@F5\n")
+    text = describe_hand(s, 0)
+    # what legal_actions allows, grouped: kinds per board, upgrade targets, populate targets
+    assert "build a Watchtower, Keep, Hamlet or Town on Might" in text, text
+    assert "upgrade A1 on Might" in text and "populate D2 or F5" in text, text
+    assert "renovate" not in text  # no ruin on Reason
