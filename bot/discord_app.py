@@ -294,7 +294,7 @@ async def _cells(interaction: Interaction, command: str, current: str) -> list[a
     try:
         cells = await _service(interaction).suggest_cells(
             caller_of(interaction), command, current, kind=getattr(ns, "kind", None) or getattr(ns, "to", None),
-            age=getattr(ns, "age", None))
+            age=getattr(ns, "age", None), target=getattr(ns, "cell", None) if command == "upgrade-at" else None)
     except Exception:
         log.exception("cell autocompletion failed")
         return []
@@ -411,6 +411,10 @@ def build_group() -> app_commands.Group:
     async def swap(interaction: Interaction, take: str, give: str) -> None:
         await play(interaction, "swap", take=take, give=give)
 
+    @swap.autocomplete("take")
+    async def swap_take(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await _cards(interaction, "swap-take", current)
+
     @swap.autocomplete("give")
     async def swap_give(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         return await _cards(interaction, "swap", current)
@@ -445,6 +449,10 @@ def build_group() -> app_commands.Group:
     @upgrade.autocomplete("pay")
     async def upgrade_pay(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         return await _payments(interaction, "upgrade", current)
+
+    @upgrade.autocomplete("at")
+    async def upgrade_at(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await _cells(interaction, "upgrade-at", current)
 
     @upgrade.autocomplete("cell")
     async def upgrade_cell(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:

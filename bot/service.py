@@ -35,11 +35,13 @@ from rules import (
     Construct,
     Demolish,
     EndTurn,
+    Exchange,
     GameState,
     Kind,
     Populate,
     Renovate,
     RuleError,
+    Swap,
     Upgrade,
     apply,
     describe_decision,
@@ -54,7 +56,7 @@ from rules.serial import from_json, to_json
 
 from .play import Refusal, Seat, act, action_text, can_undo, start
 from .storage import ActionRecord, ChannelBusyError, GameRecord, SeatRecord, Status, Storage
-from .texts import RULES, describe_hand, describe_status, narrate, ranking, who
+from .texts import RULES, describe_hand, describe_status, ecu_word, narrate, ranking, who
 
 log = logging.getLogger("tiempo.service")
 
@@ -539,6 +541,8 @@ class Tiempo:
                 raise Refusal("That question was already answered; here is the game as it is now.\n"
                               + describe_status(self.state_of(game)))
             state = self.state_of(game)
+            if command == "upgrade" and not options.get("at"):
+                options = {**options, "at": _upgrade_origin(state, _seats(game), caller.user_id, options)}
             new, events, action = act(state, _seats(game), caller.user_id, command, options)
             game = await self._commit(game, state, new, action, events, caller.user_id)
         self._drive(game.id)
@@ -576,6 +580,7 @@ class Tiempo:
             await self._post_board(game, state, lines, turn_events)
             return
         if state.pending is not None and any(isinstance(e, ev.DecisionRequested) for e in events):
+            lines = narrate(state, [e for e in events if not isinstance(e, (ev.TurnBegan, ev.DecisionRequested))])
             await self.outbox.post(game.channel_id, self._decision_post(game, state, lines))
             return
         actor = self._actor(events, state)
@@ -629,7 +634,7 @@ class Tiempo:
         lines = [*narration[-8:], "", f"**Game #{game.id} is over.**"]
         for place, seat, ecus in ranking(state):
             medal = {1: "🥇", 2: "🥈", 3: "🥉"}.get(place, f"{place}.")
-            lines.append(f"{medal} {who(state, seat)} — {ecus} Ecus")
+            lines.append(f"{medal} {who(state, seat)} — {ecus} {ecu_word(ecus)}")
         lines.append("Play again with the same seats: press Rematch.")
         await self.outbox.post(game.channel_id, Post("\n".join(lines), png=png, filename=f"tiempo-{game.id}-final.png",
                                                       hand_game=game.id, rematch_game=game.id,
@@ -646,9 +651,11 @@ class Tiempo:
             h = await self.history(game)
             state = self.state_of(game)
             last = h.actions[-1] if h.actions else None
+            if last is not None and state.pending is None and (
+                    last[1].player != seat or any(isinstance(e, ev.TurnEnded) for e in last[2])):
+                raise Refusal("Nothing of yours to undo: undo takes back only your own last action of the turn "
+                              "you are playing.")
             why = can_undo(state, last[2] if last else (), last[1] if last else None)
-            if why is None and last is not None and last[1].player != seat:
-                why = "Only your own last action can be undone."
             if why is not None:
                 raise Refusal(why)
             assert last is not None
@@ -658,14 +665,15 @@ class Tiempo:
             h.actions.pop()
             h.seq = game.action_count
             self._remember(game.id, game.action_count, before)
+            what = " ".join(narrate(before, last[2])[:2]).rstrip(".")
             await self.outbox.post(game.channel_id, Post(
-                f"{who(before, seat)} takes back: {format_action(before, last[1]).split(' ', 1)[1]}."))
+                f"↩️ {who(before, seat)} takes back their last action (it was: {what})."))
         return Reply("Undone.\n" + describe_hand(before, seat))
 
     # -- autocompletion ------------------------------------------------------------------------------
 
     async def suggest_cells(self, caller: Caller, command: str, typed: str, *, kind: str | None = None,
-                            age: str | None = None, limit: int = 25) -> list[str]:
+                            age: str | None = None, target: str | None = None, limit: int = 25) -> list[str]:
         """Cells that make ``command`` legal for the caller now, filtered by what is typed (at most 25)."""
         game = await self.storage.active_game_in_channel(caller.channel_id)
         if game is None or game.status is not Status.PLAYING:
@@ -674,7 +682,7 @@ class Tiempo:
         if seat is None:
             return []
         state = self.state_of(game)
-        cells = _legal_cells(state, seat, command, kind, age)
+        cells = _legal_cells(state, seat, command, kind, age, target)
         typed = typed.strip().upper()
         return [c for c in cells if c.startswith(typed)][:limit]
 
@@ -686,8 +694,19 @@ class Tiempo:
         seat = self._seat(game, caller)
         if seat is None:
             return []
-        hand = self.state_of(game).players[seat].hand
-        sets = sorted({str(c) for c in sub_multisets(hand) if c.total}, key=lambda t: (len(t), t))
+        state = self.state_of(game)
+        if state.active != seat or state.pending is not None:
+            return []
+        if command == "exchange" and not any(isinstance(a, Exchange) for a in legal_actions(state)):
+            return []
+        if command.startswith("swap") and not any(isinstance(a, Swap) for a in legal_actions(state)):
+            return []
+        if command == "swap-take":  # k cards of one colour from the reserve (R33)
+            sets = sorted({str(c) for c in sub_multisets(state.reserve) if c.total and len(set(str(c))) == 1},
+                          key=lambda t: (len(t), t))
+        else:
+            sets = sorted({str(c) for c in sub_multisets(state.players[seat].hand) if c.total},
+                          key=lambda t: (len(t), t))
         typed = typed.strip().upper()
         return [t for t in sets if t.startswith(typed)][:limit]
 
@@ -874,13 +893,51 @@ def _decision_question(state: GameState) -> str:
 AGE_LETTERS = {"M": Age.MIGHT, "F": Age.FAITH, "R": Age.REASON}
 
 
-def _legal_cells(state: GameState, seat: int, command: str, kind: str | None, age: str | None) -> list[str]:
+def _upgrades_of(state: GameState, seat: int, options: dict[str, str | None]) -> list[Upgrade]:
+    """The legal upgrades of the building the options name into the kind they name, wherever it goes."""
+    try:
+        text = action_text("upgrade", {k: v for k, v in options.items() if k != "at"})
+        named = parse_action(f"{state.players[seat].colour.value} {text}", state)
+    except (Refusal, ValueError, RuleError):
+        return []
+    if not isinstance(named, Upgrade):
+        return []
+    return [a for a in legal_actions(state) if isinstance(a, Upgrade)
+            and (a.age, a.target, a.kind) == (named.age, named.target, named.kind)]
+
+
+def _upgrade_origin(state: GameState, seats: Sequence[Seat], user_id: int,
+                    options: dict[str, str | None]) -> str | None:
+    """Where an upgrade given without ``at`` goes: where the old building's top-left cell is, if that
+    is legal; else the one legal place; with several, a Refusal that lists them (R29)."""
+    seat = next((i for i, s in enumerate(seats) if s.user_id == user_id and s.ai is None), None)
+    if seat is None or state.active != seat:
+        return None
+    origins = list(dict.fromkeys(str(a.origin) for a in _upgrades_of(state, seat, options)))
+    if not origins:
+        return None  # the engine will say why
+    target = next(str(a.target) for a in _upgrades_of(state, seat, options))
+    if target in origins:
+        return target
+    if len(origins) == 1:
+        return origins[0]
+    raise Refusal(f"The bigger building can go in several places: add `at:` with its top-left cell, one of "
+                  f"{', '.join(origins)}.")
+
+
+def _legal_cells(state: GameState, seat: int, command: str, kind: str | None, age: str | None,
+                 target: str | None = None) -> list[str]:
     """The cells a command may name now (for autocompletion)."""
     ages = [AGE_LETTERS[age.upper()[:1]]] if age and age.upper()[:1] in AGE_LETTERS else list(Age)
     if command == "choose":
         if state.pending is None or state.pending.decision.player != seat:
             return []
         return [str(c) for c in state.pending.decision.options]
+    if command == "upgrade-at":
+        if state.active != seat or state.pending is not None or not target:
+            return []
+        options: dict[str, str | None] = {"cell": target, "kind": kind, "age": age}
+        return list(dict.fromkeys(str(a.origin) for a in _upgrades_of(state, seat, options)))
     if command == "build" and kind:
         try:
             k = Kind.parse(kind)
@@ -902,6 +959,8 @@ def _legal_cells(state: GameState, seat: int, command: str, kind: str | None, ag
     out: list[str] = []
     for action in legal_actions(state):
         if type(action) is not wanted:
+            continue
+        if isinstance(action, Upgrade) and kind and action.kind.value.lower() != kind.strip().lower():
             continue
         if isinstance(action, Construct):
             cell, age_of = action.origin, action.age

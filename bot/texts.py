@@ -49,6 +49,11 @@ def building_name(s: GameState, b: Building, age: Age) -> str:
     return f"the {kind} at {b.origin}"
 
 
+def ecu_word(n: int) -> str:
+    """``Ecu`` or ``Ecus``."""
+    return "Ecu" if n == 1 else "Ecus"
+
+
 def _a(word: str) -> str:
     return ("an " if word[0].lower() in "aeiou" else "a ") + word
 
@@ -100,7 +105,10 @@ def _sentence(s: GameState, e: ev.Event) -> str:
         return (f"{who(s, e.player)} upgrades {old} at {e.old.origin} on {e.age.title} to "
                 f"{_a(e.new.kind.value)} at {e.new.origin}.")
     if isinstance(e, ev.Demolished):
-        return f"{who(s, e.player)} demolishes {building_name(s, e.building, e.age)} on {e.age.title} (1 Ecu)."
+        name = building_name(s, e.building, e.age)
+        if e.building.owner == e.player and not e.building.printed:
+            name = f"their own {e.building.kind.value} at {e.building.origin}"
+        return f"{who(s, e.player)} demolishes {name} on {e.age.title} (1 Ecu)."
     if isinstance(e, ev.BonusPaid):
         return f"+{e.amount} Ecu"
     if isinstance(e, ev.Populated):
@@ -151,7 +159,7 @@ def _sentence(s: GameState, e: ev.Event) -> str:
     if isinstance(e, ev.GameEnded):
         best = max(e.ecus)
         names = " and ".join(who(s, i) for i in e.winners)
-        return f"Game over: {names} win{'s' if len(e.winners) == 1 else ''} with {best} Ecus."
+        return f"Game over: {names} win{'s' if len(e.winners) == 1 else ''} with {best} {ecu_word(best)}."
     if isinstance(e, ev.DecisionRequested):
         d = e.decision
         return f"{who(s, d.player)} must {describe_decision(s, d)}."
@@ -230,7 +238,13 @@ def describe_hand(s: GameState, player: int) -> str:
         else:
             lines.append(f"Waiting for {who(s, d.player)} to {describe_decision(s, d)}.")
     elif s.active == player:
-        lines.append("**Your turn.** You can " + ", ".join(_what_you_can_do(s, legal_actions(s))) + ".")
+        can = _what_you_can_do(s, legal_actions(s))
+        card_actions = [c for c in can if c.split()[0] in ("build", "upgrade", "demolish", "populate", "renovate")]
+        others = [c for c in can if c not in card_actions]
+        lines.append("**Your turn.** You can:")
+        lines += [f"• {c}" for c in card_actions]
+        if others:
+            lines.append("• " + " · ".join(others))
         rooms = [f"{pool(s, player, age)} on {age.title}" for age in Age if pool(s, player, age)]
         if rooms:
             lines.append("Cards you may still play: " + ", ".join(rooms) + ".")
@@ -247,7 +261,7 @@ def describe_status(s: GameState) -> str:
     for i, p in enumerate(s.players):
         ecus = str(p.ecus) if s.options.ecus_public or s.finished else "?"
         marker = "▶ " if i == s.active and not s.finished else ""
-        lines.append(f"{marker}{p.colour.letter} {who(s, i)}: {ecus} Ecus, {p.supply} cubes, "
+        lines.append(f"{marker}{p.colour.letter} {who(s, i)}: {ecus} {ecu_word(p.ecus)}, {p.supply} cubes, "
                      f"{p.hand.total} cards, pawns on {p.pawns[0].letter}/{p.pawns[1].letter}")
     stock = ", ".join(f"{k.value} {n}" for k, n in s.stock.items())
     lines.append(f"Stock: {stock}. Deck {len(s.deck)}, discard {len(s.discard)}.")

@@ -417,3 +417,57 @@ async def test_an_all_ai_table_plays_a_whole_game_with_the_real_ai(sim: DiscordS
     assert state.finished and len([m for m in public(sim) if m.attachments]) >= 1 + 21
     names = {p.name for p in state.players}
     assert names == {"Dice", "Magpie", "Dice 2"}
+
+
+async def test_upgrade_without_at_finds_the_place_or_asks_for_it(sim: DiscordSim, tmp_path: Path) -> None:
+    """R29: the bigger building covers the old one; with several legal places the player is asked to say
+    which (and offered them), with one it is used."""
+    from rules import Upgrade
+
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    users = await open_table(sim, bot, "bob")
+    rng = random.Random(4)
+    for _ in range(60):  # play until an upgrade exists whose target cell is not a legal top-left cell
+        _, state = await state_of(bot, sim)
+        ups = [a for a in legal_actions(state) if isinstance(a, Upgrade)]
+        by_target: dict[tuple[Any, ...], set[str]] = {}
+        for a in ups:
+            by_target.setdefault((a.age, a.target, a.kind), set()).add(str(a.origin))
+        odd = [(key, origins) for key, origins in by_target.items() if str(key[1]) not in origins]
+        if odd and state.pending is None:
+            break
+        await play_turn(sim, bot, users, rng)
+    else:
+        raise AssertionError("no upgrade away from its own cell came up")
+    (age, target, kind), origins = odd[0]
+    mover = user_of(users, state, state.active)
+    options = {"cell": str(target), "to": kind.value, "age": age.title}
+    iid = sim.inject(sim.autocomplete("tiempo", "upgrade", {**options, "at": ""}, "at", user=mover))
+    assert {c["value"] for c in await sim.choices(iid)} == origins
+    reply = await answer(sim, sim.slash("tiempo", "upgrade", options, user=mover))
+    assert reply.ephemeral
+    if len(origins) > 1:
+        assert "add `at:`" in reply.content and all(o in reply.content for o in origins), reply.content
+    else:
+        assert "**Your hand:**" in reply.content, reply.content
+        _, after = await state_of(bot, sim)
+        assert any(b.kind is kind and str(b.origin) in origins for b in after.boards[age].buildings.values())
+
+
+async def test_card_autocompletion_follows_the_turn_and_the_reserve(sim: DiscordSim, tmp_path: Path) -> None:
+    """R13, R33: exchange and swap are offered to the player to move; swap takes one colour of the reserve."""
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    users = await open_table(sim, bot, "bob", holdem=True)
+    _, state = await state_of(bot, sim)
+    mover = user_of(users, state, state.active)
+    waiting = next(u for u in users if u is not mover)
+
+    async def offered(command: str, options: dict[str, str], focused: str, user: SimUser) -> list[str]:
+        iid = sim.inject(sim.autocomplete("tiempo", command, options, focused, user=user))
+        return [c["value"] for c in await sim.choices(iid)]
+
+    assert await offered("exchange", {"cards": ""}, "cards", waiting) == []
+    mine = await offered("exchange", {"cards": ""}, "cards", mover)
+    assert mine and all(set(x) <= set(str(state.players[state.active].hand)) for x in mine)
+    takes = await offered("swap", {"take": "", "give": ""}, "take", mover)
+    assert takes and all(len(set(t)) == 1 and t[0] in str(state.reserve) for t in takes)

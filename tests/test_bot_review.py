@@ -227,7 +227,7 @@ async def test_undo_takes_back_only_your_own_actions_of_this_turn_that_drew_noth
     travel = next(a for a in legal_actions(start) if isinstance(a, Travel))
     await play(sim, bot, users, travel)
     refused = await answer(sim, sim.slash("tiempo", "undo", user=other))
-    assert refused.ephemeral and "Only your own last action" in refused.content
+    assert refused.ephemeral and "Nothing of yours to undo" in refused.content
     undone = await answer(sim, sim.slash("tiempo", "undo", user=mover))
     assert undone.ephemeral and undone.content.startswith("Undone.") and "**Your hand:**" in undone.content
     _, back = await state_of(bot, sim)
