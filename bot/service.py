@@ -830,8 +830,13 @@ class Tiempo:
                 return
             state = self.state_of(game)
             active = state.active
-            await self.outbox.post(game.channel_id, Post(
-                f"Time is up for {who(state, state.waiting_on)}: the turn ends."))
+            if state.waiting_on != active:
+                note = (f"Time is up: {who(state, state.waiting_on)} did not answer, so the first choice is taken, "
+                        f"and {who(state, active)}'s turn ends.")
+            else:
+                note = f"Time is up for {who(state, active)}: the turn ends" + (
+                    ", taking the first choice of the open question." if state.pending is not None else ".")
+            await self.outbox.post(game.channel_id, Post(note))
             for _ in range(50):  # answer pending decisions with their first option, then end the turn
                 if state.finished or state.active != active:
                     break
