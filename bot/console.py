@@ -752,7 +752,11 @@ def main(args: argparse.Namespace) -> int:
     """``tiempo-bot console``."""
     with contextlib.suppress(AttributeError, ValueError):
         sys.stdout.reconfigure(errors="replace")  # type: ignore[union-attr]
-    return play(args)
+    try:
+        return play(args)
+    except BrokenPipeError:  # the reader went away (e.g. `| head`): stop quietly, like other tools
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 __all__ = ["COMMANDS", "InputError", "add_arguments", "help_text", "main", "parse_line", "parse_seats", "play",
