@@ -199,6 +199,19 @@ def test_a_decision_does_not_change_when_hidden_information_does(level: str) -> 
             assert got == expected, f"{level} changed its action when only hidden cards changed"
 
 
+def test_strong_with_more_play_outs_still_ignores_hidden_cards() -> None:
+    """The same check with enough play-outs for the Monte Carlo comparison to weigh in, where a
+    leak through the sampled deals would show most."""
+    rng = random.Random(5)
+    for s in (HIDDEN[2], HIDDEN[4]):
+        seat = s.waiting_on
+        ai.clear_cache()
+        expected = ai.choose_action(s, seat, "strong", seed=12, iterations=8)
+        t = _reshuffle_hidden(s, seat, rng)
+        ai.clear_cache()
+        assert ai.choose_action(t, seat, "strong", seed=12, iterations=8) == expected
+
+
 def test_the_reshuffle_does_change_what_a_player_who_could_see_it_would_do() -> None:
     """Control for the test above: a level given the whole state (projected for nobody) would see the
     difference — the deals really differ where it matters (another player's hand)."""

@@ -41,6 +41,11 @@ from .levels import decide, greedy_action, random_action, strong_plan
 
 LEVELS: tuple[str, ...] = ("random", "greedy", "strong")
 
+#: shares of ``budget_s`` (per turn) for the strong level's plan at the start of a turn and for a
+#: new plan in the middle of one
+START_SHARE = 0.7
+REPLAN_SHARE = 0.2
+
 _CACHE_SIZE = 512
 _cache: OrderedDict[tuple[object, ...], Action] = OrderedDict()
 _lock = threading.Lock()
@@ -87,8 +92,6 @@ def choose_action(
     rng = random.Random(mix_seed(seed, level, iterations, seat, fp))
     if level == "random":
         return random_action(view, seat, rng)
-    if view.state.pending is not None:
-        return decide(view, seat, rng, samples=1 if level == "greedy" else 2)
     if level == "greedy":
         return greedy_action(view, seat, rng)
 
@@ -96,9 +99,11 @@ def choose_action(
     cached = _recall((fp, *key_tail))
     if cached is not None:
         return cached
+    if view.state.pending is not None:
+        return decide(view, seat, rng, samples=2)
     s = view.state
     fresh_turn = not (s.acted or s.exchanged or s.swapped)
-    time_s = budget_s * (0.6 if fresh_turn else 0.25)
+    time_s = budget_s * (START_SHARE if fresh_turn else REPLAN_SHARE)
     actions = strong_plan(view, seat, rng, time_s=time_s, iterations=iterations)
     return _store_plan(view.state, seat, actions, key_tail)
 

@@ -21,6 +21,7 @@ from rules import (
     Family,
     GameState,
     Kind,
+    Payment,
     Populate,
     Renovate,
     RuleError,
@@ -29,9 +30,10 @@ from rules import (
     apply,
     default_payment,
     legal_actions,
-    placements,
     surcharge,
 )
+from rules.domains import domains
+from rules.legal import construct_sites
 from rules.serial import View, to_json, view_for
 
 __all__ = [
@@ -128,47 +130,53 @@ def _near(s: GameState, age: Age, cells: tuple[int, ...]) -> int:
     return min(3, len({grid[i] for i in ring2} - {0}))
 
 
-def _signature(s: GameState, age: Age, kind: Kind, cells: tuple[int, ...], extra: int) -> tuple[object, ...]:
-    """What makes two construction sites different for the game: the buildings touched on this board,
-    and for a building that ripples, the buildings it would cover or touch on later boards."""
+def _signature(s: GameState, age: Age, kind: Kind, cells: tuple[int, ...]) -> tuple[object, ...]:
+    """What makes two construction sites different for the game: the domains touched on this board,
+    and for a building that ripples, the buildings it would cover and the domains it would touch on
+    later boards. Sites touching nothing anywhere are told apart by how built-up their surroundings are."""
     game_map = s.map
     ring = game_map.neighbours(cells)
-    sig: list[object] = [age, kind, extra]
+    sig: list[object] = [age, kind]
     for a in Age:
         if a < age or (a > age and kind.level < 2):
             continue
-        grid = s.boards[a].grid
-        touched = frozenset({grid[i] for i in ring} - {0})
+        board = s.boards[a]
+        grid = board.grid
+        of = domains(board, game_map).of
+        touched = frozenset(of[i] for i in {grid[j] for j in ring} - {0})
         covered = frozenset({grid[i] for i in cells} - {0}) if a > age else frozenset()
         sig.append((touched, covered))
-    if len(sig) == 4 and sig[3] == (frozenset(), frozenset()):
+    if all(x == (frozenset(), frozenset()) for x in sig[2:]):
         sig.append(_near(s, age, cells))
     return tuple(sig)
 
 
 def _constructs(s: GameState, player: int, per_signature: int) -> list[Action]:
+    """One construction per group of equivalent sites (``_signature``), with the default payment;
+    the same sites as ``rules.placements`` gives."""
     p = s.players[player]
     out: list[Action] = []
     for age in (Age.MIGHT, Age.FAITH):
         if not p.is_on(age):
             continue
+        pays: dict[tuple[Kind, int], Payment | None] = {}
         for kind in Kind:
             if p.hand.count(kind.family) < kind.level:
                 continue
-            seen: dict[tuple[object, ...], int] = {}
+            if s.stock[kind] <= 0 or (kind.is_mr and p.supply <= 0):
+                continue
+            groups: dict[tuple[object, ...], list[tuple[int, int, Construct]]] = {}
             need = Cards.of(kind.family, kind.level)
-            for origin in placements(s, player, kind, age):
-                cells = s.map.footprint(origin, kind.level)
-                assert cells is not None
-                extra = surcharge(s, cells)
-                sig = _signature(s, age, kind, cells, extra)
-                if seen.get(sig, 0) >= per_signature:
-                    continue
-                pay = default_payment(s, player, age, need, extra)
+            for k, (origin, cells, extra) in enumerate(construct_sites(s, player, age, kind)):
+                if (kind, extra) not in pays:
+                    pays[kind, extra] = default_payment(s, player, age, need, extra)
+                pay = pays[kind, extra]
                 if pay is None:
                     continue
-                seen[sig] = seen.get(sig, 0) + 1
-                out.append(Construct(player, age, kind, origin, pay))
+                sig = _signature(s, age, kind, cells)
+                groups.setdefault(sig, []).append((extra, k, Construct(player, age, kind, origin, pay)))
+            for sites in groups.values():  # the sites with the smallest surcharge, in reading order
+                out.extend(a for _e, _k, a in sorted(sites, key=lambda x: (x[0], x[1]))[:per_signature])
     return out
 
 
@@ -197,7 +205,9 @@ def candidates(s: GameState, player: int, *, per_signature: int = 1, travel: boo
 
         def key(a: Action) -> object:
             if isinstance(a, Upgrade):
-                return ("U", a.age, a.target, a.kind, a.origin)
+                cells = s.map.footprint(a.origin, a.kind.level)
+                assert cells is not None
+                return ("U", a.target, surcharge(s, cells), _signature(s, a.age, a.kind, cells))
             if isinstance(a, Demolish):
                 return ("D", a.age, a.target)
             if isinstance(a, Populate):

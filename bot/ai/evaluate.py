@@ -39,6 +39,8 @@ class Weights:
     cube: float = 0.02
     card: float = 0.15
     rivalry: float = 0.5
+    #: share of a later income expected to be lost, by how firmly it is held (see ``BoardFacts``)
+    risk: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
 
 DEFAULT = Weights()
@@ -66,11 +68,17 @@ _INFO: dict[int, tuple[int, int]] = {id(k): ("MRC".index(k.family.value), k.leve
 
 @dataclass(frozen=True, slots=True)
 class BoardFacts:
-    """One board read once for every player: ``income[p]`` is what ``p`` collects there if present
-    (R74–R77, the same sums as ``rules.income``), ``domains[p]`` how many domains ``p`` controls
-    (top Military on Might, top Religious on Faith) and ``levels[p]`` the sum of their levels above 1."""
+    """One board read once for every player.
+
+    ``income[p]`` is what ``p`` collects there if present (R74–R77, the same sums as
+    ``rules.income``). ``hold[p]`` splits that income by how firmly it is held: on Might and Faith
+    by the level (1, 2, 3) of the top building that earns it, on Reason by the lead in population
+    (tied, ahead by 1, ahead by 2 or more). ``domains[p]`` counts the domains ``p`` controls (top
+    Military on Might, top Religious on Faith) and ``levels[p]`` the sum of their levels above 1.
+    """
 
     income: tuple[int, ...]
+    hold: tuple[tuple[int, int, int], ...]
     domains: tuple[int, ...]
     levels: tuple[int, ...]
 
@@ -79,6 +87,7 @@ def board_facts(s: GameState, age: Age) -> BoardFacts:
     """Income and control of every player on one board, in one pass over its domains."""
     n = len(s.players)
     inc = [0] * n
+    hold = [[0, 0, 0] for _ in range(n)]
     doms = [0] * n
     lev = [0] * n
     board = s.boards[age]
@@ -98,9 +107,12 @@ def board_facts(s: GameState, age: Age) -> BoardFacts:
                     value += level - 1 if b.ruin else level
             best = max(counts)
             if best and value:
-                for q in range(n):
-                    if counts[q] == best:
-                        inc[q] += value
+                leaders = [q for q in range(n) if counts[q] == best]
+                second = max((c for q, c in enumerate(counts) if q not in leaders), default=0)
+                firm = 0 if len(leaders) > 1 else min(2, best - second)
+                for q in leaders:
+                    inc[q] += value
+                    hold[q][firm] += value
     else:
         want = 0 if age is Age.MIGHT else 1
         for group in domains(board, s.map).groups:
@@ -120,9 +132,10 @@ def board_facts(s: GameState, age: Age) -> BoardFacts:
                         tied = True
             if owner is not None and not tied:
                 inc[owner] += civil
+                hold[owner][top_level - 1] += civil
                 doms[owner] += 1
                 lev[owner] += top_level - 1
-    return BoardFacts(tuple(inc), tuple(doms), tuple(lev))
+    return BoardFacts(tuple(inc), tuple((h[0], h[1], h[2]) for h in hold), tuple(doms), tuple(lev))
 
 
 def facts(s: GameState) -> tuple[BoardFacts, BoardFacts, BoardFacts]:
@@ -144,7 +157,8 @@ def value(
     if now:
         v += sum(incomes[a] for a in set(p.pawns))
     if later:
-        best_two = sum(incomes) - min(incomes)
+        held = [sum(h * (1.0 - r) for h, r in zip(f[a].hold[player], w.risk, strict=True)) for a in range(3)]
+        best_two = sum(held) - min(held)
         v += w.future * later * best_two
         doms = f[0].domains[player] + f[1].domains[player]
         levels = f[0].levels[player] + f[1].levels[player]

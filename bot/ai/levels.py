@@ -10,7 +10,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rules import (
     Action,
@@ -28,7 +28,11 @@ from rules import (
 )
 
 from .common import View, candidates, determinize, end_turn, fingerprint, resolve_pending
-from .evaluate import score
+from .evaluate import DEFAULT, Weights, score
+
+#: the strong level's evaluation weights (the greedy level uses ``evaluate.DEFAULT``): the same,
+#: with later incomes discounted by how firmly they are held
+STRONG_WEIGHTS: Weights = replace(DEFAULT, risk=(0.35, 0.15, 0.03))
 
 # ---------------------------------------------------------------------------------------------
 # random
@@ -179,7 +183,8 @@ def beam_plans(s0: GameState, seat: int, *, width: int, depth: int, deadline: fl
     """Best-first beam search over the seat's own moves this turn (constructions, upgrades,
     demolitions, populating, renovating, travel), each move's decisions answered by ``best_choice``.
     Returns up to ``keep`` plans by score, the empty plan (end the turn now) included."""
-    start = Plan([], [s0], score(s0, seat))
+    w = STRONG_WEIGHTS
+    start = Plan([], [s0], score(s0, seat, w))
     beam = [start]
     finals: list[Plan] = [start]
     for _ in range(depth):
@@ -204,9 +209,9 @@ def beam_plans(s0: GameState, seat: int, *, width: int, depth: int, deadline: fl
                     states.append(s2)
                 if s2.pending is not None:  # another player's decision: the plan ends here
                     s3, _ = resolve_pending(s2, best_choice)
-                    v = score(s3, seat)
+                    v = score(s3, seat, w)
                 else:
-                    v = score(s2, seat)
+                    v = score(s2, seat, w)
                 grown.append(Plan(acts, states, v))
         if not grown:
             break
@@ -262,14 +267,37 @@ def _opponents(s: GameState, seat: int, max_actions: int = 40) -> GameState:
     return s
 
 
-def exchange_options(hand: Cards) -> list[Cards]:
-    """A few sensible discards for a paid exchange: the single cards, or the whole hand."""
+def exchange_option(hand: Cards) -> Cards:
+    """The discard tried for a paid exchange: the single cards when the hand also holds a pair,
+    otherwise the whole hand."""
     counts = [hand.count(f) for f in Family]
     singles = Cards(*(1 if c == 1 else 0 for c in counts))
-    out = [hand]
-    if 0 < singles.total < hand.total:
-        out.append(singles)
-    return out
+    return singles if 0 < singles.total < hand.total else hand
+
+
+#: strong: beam width and depth over the turn's moves, how many plans the play-outs compare, and
+#: the share of the planning time the beam may use when the clock decides
+BEAM_WIDTH = 5
+BEAM_DEPTH = 6
+PLAN_KEEP = 3
+BEAM_SHARE = 0.3
+
+
+def _exchange_turn(det: GameState, seat: int, exchange: Exchange) -> GameState | None:
+    """A paid exchange on a determinization, then a greedy turn, ended."""
+    try:
+        s, _ = apply(det, exchange)
+    except RuleError:
+        return None
+    while not s.finished and s.active == seat and s.pending is None:
+        a = greedy_step(s, seat)
+        if isinstance(a, EndTurn):
+            break
+        nxt = _after(s, a)
+        if nxt is None:
+            break
+        s = nxt
+    return _play_out_turn(s, seat, [])
 
 
 def strong_plan(
@@ -277,62 +305,70 @@ def strong_plan(
 ) -> list[Action]:
     """The ``strong`` level's plan for the rest of the turn.
 
-    1. A beam search (width 5) over the seat's own moves, on its view, keeps the best few plans.
-    2. If a paid exchange is still possible, each of a few discards is tried on determinizations
-       (the unseen cards dealt at random) followed by a greedy turn; it competes as one more plan.
-    3. Flat Monte Carlo: each candidate plan is played out on determinizations, the turn ended, the
-       other players' turns played greedily until the seat's next turn, and the position scored.
-       The plan with the best mean wins. ``iterations`` bounds the number of play-outs; otherwise
-       they run until the time is up.
+    1. A beam search over the seat's own moves, on its view, keeps the best ``PLAN_KEEP`` plans.
+    2. If a paid exchange is still possible, it competes as one more plan: on each determinization
+       (the unseen cards dealt at random) the exchange, then a greedy turn.
+    3. Flat Monte Carlo: every plan is played out on the same determinizations — the plan, the end of
+       the turn, the other players' turns played greedily until the seat's next turn — and the
+       position scored. ``_pick`` keeps the beam's best plan unless another clearly did better.
+       ``iterations`` is the number of play-outs; otherwise they run while the time lasts.
     """
     start = time.perf_counter()
-    deadline_beam = start + time_s * (0.45 if iterations is None else 1e9)
+    timed = iterations is None
+    deadline_beam = start + time_s * BEAM_SHARE if timed else float("inf")
     s = view.state
-    plans = beam_plans(s, seat, width=5, depth=6, deadline=deadline_beam, keep=4)
+    plans = beam_plans(s, seat, width=BEAM_WIDTH, depth=BEAM_DEPTH, deadline=deadline_beam, keep=PLAN_KEEP)
     p = s.players[seat]
-    if not (s.exchanged or s.acted or s.swapped) and p.ecus >= 2 + 2:
-        for cards in exchange_options(p.hand):
-            plans.append(Plan([Exchange(seat, cards)], [s], plans[0].value - 2.0))
+    if not (s.exchanged or s.acted or s.swapped) and p.ecus >= 4 and p.hand.total:
+        plans.append(Plan([Exchange(seat, exchange_option(p.hand))], [s], plans[0].value - 2.0))
     if len(plans) == 1:
         return plans[0].actions
-    total = iterations if iterations is not None else 10_000
+    total = iterations if iterations is not None else 1_000_000
     deadline = start + time_s
     done = 0
     k = 0
+    det = view.state
+    slowest = 0.0
     while done < total:
-        if iterations is None and time.perf_counter() > deadline:
+        began = time.perf_counter()
+        if timed and began + slowest > deadline:
             break
         if k == 0:
             det = determinize(view, rng)
         plan = plans[k]
-        if plan.actions and isinstance(plan.actions[0], Exchange):
-            try:
-                s2, _ = apply(det, plan.actions[0])
-            except RuleError:
-                plan.samples.append(-1e9)
-                k = (k + 1) % len(plans)
-                done += 1
-                continue
-            acts: list[Action] = []
-            while not s2.finished and s2.active == seat and s2.pending is None:
-                a = greedy_step(s2, seat)
-                if isinstance(a, EndTurn):
-                    break
-                acts.append(a)
-                s2 = _after(s2, a) or s2
-            end = _play_out_turn(s2, seat, [])
+        first = plan.actions[0] if plan.actions else None
+        if isinstance(first, Exchange):
+            end = _exchange_turn(det, seat, first)
         else:
             end = _play_out_turn(det, seat, plan.actions)
-        end = _opponents(end, seat)
-        plan.samples.append(score(end, seat))
+        plan.samples.append(-1e9 if end is None else score(_opponents(end, seat), seat, STRONG_WEIGHTS))
         done += 1
         k = (k + 1) % len(plans)
-    scored = [pl for pl in plans if pl.samples]
-    if not scored:
-        return plans[0].actions
-    n_min = min(len(pl.samples) for pl in scored)
-    best = max(scored, key=lambda pl: (statistics.fmean(pl.samples[:n_min]) if n_min else pl.value, pl.value))
-    return best.actions
+        slowest = max(slowest, time.perf_counter() - began)
+    return _pick(plans).actions
+
+
+#: strong: how much better (in Ecus, on the same determinizations) a plan must play out than the
+#: beam's best plan to be preferred to it, and how many standard errors of the difference
+MC_MARGIN = 1.0
+MC_SIGMAS = 1.0
+
+
+def _pick(plans: list[Plan]) -> Plan:
+    """The beam's best plan (``plans[0]``) unless another plan played out better on the same
+    determinizations by more than ``MC_MARGIN`` and ``MC_SIGMAS`` standard errors."""
+    base = plans[0]
+    best, best_gain = base, 0.0
+    for pl in plans[1:]:
+        n = min(len(pl.samples), len(base.samples))
+        if n < 2:
+            continue
+        diffs = [pl.samples[i] - base.samples[i] for i in range(n)]
+        mean = statistics.fmean(diffs)
+        se = statistics.stdev(diffs) / n**0.5
+        if mean > max(MC_MARGIN, MC_SIGMAS * se) and mean > best_gain:
+            best, best_gain = pl, mean
+    return best
 
 
 ChooseFn = Callable[[View, int, random.Random], Action]
