@@ -180,9 +180,7 @@ class Tiempo:
         self._ai_tasks: dict[int, asyncio.Task[None]] = {}
         self._closing = False
         #: AI seats think in one worker process, so that a long search never slows the event loop
-        # (spawned, not forked: a fork would copy the event loop's and the database thread's locks)
-        self._pool = concurrent.futures.ProcessPoolExecutor(
-            max_workers=1, mp_context=multiprocessing.get_context("spawn")) if ai_process else None
+        self._pool = _ai_pool() if ai_process else None
 
     # -- loading ------------------------------------------------------------------------------
 
@@ -784,12 +782,16 @@ class Tiempo:
         fails, a safe legal action instead (the first option of its decision, or the end of its turn),
         so that a game never stalls on a broken AI."""
         choose = self._choose_ai or _default_ai()
+        call = functools.partial(choose, state, seat, level, seed=seed, budget_s=self.ai_think_seconds)
         try:
             if self._pool is not None:
-                loop = asyncio.get_running_loop()
-                return await loop.run_in_executor(self._pool, functools.partial(
-                    choose, state, seat, level, seed=seed, budget_s=self.ai_think_seconds))
-            return await asyncio.to_thread(choose, state, seat, level, seed=seed, budget_s=self.ai_think_seconds)
+                try:
+                    return await asyncio.get_running_loop().run_in_executor(self._pool, call)
+                except concurrent.futures.BrokenExecutor:
+                    log.exception("the AI worker process died; starting a new one, and thinking in a thread now")
+                    self._pool.shutdown(wait=False, cancel_futures=True)
+                    self._pool = _ai_pool()
+            return await asyncio.to_thread(call)
         except Exception:
             log.exception("AI (%s) failed for seat %s; playing a safe action instead", level, seat)
             if state.pending is not None:
@@ -882,6 +884,12 @@ class Tiempo:
             if not tasks:
                 return
             await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _ai_pool() -> concurrent.futures.ProcessPoolExecutor:
+    """One worker process for AI seats; spawned, not forked: a fork would copy the event loop's and
+    the database thread's locks."""
+    return concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
 
 
 def _default_ai() -> Callable[..., Action]:

@@ -4,6 +4,8 @@ buttons; we read every reply as Discord would show it."""
 
 from __future__ import annotations
 
+import functools
+import os
 import random
 import re
 from collections.abc import AsyncIterator
@@ -471,3 +473,29 @@ async def test_card_autocompletion_follows_the_turn_and_the_reserve(sim: Discord
     assert mine and all(set(x) <= set(str(state.players[state.active].hand)) for x in mine)
     takes = await offered("swap", {"take": "", "give": ""}, "take", mover)
     assert takes and all(len(set(t)) == 1 and t[0] in str(state.reserve) for t in takes)
+
+
+def dying_ai(state: GameState, seat: int, level: str, *, seed: int, budget_s: float = 2.0,
+             marker: str = "") -> Action:
+    """An AI whose first call kills the process it runs in (the worker), then plays like random_ai."""
+    if not os.path.exists(marker):
+        Path(marker).write_text("died once")
+        os._exit(1)
+    return random_ai(state, seat, level, seed=seed, budget_s=budget_s)
+
+
+async def test_a_dead_ai_worker_is_replaced_and_the_game_goes_on(sim: DiscordSim, tmp_path: Path,
+                                                                 caplog: pytest.LogCaptureFixture) -> None:
+    marker = tmp_path / "died"
+    await sim.connect(make_bot(sim, tmp_path / "t.sqlite3", ai_process=True,
+                               choose_ai=functools.partial(dying_ai, marker=str(marker))))
+    await answer(sim, sim.slash("tiempo", "new", {"seats": 2}))
+    await answer(sim, sim.slash("tiempo", "addbot", {"level": "random"}))
+    await answer(sim, sim.slash("tiempo", "leave"))
+    await answer(sim, sim.slash("tiempo", "addbot", {"level": "random"}))
+    with caplog.at_level("ERROR", logger="tiempo.service"):
+        await answer(sim, sim.slash("tiempo", "start"))
+        await sim.wait_for_message(lambda m: "is over" in m.content, timeout=120)
+    assert marker.read_text() == "died once"
+    assert any("worker process died" in r.getMessage() for r in caplog.records)
+    assert not any("playing a safe action" in r.getMessage() for r in caplog.records)
