@@ -22,16 +22,18 @@ below); with the cache empty (``clear_cache()``), only on those four. With a wal
 **Budget.** ``budget_s`` is for a whole turn. ``strong`` plans the rest of its turn at once and
 remembers the plan (a small, thread-safe cache keyed by the view it expects to see before each step,
 the seat, the level, the seed and ``iterations``), so the later calls of the turn are answered from
-the plan at no cost. Planning takes at most 60% of ``budget_s`` at the start of a turn and 25% when it
+the plan at no cost. Planning takes at most 65% of ``budget_s`` at the start of a turn and 20% when it
 has to plan again in the middle of one (after a paid exchange, whose draw it could not foresee, or
-after another player's decision); decisions are answered in a few milliseconds. Pass the same
-``seed`` for all the calls of one turn so that the plan is found again.
+after another player's decision), and never more than 85% of ``budget_s`` in all for one turn (the
+time spent is added up per turn, so this holds even if the caller passes a new seed at every call;
+the plan is only found again with the same seed). Decisions take a few milliseconds.
 """
 
 from __future__ import annotations
 
 import random
 import threading
+import time
 from collections import OrderedDict
 
 from rules import Action, Exchange, GameState, RuleError, apply
@@ -43,11 +45,16 @@ LEVELS: tuple[str, ...] = ("random", "greedy", "strong")
 
 #: shares of ``budget_s`` (per turn) for the strong level's plan at the start of a turn and for a
 #: new plan in the middle of one
-START_SHARE = 0.7
+START_SHARE = 0.65
 REPLAN_SHARE = 0.2
+#: the most of ``budget_s`` one turn may spend planning in all
+TURN_CAP = 0.85
 
 _CACHE_SIZE = 512
 _cache: OrderedDict[tuple[object, ...], Action] = OrderedDict()
+#: planning time already spent in a turn (``_turn_key``), so that a turn keeps to its budget even
+#: when the caller passes a new seed at every call
+_spent: OrderedDict[tuple[object, ...], float] = OrderedDict()
 _lock = threading.Lock()
 
 
@@ -55,6 +62,7 @@ def clear_cache() -> None:
     """Forget the remembered plans (tests use it to check that a decision depends only on the view)."""
     with _lock:
         _cache.clear()
+        _spent.clear()
 
 
 def _remember(key: tuple[object, ...], action: Action) -> None:
@@ -103,9 +111,23 @@ def choose_action(
         return decide(view, seat, rng, samples=2)
     s = view.state
     fresh_turn = not (s.acted or s.exchanged or s.swapped)
-    time_s = budget_s * (START_SHARE if fresh_turn else REPLAN_SHARE)
+    turn = _turn_key(s, seat)
+    with _lock:
+        spent = _spent.get(turn, 0.0)
+    time_s = max(0.0, min(budget_s * (START_SHARE if fresh_turn else REPLAN_SHARE), budget_s * TURN_CAP - spent))
+    began = time.perf_counter()
     actions = strong_plan(view, seat, rng, time_s=time_s, iterations=iterations)
+    with _lock:
+        _spent[turn] = spent + time.perf_counter() - began
+        _spent.move_to_end(turn)
+        while len(_spent) > _CACHE_SIZE:
+            _spent.popitem(last=False)
     return _store_plan(view.state, seat, actions, key_tail)
+
+
+def _turn_key(s: GameState, seat: int) -> tuple[object, ...]:
+    """What identifies one turn of one game well enough to add up the planning time spent in it."""
+    return (tuple((p.name, p.colour) for p in s.players), s.map.name, s.turn, seat)
 
 
 def _store_plan(s: GameState, seat: int, actions: list[Action], key_tail: tuple[object, ...]) -> Action:
