@@ -54,7 +54,9 @@ _CACHE_SIZE = 512
 _cache: OrderedDict[tuple[object, ...], Action] = OrderedDict()
 #: planning time already spent in a turn (``_turn_key``), so that a turn keeps to its budget even
 #: when the caller passes a new seed at every call
-_spent: OrderedDict[tuple[object, ...], float] = OrderedDict()
+_spent: OrderedDict[tuple[object, ...], tuple[float, float]] = OrderedDict()
+#: a turn's planning time is added up over calls at most this long after its first planning
+TURN_WINDOW_S = 20.0
 _lock = threading.Lock()
 
 
@@ -112,13 +114,16 @@ def choose_action(
     s = view.state
     fresh_turn = not (s.acted or s.exchanged or s.swapped)
     turn = _turn_key(s, seat)
+    now = time.monotonic()
     with _lock:
-        spent = _spent.get(turn, 0.0)
+        first, spent = _spent.get(turn, (now, 0.0))
+    if now - first > TURN_WINDOW_S:  # the same key long after: another game's turn
+        first, spent = now, 0.0
     time_s = max(0.0, min(budget_s * (START_SHARE if fresh_turn else REPLAN_SHARE), budget_s * TURN_CAP - spent))
     began = time.perf_counter()
     actions = strong_plan(view, seat, rng, time_s=time_s, iterations=iterations)
     with _lock:
-        _spent[turn] = spent + time.perf_counter() - began
+        _spent[turn] = (first, spent + time.perf_counter() - began)
         _spent.move_to_end(turn)
         while len(_spent) > _CACHE_SIZE:
             _spent.popitem(last=False)
@@ -126,8 +131,12 @@ def choose_action(
 
 
 def _turn_key(s: GameState, seat: int) -> tuple[object, ...]:
-    """What identifies one turn of one game well enough to add up the planning time spent in it."""
-    return (tuple((p.name, p.colour) for p in s.players), s.map.name, s.turn, seat)
+    """What identifies one turn of one game well enough to add up the planning time spent in it:
+    the seats, the map, the first player, the turn counter, and what the other players cannot change during this
+    turn (their Ecus and pawns). Two games can still share a key (two first turns); entries older
+    than ``TURN_WINDOW_S`` are therefore taken for another game's."""
+    others = tuple((p.ecus, tuple(p.pawns)) for i, p in enumerate(s.players) if i != seat)
+    return (tuple((p.name, p.colour) for p in s.players), s.map.name, s.first, s.turn, seat, others)
 
 
 def _store_plan(s: GameState, seat: int, actions: list[Action], key_tail: tuple[object, ...]) -> Action:
