@@ -38,7 +38,7 @@ class Config:
     turn_limit_minutes: int = 0
     #: logging level name
     log_level: str = "INFO"
-    #: how long an AI player may think about one move, in seconds
+    #: how long a strong AI player may think about one turn, in seconds
     ai_think_seconds: float = 2.0
     #: the file these settings came from, or None when no file was read
     source: str | None = None
