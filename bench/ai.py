@@ -2,7 +2,7 @@
 Prints win rates, average final Ecus per level and decision times per turn (median and p95), and
 writes bench/results/ai.json.
 
-    python bench/ai.py [--games 24] [--budget 2.0] [--iterations N] [--matchups strong,greedy,greedy ...]
+    python bench/ai.py [--games 40] [--budget 2.0] [--iterations N] [--matchups strong,greedy,greedy ...]
 
 Each matchup plays ``--games`` games; game ``g`` uses seed ``--seed + g`` and seats the levels
 rotated by ``g``. A win shared by k players counts 1/k. Times are per *turn*: every call made for a
@@ -83,7 +83,7 @@ def pct(xs: list[float], q: float) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--games", type=int, default=24, help="games per matchup")
+    ap.add_argument("--games", type=int, default=40, help="games per matchup")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--budget", type=float, default=2.0, help="seconds per turn for the strong level")
     ap.add_argument("--iterations", type=int, default=None, help="fixed play-outs instead of a time budget")
