@@ -19,7 +19,7 @@ import contextlib
 import io
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Literal
 
 import discord
@@ -325,6 +325,23 @@ async def _payments(interaction: Interaction, command: str, current: str) -> lis
         return []
 
 
+Completer = Callable[[Interaction, str], Coroutine[Any, Any, list[app_commands.Choice[str]]]]
+
+
+def _cell_completer(command: str) -> Completer:
+    async def complete(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await _cells(interaction, command, current)
+
+    return complete
+
+
+def _pay_completer(command: str) -> Completer:
+    async def complete(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await _payments(interaction, command, current)
+
+    return complete
+
+
 def build_group() -> app_commands.Group:
     """``/tiempo`` and its subcommands."""
     group = app_commands.Group(name="tiempo", description="Play Khronos: three Ages, seven rounds, one winner",
@@ -431,14 +448,6 @@ def build_group() -> app_commands.Group:
                     age: Literal["Might", "Faith"] | None = None, pay: str | None = None) -> None:
         await play(interaction, "build", kind=kind, cell=cell, age=age, pay=pay)
 
-    @build.autocomplete("pay")
-    async def build_pay(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-        return await _payments(interaction, "build", current)
-
-    @build.autocomplete("cell")
-    async def build_cell(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-        return await _cells(interaction, "build", current)
-
     @group.command(description="Upgrade a building into a bigger one of its family")
     @app_commands.describe(cell="A cell of the building", to="What it becomes", at="Top-left cell of the new one",
                            age="Might or Faith", pay="Cards to pay and pawns, e.g. MM 1+1")
@@ -446,54 +455,27 @@ def build_group() -> app_commands.Group:
                       age: Literal["Might", "Faith"] | None = None, pay: str | None = None) -> None:
         await play(interaction, "upgrade", cell=cell, kind=to, at=at, age=age, pay=pay)
 
-    @upgrade.autocomplete("pay")
-    async def upgrade_pay(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-        return await _payments(interaction, "upgrade", current)
-
     @upgrade.autocomplete("at")
     async def upgrade_at(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         return await _cells(interaction, "upgrade-at", current)
-
-    @upgrade.autocomplete("cell")
-    async def upgrade_cell(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-        return await _cells(interaction, "upgrade", current)
 
     @group.command(description="Demolish a Watchtower, Chapel or Hamlet (1 card and 1 Ecu)")
     async def demolish(interaction: Interaction, cell: str, age: Literal["Might", "Faith"] | None = None,
                        pay: str | None = None) -> None:
         await play(interaction, "demolish", cell=cell, age=age, pay=pay)
 
-    @demolish.autocomplete("pay")
-    async def demolish_pay(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-        return await _payments(interaction, "demolish", current)
-
-    @demolish.autocomplete("cell")
-    async def demolish_cell(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-        return await _cells(interaction, "demolish", current)
-
     @group.command(description="Reason: put a cube on a Hamlet, Town or City (1 Civil card)")
     async def populate(interaction: Interaction, cell: str, pay: str | None = None) -> None:
         await play(interaction, "populate", cell=cell, pay=pay)
-
-    @populate.autocomplete("pay")
-    async def populate_pay(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-        return await _payments(interaction, "populate", current)
-
-    @populate.autocomplete("cell")
-    async def populate_cell(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-        return await _cells(interaction, "populate", current)
 
     @group.command(description="Reason: renovate a ruin (Keep/Monastery 1 card, Castle/Abbey 2)")
     async def renovate(interaction: Interaction, cell: str, pay: str | None = None) -> None:
         await play(interaction, "renovate", cell=cell, pay=pay)
 
-    @renovate.autocomplete("pay")
-    async def renovate_pay(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-        return await _payments(interaction, "renovate", current)
-
-    @renovate.autocomplete("cell")
-    async def renovate_cell(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-        return await _cells(interaction, "renovate", current)
+    card_commands: list[app_commands.Command[Any, Any, None]] = [build, upgrade, demolish, populate, renovate]
+    for command in card_commands:
+        command.autocomplete("cell")(_cell_completer(command.name))
+        command.autocomplete("pay")(_pay_completer(command.name))
 
     @group.command(description="End your turn: discard what you like, draw back to 4")
     @app_commands.describe(discard="Cards to discard first, e.g. MC (default: none)")
@@ -508,9 +490,7 @@ def build_group() -> app_commands.Group:
     async def choose(interaction: Interaction, cell: str) -> None:
         await play(interaction, "choose", cell=cell)
 
-    @choose.autocomplete("cell")
-    async def choose_cell(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-        return await _cells(interaction, "choose", current)
+    choose.autocomplete("cell")(_cell_completer("choose"))
 
     @group.command(description="Take back your last action this turn (not after drawing cards)")
     async def undo(interaction: Interaction) -> None:

@@ -670,29 +670,31 @@ class Tiempo:
 
     # -- autocompletion ------------------------------------------------------------------------------
 
+    async def _seated_here(self, caller: Caller) -> tuple[GameState, int] | None:
+        """The state of the game being played in the caller's channel and the caller's seat, if any."""
+        game = await self.storage.active_game_in_channel(caller.channel_id)
+        if game is None or game.status is not Status.PLAYING:
+            return None
+        seat = self._seat(game, caller)
+        return None if seat is None else (self.state_of(game), seat)
+
     async def suggest_cells(self, caller: Caller, command: str, typed: str, *, kind: str | None = None,
                             age: str | None = None, target: str | None = None, limit: int = 25) -> list[str]:
         """Cells that make ``command`` legal for the caller now, filtered by what is typed (at most 25)."""
-        game = await self.storage.active_game_in_channel(caller.channel_id)
-        if game is None or game.status is not Status.PLAYING:
+        seated = await self._seated_here(caller)
+        if seated is None:
             return []
-        seat = self._seat(game, caller)
-        if seat is None:
-            return []
-        state = self.state_of(game)
+        state, seat = seated
         cells = _legal_cells(state, seat, command, kind, age, target)
         typed = typed.strip().upper()
         return [c for c in cells if c.startswith(typed)][:limit]
 
     async def suggest_cards(self, caller: Caller, command: str, typed: str, limit: int = 25) -> list[str]:
         """Card sets in the caller's hand (``MRC`` letters) for paying, exchanging or discarding."""
-        game = await self.storage.active_game_in_channel(caller.channel_id)
-        if game is None or game.status is not Status.PLAYING:
+        seated = await self._seated_here(caller)
+        if seated is None:
             return []
-        seat = self._seat(game, caller)
-        if seat is None:
-            return []
-        state = self.state_of(game)
+        state, seat = seated
         if state.active != seat or state.pending is not None:
             return []
         if command == "exchange" and not any(isinstance(a, Exchange) for a in legal_actions(state)):
@@ -712,13 +714,10 @@ class Tiempo:
                                limit: int = 25) -> list[str]:
         """The ways the caller may pay for the action the other options describe (``MM 1+1``: the cards,
         then how many each pawn plays), filtered by what is typed; empty when the action is not legal."""
-        game = await self.storage.active_game_in_channel(caller.channel_id)
-        if game is None or game.status is not Status.PLAYING:
+        seated = await self._seated_here(caller)
+        if seated is None:
             return []
-        seat = self._seat(game, caller)
-        if seat is None:
-            return []
-        state = self.state_of(game)
+        state, seat = seated
         if state.active != seat or state.pending is not None:
             return []
         try:
