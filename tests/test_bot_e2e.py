@@ -8,6 +8,7 @@ import functools
 import os
 import random
 import re
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -499,3 +500,34 @@ async def test_a_dead_ai_worker_is_replaced_and_the_game_goes_on(sim: DiscordSim
     assert marker.read_text() == "died once"
     assert any("worker process died" in r.getMessage() for r in caplog.records)
     assert not any("playing a safe action" in r.getMessage() for r in caplog.records)
+
+
+async def test_an_ai_turn_cut_by_a_restart_is_played_after_it(sim: DiscordSim, tmp_path: Path) -> None:
+    """The bot stops while an AI seat is thinking; the next start lets it play, and the game goes on."""
+    release = threading.Event()
+    thinking = threading.Event()
+
+    def stuck_ai(state: GameState, seat: int, level: str, *, seed: int, budget_s: float = 2.0) -> Action:
+        thinking.set()
+        release.wait(10)
+        return random_ai(state, seat, level, seed=seed, budget_s=budget_s)
+
+    db = tmp_path / "t.sqlite3"
+    first = await sim.connect(make_bot(sim, db, choose_ai=stuck_ai))
+    await answer(sim, sim.slash("tiempo", "new", {"seats": 2}))
+    await answer(sim, sim.slash("tiempo", "addbot", {"level": "random"}))
+    await answer(sim, sim.slash("tiempo", "start"))
+    _, state = await state_of(first, sim)
+    if state.players[state.active].name == "alice":
+        await answer(sim, sim.slash("tiempo", "end"))
+    await sim.wait_for(thinking.is_set, what="the AI to start thinking")
+    before = (await state_of(first, sim))[1]
+    await first.close()
+    release.set()
+
+    second = await sim.connect(make_bot(sim, db))
+    await sim.wait_for(lambda: any(re.search(r"Dice \(\w+\) ends the turn", m.content) for m in public(sim)),
+                       what="the AI's turn after the restart")
+    await second.service.idle()
+    _, after = await state_of(second, sim)
+    assert after.turn > before.turn and after.players[after.active].name == "alice"
