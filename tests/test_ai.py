@@ -304,6 +304,29 @@ def test_evaluation_prefers_more_income_and_more_ecus() -> None:
     assert score(poorer_rival, me) > score(s, me)
 
 
+def test_strong_rivalry_is_aimed_at_the_best_placed_rival() -> None:
+    """With ``lead`` = 1 (the strong level), only the best-placed rival counts: taking Ecus from the
+    leader gains, taking them from a trailing player does not; with ``lead`` = 0 (greedy) both do."""
+    from dataclasses import replace
+
+    from bot.ai.evaluate import DEFAULT
+    from bot.ai.levels import STRONG_WEIGHTS
+
+    assert STRONG_WEIGHTS.lead == 1.0 and DEFAULT.lead == 0.0
+    s = new_game(["a", "b", "c", "d"], seed=3)
+    me = s.active
+    leader, trailer = [j for j in range(4) if j != me][:2]
+    s.players[leader].ecus += 20
+    robbed_leader = s.clone()
+    robbed_leader.players[leader].ecus -= 3
+    robbed_trailer = s.clone()
+    robbed_trailer.players[trailer].ecus -= 3
+    w = replace(DEFAULT, lead=1.0)
+    assert score(robbed_leader, me, w) == pytest.approx(score(s, me, w) + 3 * w.rivalry)
+    assert score(robbed_trailer, me, w) == pytest.approx(score(s, me, w))
+    assert score(robbed_trailer, me) > score(s, me)
+
+
 def test_bot_ai_imports_no_discord_storage_or_asyncio() -> None:
     allowed = {"rules", "bot"} | set(sys.stdlib_module_names)
     forbidden = {"discord", "aiosqlite", "asyncio"}

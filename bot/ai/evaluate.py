@@ -17,7 +17,10 @@ A position is worth, to one player, an estimate of the Ecus he will hold at the 
   break ties in favour of the cheaper of two equal actions.
 
 A player's *score* is his value minus ``rivalry`` times the mean value of the other players, so that
-harming a rival's domain counts too. ``score`` is what the AI maximises.
+harming a rival's domain counts too. With ``lead`` above 0 that share is moved from the mean towards
+the best-placed other player (``lead`` = 1: only he counts), which is what winning needs: a Town
+that pays the leader's domain costs more than a Town that pays a trailing player's. ``score`` is what
+the AI maximises.
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ class Weights:
     rivalry: float = 0.5
     #: share of a later income expected to be lost, by how firmly it is held (see ``BoardFacts``)
     risk: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    #: share of the rivalry aimed at the best-placed other player rather than at their mean
+    lead: float = 0.0
 
 
 DEFAULT = Weights()
@@ -168,8 +173,12 @@ def value(
 
 
 def score(s: GameState, player: int, w: Weights = DEFAULT) -> float:
-    """``player``'s value minus ``rivalry`` times the mean value of the others."""
+    """``player``'s value minus ``rivalry`` times the mean value of the others, moved by ``lead``
+    towards the value of the best-placed of them."""
     f = facts(s)
     mine = value(s, player, w, f)
     others = [value(s, j, w, f) for j in range(len(s.players)) if j != player]
-    return mine - w.rivalry * (sum(others) / len(others) if others else 0.0)
+    if not others:
+        return mine
+    mean = sum(others) / len(others)
+    return mine - w.rivalry * (mean + w.lead * (max(others) - mean))

@@ -31,8 +31,9 @@ from .common import View, candidates, determinize, end_turn, fingerprint, resolv
 from .evaluate import DEFAULT, Weights, score
 
 #: the strong level's evaluation weights (the greedy level uses ``evaluate.DEFAULT``): the same,
-#: with later incomes discounted by how firmly they are held
-STRONG_WEIGHTS: Weights = replace(DEFAULT, risk=(0.35, 0.15, 0.03))
+#: with later incomes discounted by how firmly they are held, and the rivalry aimed at the
+#: best-placed other player (the one to beat) instead of the mean of the others
+STRONG_WEIGHTS: Weights = replace(DEFAULT, risk=(0.35, 0.15, 0.03), lead=1.0)
 
 # ---------------------------------------------------------------------------------------------
 # random
@@ -279,6 +280,30 @@ def _opponents(s: GameState, seat: int, max_actions: int = 40) -> GameState:
     return s
 
 
+#: strong: how many more of its own turns a play-out goes on for (played greedily, each followed
+#: by the other players' turns) before the position is scored: one more round of replies to what
+#: it does next, closer to the incomes of rounds 4 and 7 (R21)
+HORIZON = 1
+
+
+def _play_on(s: GameState, seat: int) -> GameState:
+    """The other players' turns, then up to ``HORIZON`` more turns of the seat played greedily."""
+    s = _opponents(s, seat)
+    for _ in range(HORIZON):
+        if s.finished:
+            break
+        n = 0
+        while not s.finished and s.active == seat and n < 12:
+            if s.pending is not None:
+                s, _ = resolve_pending(s, best_choice)
+                continue
+            a = greedy_step(s, seat, travel=s.round in (4, 7))
+            s, _ = apply(s, a)
+            n += 1
+        s = _opponents(s, seat)
+    return s
+
+
 def exchange_option(hand: Cards) -> Cards:
     """The discard tried for a paid exchange: the single cards when the hand also holds a pair,
     otherwise the whole hand."""
@@ -324,8 +349,9 @@ def strong_plan(
     2. If a paid exchange is still possible, it competes as one more plan: on each determinization
        (the unseen cards dealt at random) the exchange, then a greedy turn.
     3. Flat Monte Carlo: every plan is played out on the same determinizations — the plan, the end of
-       the turn, the other players' turns played greedily until the seat's next turn — and the
-       position scored. ``_pick`` keeps the beam's best plan unless another clearly did better.
+       the turn, the other players' turns played greedily until the seat's next turn, then
+       ``HORIZON`` more rounds (the seat's turn and the others', all greedy) — and the position
+       scored. ``_pick`` keeps the beam's best plan unless another clearly did better.
        ``iterations`` is the number of play-outs; otherwise they run while the time lasts.
     """
     start = time.perf_counter()
@@ -356,7 +382,7 @@ def strong_plan(
             end = _exchange_turn(det, seat, first)
         else:
             end = _play_out_turn(det, seat, plan.actions)
-        plan.samples.append(-1e9 if end is None else score(_opponents(end, seat), seat, STRONG_WEIGHTS))
+        plan.samples.append(-1e9 if end is None else score(_play_on(end, seat), seat, STRONG_WEIGHTS))
         done += 1
         k = (k + 1) % len(plans)
         slowest = max(slowest, time.perf_counter() - began)
