@@ -540,7 +540,7 @@ class Tiempo:
                               + describe_status(self.state_of(game)))
             state = self.state_of(game)
             if command == "upgrade" and not options.get("at"):
-                options = {**options, "at": _upgrade_origin(state, _seats(game), caller.user_id, options)}
+                options = {**options, "at": _upgrade_origin(state, self._seat(game, caller), options)}
             new, events, action = act(state, _seats(game), caller.user_id, command, options)
             game = await self._commit(game, state, new, action, events, caller.user_id)
         self._drive(game.id)
@@ -726,9 +726,8 @@ class Tiempo:
         except (Refusal, ValueError, RuleError):
             return []
         key = format_action(state, wanted).split(" pay ")[0]
-        pays = [format_action(state, a).split(" pay ", 1)[1] for a in legal_actions(state)
-                if type(a) is type(wanted) and " pay " in format_action(state, a)
-                and format_action(state, a).split(" pay ")[0] == key]
+        texts = (format_action(state, a) for a in legal_actions(state) if type(a) is type(wanted))
+        pays = [pay for head, sep, pay in (t.partition(" pay ") for t in texts) if sep and head == key]
         typed = typed.strip().upper()
         return [p for p in dict.fromkeys(pays) if p.upper().startswith(typed)][:limit]
 
@@ -918,17 +917,16 @@ def _upgrades_of(state: GameState, seat: int, options: dict[str, str | None]) ->
             and (a.age, a.target, a.kind) == (named.age, named.target, named.kind)]
 
 
-def _upgrade_origin(state: GameState, seats: Sequence[Seat], user_id: int,
-                    options: dict[str, str | None]) -> str | None:
+def _upgrade_origin(state: GameState, seat: int | None, options: dict[str, str | None]) -> str | None:
     """Where an upgrade given without ``at`` goes: where the old building's top-left cell is, if that
     is legal; else the one legal place; with several, a Refusal that lists them (R29)."""
-    seat = next((i for i, s in enumerate(seats) if s.user_id == user_id and s.ai is None), None)
     if seat is None or state.active != seat:
         return None
-    origins = list(dict.fromkeys(str(a.origin) for a in _upgrades_of(state, seat, options)))
-    if not origins:
+    upgrades = _upgrades_of(state, seat, options)
+    if not upgrades:
         return None  # the engine will say why
-    target = next(str(a.target) for a in _upgrades_of(state, seat, options))
+    origins = list(dict.fromkeys(str(a.origin) for a in upgrades))
+    target = str(upgrades[0].target)
     if target in origins:
         return target
     if len(origins) == 1:
