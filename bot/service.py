@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import dataclasses
 import functools
 import logging
 import multiprocessing
@@ -618,10 +619,8 @@ class Tiempo:
         text = "\n".join([*lines, "", scores, "", turn])
         if state.pending is not None:
             post = self._decision_post(game, state, [*lines, "", scores])
-            await self.outbox.post(game.channel_id, Post(post.text, png=png, filename=f"tiempo-{game.id}.png",
-                                                          hand_game=game.id, choice_game=game.id,
-                                                          version=game.action_count, choices=post.choices,
-                                                          mentions=post.mentions))
+            await self.outbox.post(game.channel_id, dataclasses.replace(
+                post, png=png, filename=f"tiempo-{game.id}.png", hand_game=game.id))
             return
         await self.outbox.post(game.channel_id, Post(
             trim(text), png=png, filename=f"tiempo-{game.id}-r{state.round}.png", hand_game=game.id,
