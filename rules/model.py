@@ -68,18 +68,11 @@ class Kind(Enum):
     TOWN = "Town"
     CITY = "City"
 
-    @property
-    def family(self) -> Family:
-        return KIND_TABLE[self][0]
-
-    @property
-    def level(self) -> int:
-        return KIND_TABLE[self][1]
-
-    @property
-    def is_mr(self) -> bool:
-        """Military or Religious: carries a control cube on Might and Faith."""
-        return KIND_TABLE[self][0] is not Family.CIVIL
+    # Set on every member from KIND_TABLE below: plain attributes, because they are read millions
+    # of times in a look-ahead and a dictionary keyed by an Enum pays for Enum.__hash__ each time.
+    family: Family
+    level: int
+    is_mr: bool  # Military or Religious: carries a control cube on Might and Faith
 
     @property
     def has_ruin(self) -> bool:
@@ -113,6 +106,8 @@ KIND_TABLE: dict[Kind, tuple[Family, int]] = {
     Kind.CITY: (Family.CIVIL, 3),
 }
 KIND_OF: dict[tuple[Family, int], Kind] = {v: k for k, v in KIND_TABLE.items()}
+for _kind, (_family, _level) in KIND_TABLE.items():
+    _kind.family, _kind.level, _kind.is_mr = _family, _level, _family is not Family.CIVIL
 
 #: R2: tiles in the box.
 INITIAL_STOCK: dict[Kind, int] = {
