@@ -2,22 +2,26 @@
 Prints win rates, average final Ecus per level and decision times per turn (median and p95), and
 writes bench/results/ai.json.
 
-    python bench/ai.py [--games 40] [--budget 2.0] [--iterations N] [--matchups strong,greedy,greedy ...]
+    python bench/ai.py [--games 40] [--budget 2.0] [--iterations N] [--jobs 1] [--matchups strong,greedy,greedy ...]
 
 Each matchup plays ``--games`` games; game ``g`` uses seed ``--seed + g`` and seats the levels
 rotated by ``g``. A win shared by k players counts 1/k. Times are per *turn*: every call made for a
 seat during its own turn is added up (decisions answered during another player's turn are listed
-separately). Run it with ``nice -n 10`` on a shared machine.
+separately). Run it with ``nice -n 10`` on a shared machine. ``--jobs 2`` plays two games at a
+time in two processes (each game still on one core, so turn times are those of a busy two-core
+machine).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import platform
 import statistics
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,6 +78,22 @@ def play(levels: list[str], seed: int, budget: float, iterations: int | None, ch
     return [p.ecus for p in s.players], s.winners, turn_times, decisions
 
 
+def _play_args(args: tuple[list[str], int, float, int | None, bool]) -> \
+        tuple[list[int], tuple[int, ...], list[list[float]], list[list[float]]]:
+    return play(*args)
+
+
+def _games(jobs: list[tuple[list[str], int, float, int | None, bool]], processes: int) -> \
+        Iterator[tuple[list[int], tuple[int, ...], list[list[float]], list[list[float]]]]:
+    """The games' results in order, played ``processes`` at a time."""
+    if processes <= 1:
+        for job in jobs:
+            yield play(*job)
+        return
+    with multiprocessing.get_context("spawn").Pool(processes) as pool:
+        yield from pool.imap(_play_args, jobs)
+
+
 def pct(xs: list[float], q: float) -> float:
     if not xs:
         return 0.0
@@ -89,6 +109,7 @@ def main() -> None:
     ap.add_argument("--iterations", type=int, default=None, help="fixed play-outs instead of a time budget")
     ap.add_argument("--matchups", nargs="*", default=DEFAULT_MATCHUPS)
     ap.add_argument("--check", action="store_true", help="also check every action is in legal_actions")
+    ap.add_argument("--jobs", type=int, default=1, help="games played at once, in that many processes")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "ai.json"))
     args = ap.parse_args()
 
@@ -107,9 +128,10 @@ def main() -> None:
         tallies: dict[str, Tally] = {lv: Tally() for lv in levels}
         seats_per_level = {lv: levels.count(lv) for lv in levels}
         t0 = time.perf_counter()
-        for g in range(args.games):
-            seated = levels[g % n:] + levels[: g % n]
-            ecus, winners, turns, decisions = play(seated, args.seed + g, args.budget, args.iterations, args.check)
+        seatings = [levels[g % n:] + levels[: g % n] for g in range(args.games)]
+        jobs = [(seated, args.seed + g, args.budget, args.iterations, args.check) for g, seated in enumerate(seatings)]
+        for g, (ecus, winners, turns, decisions) in enumerate(_games(jobs, args.jobs)):
+            seated = seatings[g]
             for i, lv in enumerate(seated):
                 t = tallies[lv]
                 t.ecus.append(ecus[i])

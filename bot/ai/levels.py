@@ -97,7 +97,10 @@ def best_choice(s: GameState) -> Choose:
 
 def decide(view: View, seat: int, rng: random.Random, samples: int = 1) -> Choose:
     """Answer a decision addressed to ``seat``: the option that scores best on average over
-    ``samples`` determinizations of the hidden cards (the answer rarely depends on them)."""
+    ``samples`` determinizations of the hidden cards (the answer rarely depends on them), later
+    decisions of the same action answered with their first option (as ``best_choice`` does: a
+    cascade of downsizings can ask a dozen questions in a row, and answering each by trying every
+    answer to every later one took seconds)."""
     totals: dict[int, float] = {}
     d = view.state.pending
     assert d is not None
@@ -110,7 +113,7 @@ def decide(view: View, seat: int, rng: random.Random, samples: int = 1) -> Choos
             except RuleError:
                 totals[k] = totals.get(k, 0.0) - 1e9
                 continue
-            s2, _ = resolve_pending(s2, best_choice)
+            s2, _ = resolve_pending(s2, _first_option)
             totals[k] = totals.get(k, 0.0) + score(s2, seat)
     k = max(range(len(options)), key=lambda i: (totals.get(i, -1e18), -i))
     return Choose(seat, options[k])
@@ -120,22 +123,29 @@ def decide(view: View, seat: int, rng: random.Random, samples: int = 1) -> Choos
 # greedy
 
 
-def _after(s: GameState, a: Action) -> GameState | None:
-    """The state after ``a`` with any decisions it raises answered by ``best_choice``."""
+def _after(s: GameState, a: Action, choose: Callable[[GameState], Choose] | None = None) -> GameState | None:
+    """The state after ``a`` with any decisions it raises answered by ``choose`` (``best_choice``
+    unless given)."""
     try:
         s2, _ = apply(s, a)
     except RuleError:
         return None
-    s2, _ = resolve_pending(s2, best_choice)
+    s2, _ = resolve_pending(s2, choose or best_choice)
     return s2
 
 
-def greedy_step(s: GameState, seat: int, *, per_signature: int = 1, travel: bool = True) -> Action:
-    """The action with the best immediate score, or the end of the turn when nothing gains."""
+def greedy_step(
+    s: GameState, seat: int, *, per_signature: int = 1, travel: bool = True, quick: bool = False
+) -> Action:
+    """The action with the best immediate score, or the end of the turn when nothing gains. With
+    ``quick`` (for play-outs), the decisions a move would raise are taken to be answered with their
+    first option when the move is judged, instead of with the best one: about half the work, and
+    the same move in most positions."""
     best: Action = end_turn(s, seat)
     best_v = score(s, seat) + 1e-9
+    choose = _first_option if quick else best_choice
     for a in candidates(s, seat, per_signature=per_signature, travel=travel):
-        s2 = _after(s, a)
+        s2 = _after(s, a, choose)
         if s2 is None:
             continue
         v = score(s2, seat)
@@ -268,28 +278,31 @@ def _play_out_turn(s: GameState, seat: int, actions: list[Action]) -> GameState:
 
 def _opponents(s: GameState, seat: int, max_actions: int = 40) -> GameState:
     """Let the other players play greedily (single sites per kind of site, no travel unless an
-    income is due) until it is ``seat``'s turn again or the game ends."""
+    income is due, ``greedy_step``'s quick judging) until it is ``seat``'s turn again or the game
+    ends."""
     n = 0
     while not s.finished and s.active != seat and n < max_actions:
         if s.pending is not None:
             s, _ = resolve_pending(s, best_choice)
             continue
-        a = greedy_step(s, s.active, travel=s.round in (4, 7))
+        a = greedy_step(s, s.active, travel=s.round in (4, 7), quick=True)
         s, _ = apply(s, a)
         n += 1
     return s
 
 
 #: strong: how many more of its own turns a play-out goes on for (played greedily, each followed
-#: by the other players' turns) before the position is scored: one more round of replies to what
-#: it does next, closer to the incomes of rounds 4 and 7 (R21)
-HORIZON = 1
+#: by the other players' turns) before the position is scored, by number of players: with two or
+#: three, one more round of replies to what it does next, closer to the incomes of rounds 4 and 7
+#: (R21); with four or five a round costs too much (three or four greedy turns): twice as many
+#: play-outs to the seat's next turn measured better than half as many one round longer
+HORIZON: dict[int, int] = {2: 1, 3: 1}
 
 
 def _play_on(s: GameState, seat: int) -> GameState:
     """The other players' turns, then up to ``HORIZON`` more turns of the seat played greedily."""
     s = _opponents(s, seat)
-    for _ in range(HORIZON):
+    for _ in range(HORIZON.get(len(s.players), 0)):
         if s.finished:
             break
         n = 0
@@ -297,7 +310,7 @@ def _play_on(s: GameState, seat: int) -> GameState:
             if s.pending is not None:
                 s, _ = resolve_pending(s, best_choice)
                 continue
-            a = greedy_step(s, seat, travel=s.round in (4, 7))
+            a = greedy_step(s, seat, travel=s.round in (4, 7), quick=True)
             s, _ = apply(s, a)
             n += 1
         s = _opponents(s, seat)
@@ -366,10 +379,16 @@ def strong_plan(
         return plans[0].actions
     total = iterations if iterations is not None else 1_000_000
     deadline = start + time_s
+    n_players = len(s.players)
+    typical = _playout_s.get(n_players, 0.0) if timed else 0.0
+    if timed and time.perf_counter() + MIN_SAMPLES * len(plans) * typical > deadline:
+        # too little time left for the play-outs to tell the plans apart: the beam's best
+        return plans[0].actions
+    slowest = typical
     done = 0
     k = 0
     det = view.state
-    slowest = 0.0
+    spent = 0.0
     while done < total:
         began = time.perf_counter()
         if timed and began + slowest > deadline:
@@ -385,8 +404,22 @@ def strong_plan(
         plan.samples.append(-1e9 if end is None else score(_play_on(end, seat), seat, STRONG_WEIGHTS))
         done += 1
         k = (k + 1) % len(plans)
-        slowest = max(slowest, time.perf_counter() - began)
+        took = time.perf_counter() - began
+        spent += took
+        slowest = max(slowest, took)
+    if timed and done:
+        mean = spent / done
+        _playout_s[n_players] = mean if not typical else 0.5 * (typical + mean)
     return _pick(plans).actions
+
+
+#: strong: the typical duration of a play-out in recent plans, by number of players (a running
+#: average of each plan's mean). A plan makes no play-outs when every plan could not have
+#: ``MIN_SAMPLES`` of them, and begins one only if the longer of that and its slowest so far would
+#: still end in time
+_playout_s: dict[int, float] = {}
+#: strong: play-outs are only made when each plan can have at least this many
+MIN_SAMPLES = 2
 
 
 #: strong: how much better (in Ecus, on the same determinizations) a plan must play out than the
