@@ -294,39 +294,6 @@ def test_strong_play_outs_reach_its_next_turn_or_one_round_further(players: int,
     assert end.turn == turn + rounds * players
 
 
-def test_strong_makes_no_play_outs_when_they_could_not_tell_its_plans_apart(monkeypatch: pytest.MonkeyPatch) -> None:
-    """When the time left cannot give every plan two play-outs of the usual length, the beam's best
-    plan is played without any; with time enough, play-outs are made."""
-    import bot.ai.levels as levels
-
-    s = _turn_start(4, seed=44, steps=8)
-    seat = s.active
-    view = view_for(s, seat)
-    made: list[int] = []
-    real = levels._play_on
-
-    def counting(state: GameState, who: int) -> GameState:
-        made.append(who)
-        return real(state, who)
-
-    planned: list[list[levels.Plan]] = []
-    real_beam = levels.beam_plans
-
-    def beam(*args: object, **kwargs: object) -> list[levels.Plan]:
-        planned.append(real_beam(*args, **kwargs))  # type: ignore[arg-type]
-        return planned[-1]
-
-    monkeypatch.setattr(levels, "_play_on", counting)
-    monkeypatch.setattr(levels, "beam_plans", beam)
-    monkeypatch.setattr(levels, "_playout_s", {4: 5.0})
-    quick = levels.strong_plan(view, seat, random.Random(1), time_s=1.0, iterations=None)
-    assert made == []
-    assert len(planned[0]) > 1 and quick == planned[0][0].actions
-    monkeypatch.setattr(levels, "_playout_s", {4: 0.01})
-    levels.strong_plan(view, seat, random.Random(1), time_s=1.0, iterations=None)
-    assert made and set(made) == {seat}
-
-
 # ---------------------------------------------------------------------------------------------
 # The evaluation
 

@@ -278,17 +278,22 @@ def _play_out_turn(s: GameState, seat: int, actions: list[Action]) -> GameState:
 
 def _opponents(s: GameState, seat: int, max_actions: int = 40) -> GameState:
     """Let the other players play greedily (single sites per kind of site, no travel unless an
-    income is due, ``greedy_step``'s quick judging) until it is ``seat``'s turn again or the game
-    ends."""
+    income is due, quick judging from ``QUICK_FROM`` players) until it is ``seat``'s turn again or
+    the game ends."""
     n = 0
     while not s.finished and s.active != seat and n < max_actions:
         if s.pending is not None:
             s, _ = resolve_pending(s, best_choice)
             continue
-        a = greedy_step(s, s.active, travel=s.round in (4, 7), quick=True)
+        a = greedy_step(s, s.active, travel=s.round in (4, 7), quick=len(s.players) >= QUICK_FROM)
         s, _ = apply(s, a)
         n += 1
     return s
+
+
+#: strong: from how many players the greedy players of a play-out judge their moves quickly
+#: (``greedy_step``): with four or five a play-out costs so much that plans got one or two each
+QUICK_FROM = 4
 
 
 #: strong: how many more of its own turns a play-out goes on for (played greedily, each followed
@@ -310,7 +315,7 @@ def _play_on(s: GameState, seat: int) -> GameState:
             if s.pending is not None:
                 s, _ = resolve_pending(s, best_choice)
                 continue
-            a = greedy_step(s, seat, travel=s.round in (4, 7), quick=True)
+            a = greedy_step(s, seat, travel=s.round in (4, 7), quick=len(s.players) >= QUICK_FROM)
             s, _ = apply(s, a)
             n += 1
         s = _opponents(s, seat)
@@ -381,9 +386,6 @@ def strong_plan(
     deadline = start + time_s
     n_players = len(s.players)
     typical = _playout_s.get(n_players, 0.0) if timed else 0.0
-    if timed and time.perf_counter() + MIN_SAMPLES * len(plans) * typical > deadline:
-        # too little time left for the play-outs to tell the plans apart: the beam's best
-        return plans[0].actions
     slowest = typical
     done = 0
     k = 0
@@ -414,12 +416,9 @@ def strong_plan(
 
 
 #: strong: the typical duration of a play-out in recent plans, by number of players (a running
-#: average of each plan's mean). A plan makes no play-outs when every plan could not have
-#: ``MIN_SAMPLES`` of them, and begins one only if the longer of that and its slowest so far would
-#: still end in time
+#: average of each plan's mean): a play-out is only begun if the longer of that and the slowest of
+#: this plan so far would still end in time
 _playout_s: dict[int, float] = {}
-#: strong: play-outs are only made when each plan can have at least this many
-MIN_SAMPLES = 2
 
 
 #: strong: how much better (in Ecus, on the same determinizations) a plan must play out than the
