@@ -123,14 +123,13 @@ def decide(view: View, seat: int, rng: random.Random, samples: int = 1) -> Choos
 # greedy
 
 
-def _after(s: GameState, a: Action, choose: Callable[[GameState], Choose] | None = None) -> GameState | None:
-    """The state after ``a`` with any decisions it raises answered by ``choose`` (``best_choice``
-    unless given)."""
+def _after(s: GameState, a: Action, choose: Callable[[GameState], Choose] = best_choice) -> GameState | None:
+    """The state after ``a`` with any decisions it raises answered by ``choose``."""
     try:
         s2, _ = apply(s, a)
     except RuleError:
         return None
-    s2, _ = resolve_pending(s2, choose or best_choice)
+    s2, _ = resolve_pending(s2, choose)
     return s2
 
 
@@ -276,16 +275,16 @@ def _play_out_turn(s: GameState, seat: int, actions: list[Action]) -> GameState:
     return s
 
 
-def _opponents(s: GameState, seat: int, max_actions: int = 40) -> GameState:
+def _opponents(s: GameState, seat: int, quick: bool, max_actions: int = 40) -> GameState:
     """Let the other players play greedily (single sites per kind of site, no travel unless an
-    income is due, quick judging from ``QUICK_FROM`` players) until it is ``seat``'s turn again or
-    the game ends."""
+    income is due, ``greedy_step``'s ``quick`` judging if asked) until it is ``seat``'s turn again
+    or the game ends."""
     n = 0
     while not s.finished and s.active != seat and n < max_actions:
         if s.pending is not None:
             s, _ = resolve_pending(s, best_choice)
             continue
-        a = greedy_step(s, s.active, travel=s.round in (4, 7), quick=len(s.players) >= QUICK_FROM)
+        a = greedy_step(s, s.active, travel=s.round in (4, 7), quick=quick)
         s, _ = apply(s, a)
         n += 1
     return s
@@ -305,8 +304,10 @@ HORIZON: dict[int, int] = {2: 1, 3: 1}
 
 
 def _play_on(s: GameState, seat: int) -> GameState:
-    """The other players' turns, then up to ``HORIZON`` more turns of the seat played greedily."""
-    s = _opponents(s, seat)
+    """The other players' turns, then up to ``HORIZON`` more turns of the seat played greedily
+    (judged quickly from ``QUICK_FROM`` players)."""
+    quick = len(s.players) >= QUICK_FROM
+    s = _opponents(s, seat, quick)
     for _ in range(HORIZON.get(len(s.players), 0)):
         if s.finished:
             break
@@ -315,10 +316,10 @@ def _play_on(s: GameState, seat: int) -> GameState:
             if s.pending is not None:
                 s, _ = resolve_pending(s, best_choice)
                 continue
-            a = greedy_step(s, seat, travel=s.round in (4, 7), quick=len(s.players) >= QUICK_FROM)
+            a = greedy_step(s, seat, travel=s.round in (4, 7), quick=quick)
             s, _ = apply(s, a)
             n += 1
-        s = _opponents(s, seat)
+        s = _opponents(s, seat, quick)
     return s
 
 
