@@ -865,7 +865,7 @@ class _Run:
             return
         s = self.s
         board = s.boards[age]
-        while True:
+        while board.clean != board.version:
             doms = domains(board, s.map)
             found = []
             for group in doms.groups:
@@ -873,6 +873,7 @@ class _Run:
                 if v is not None:
                     found.append(v)
             if not found:
+                board.clean = board.version
                 return
             if len(found) > 1:
                 cell = self.ask(

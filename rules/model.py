@@ -267,9 +267,11 @@ class Board:
     version: int = 0
     #: (version, domains) computed by rules.domains; not part of the state's value
     cache: object = None
+    #: the version at which every domain was last found to obey the Rule of Hierarchy (R43), or -1
+    clean: int = -1
 
     def clone(self) -> Board:
-        return Board(self.age, dict(self.buildings), list(self.grid), self.version, self.cache)
+        return Board(self.age, dict(self.buildings), list(self.grid), self.version, self.cache, self.clean)
 
     def at(self, index: int) -> Building | None:
         bid = self.grid[index]
