@@ -2,19 +2,26 @@
 Prints win rates, average final Ecus per level and decision times per turn (median and p95), and
 writes bench/results/ai.json.
 
-    python bench/ai.py [--games 40] [--budget 2.0] [--iterations N] [--jobs 1] [--matchups strong,greedy,greedy ...]
+    python bench/ai.py [--games 40] [--budget 2.0] [--iterations N] [--jobs 1] [--workers 2]
+                       [--matchups strong,greedy,greedy ...]
 
 Each matchup plays ``--games`` games; game ``g`` uses seed ``--seed + g`` and seats the levels
 rotated by ``g``. A win shared by k players counts 1/k. Times are per *turn*: every call made for a
 seat during its own turn is added up (decisions answered during another player's turn are listed
-separately). Run it with ``nice -n 10`` on a shared machine. ``--jobs 2`` plays two games at a
-time in two processes (each game still on one core, so turn times are those of a busy two-core
-machine).
+separately). Run it with ``nice -n 10`` on a shared machine.
+
+``--workers`` is how many processes a strong player's play-outs use at once (``bot.ai.helpers``;
+default: one per core, at most two, as the bot does). ``--jobs`` is how many games are played at
+once, each in its own process; a matchup with a strong player plays ``jobs // workers`` games at
+once (at least one), so that the processes never outnumber ``jobs``. On a two-core machine the
+default ``--jobs 2`` plays the greedy/random matchups two at a time and the strong ones one at a
+time, each strong turn on both cores: the configuration the bot runs with.
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
 import multiprocessing
 import platform
@@ -28,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bot.ai import choose_action  # noqa: E402
+from bot.ai import choose_action, helpers  # noqa: E402
 from rules import apply, legal_actions, new_game  # noqa: E402
 
 DEFAULT_MATCHUPS = [
@@ -50,7 +57,7 @@ class Tally:
     decision_times: list[float] = field(default_factory=list)
 
 
-def play(levels: list[str], seed: int, budget: float, iterations: int | None, check: bool) -> \
+def play(levels: list[str], seed: int, budget: float, iterations: int | None, check: bool, workers: int) -> \
         tuple[list[int], tuple[int, ...], list[list[float]], list[list[float]]]:
     """One game; returns final Ecus, winners, per-seat turn times and off-turn decision times."""
     s = new_game([f"{lv}{i}" for i, lv in enumerate(levels)], seed=seed)
@@ -61,7 +68,8 @@ def play(levels: list[str], seed: int, budget: float, iterations: int | None, ch
     while not s.finished:
         who = s.waiting_on
         t = time.perf_counter()
-        a = choose_action(s, who, levels[who], seed=seed * 1009 + s.turn, budget_s=budget, iterations=iterations)
+        a = choose_action(s, who, levels[who], seed=seed * 1009 + s.turn, budget_s=budget, iterations=iterations,
+                          workers=workers)
         dt = time.perf_counter() - t
         if check:
             assert a in legal_actions(s), a
@@ -78,20 +86,23 @@ def play(levels: list[str], seed: int, budget: float, iterations: int | None, ch
     return [p.ecus for p in s.players], s.winners, turn_times, decisions
 
 
-def _play_args(args: tuple[list[str], int, float, int | None, bool]) -> \
-        tuple[list[int], tuple[int, ...], list[list[float]], list[list[float]]]:
+Job = tuple[list[str], int, float, int | None, bool, int]
+
+
+def _play_args(args: Job) -> tuple[list[int], tuple[int, ...], list[list[float]], list[list[float]]]:
     return play(*args)
 
 
-def _games(jobs: list[tuple[list[str], int, float, int | None, bool]], processes: int) -> \
+def _games(jobs: list[Job], processes: int) -> \
         Iterator[tuple[list[int], tuple[int, ...], list[list[float]], list[list[float]]]]:
-    """The games' results in order, played ``processes`` at a time."""
+    """The games' results in order, played ``processes`` at a time (in processes that may start
+    helpers of their own, unlike a ``multiprocessing.Pool``'s)."""
     if processes <= 1:
         for job in jobs:
             yield play(*job)
         return
-    with multiprocessing.get_context("spawn").Pool(processes) as pool:
-        yield from pool.imap(_play_args, jobs)
+    with concurrent.futures.ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn")) as pool:
+        yield from pool.map(_play_args, jobs)
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -110,6 +121,8 @@ def main() -> None:
     ap.add_argument("--matchups", nargs="*", default=DEFAULT_MATCHUPS)
     ap.add_argument("--check", action="store_true", help="also check every action is in legal_actions")
     ap.add_argument("--jobs", type=int, default=1, help="games played at once, in that many processes")
+    ap.add_argument("--workers", type=int, default=helpers.default_workers(),
+                    help="processes a strong player's play-outs use at once (default: cores, at most 2)")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "ai.json"))
     args = ap.parse_args()
 
@@ -119,6 +132,8 @@ def main() -> None:
         "games_per_matchup": args.games,
         "budget_s": args.budget,
         "iterations": args.iterations,
+        "workers": args.workers,
+        "jobs": args.jobs,
         "matchups": {},
     }
     matchups: dict[str, object] = {}
@@ -129,8 +144,12 @@ def main() -> None:
         seats_per_level = {lv: levels.count(lv) for lv in levels}
         t0 = time.perf_counter()
         seatings = [levels[g % n:] + levels[: g % n] for g in range(args.games)]
-        jobs = [(seated, args.seed + g, args.budget, args.iterations, args.check) for g, seated in enumerate(seatings)]
-        for g, (ecus, winners, turns, decisions) in enumerate(_games(jobs, args.jobs)):
+        jobs: list[Job] = [(seated, args.seed + g, args.budget, args.iterations, args.check, args.workers)
+                           for g, seated in enumerate(seatings)]
+        at_once = max(1, args.jobs // args.workers) if "strong" in levels else args.jobs
+        if at_once == 1 and "strong" in levels and args.workers > 1:
+            helpers.start(args.workers - 1)
+        for g, (ecus, winners, turns, decisions) in enumerate(_games(jobs, at_once)):
             seated = seatings[g]
             for i, lv in enumerate(seated):
                 t = tallies[lv]
@@ -143,7 +162,8 @@ def main() -> None:
                 tallies[lv].games += 1
             line = " ".join(f"{lv}={e}" for lv, e in zip(seated, ecus, strict=True))
             print(f"  {spec} game {g + 1}/{args.games}: {line}  winners={[seated[w] for w in winners]}", flush=True)
-        res: dict[str, object] = {"players": n, "games": args.games, "seconds": round(time.perf_counter() - t0, 1)}
+        res: dict[str, object] = {"players": n, "games": args.games, "games_at_once": at_once,
+                                  "seconds": round(time.perf_counter() - t0, 1)}
         per_level: dict[str, object] = {}
         for lv, t in tallies.items():
             seats = seats_per_level[lv]

@@ -14,6 +14,8 @@ import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from .ai.helpers import default_workers
+
 #: the file looked for in the current directory when neither a path nor TIEMPO_CONFIG is given
 DEFAULT_FILE = "tiempo.toml"
 DEFAULT_DATABASE = "tiempo.sqlite3"
@@ -40,6 +42,8 @@ class Config:
     log_level: str = "INFO"
     #: how long a strong AI player may think about one turn, in seconds
     ai_think_seconds: float = 2.0
+    #: how many processes a strong AI player's look-ahead uses at once (default: one per core, at most 2)
+    ai_processes: int = field(default_factory=default_workers)
     #: the file these settings came from, or None when no file was read
     source: str | None = None
 
@@ -92,6 +96,13 @@ def _log_level(key: str, value: object, where: str) -> str:
     return value.strip().upper()
 
 
+def _processes(key: str, value: object, where: str) -> int:
+    """A number of processes: a whole number from 1 to 8."""
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 8:
+        raise ConfigError(f"{where}: '{key}' must be a whole number from 1 to 8, like {key} = 2")
+    return value
+
+
 def _seconds(key: str, value: object, where: str) -> float:
     """A duration: a positive number of seconds."""
     if not isinstance(value, int | float) or isinstance(value, bool) or not 0 < value < float("inf"):
@@ -107,6 +118,7 @@ _KEYS: dict[str, Callable[[str, object, str], object]] = {
     "turn_limit_minutes": _turn_limit,
     "log_level": _log_level,
     "ai_think_seconds": _seconds,
+    "ai_processes": _processes,
 }
 
 

@@ -31,6 +31,7 @@ from typing import TextIO
 
 from rules import Action, Age, GameState, Kind
 
+from .ai.helpers import default_workers
 from .play import Refusal
 from .service import AI_LEVELS, Caller, Post, Reply, Tiempo
 from .storage import GameRecord, Status, Storage, StorageError
@@ -643,7 +644,8 @@ def play(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextI
             sys.stderr.write(f"tiempo-bot console: cannot open {db}: {err}\n")
             return 2
         outbox = TerminalOutbox()
-        service = Tiempo(storage, outbox, ai_think_seconds=args.think, choose_ai=choose_ai,
+        service = Tiempo(storage, outbox, ai_think_seconds=args.think, ai_processes=args.processes,
+                         choose_ai=choose_ai,
                          render=not args.no_pictures, seed_source=_seeds(args.seed))
         bold = stdout is sys.stdout and stdout.isatty() and "NO_COLOR" not in os.environ
         table = Table(service, stdout, Pictures(None if args.no_pictures else Path(args.out)), bold=bold)
@@ -745,6 +747,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", help="keep the game in this SQLite file, and resume it when run again")
     parser.add_argument("--think", type=float, default=2.0, metavar="SECONDS",
                         help="how long the strong AI may think per turn (default: 2)")
+    parser.add_argument("--processes", type=int, default=default_workers(), metavar="N",
+                        help="how many processes the strong AI's look-ahead uses at once "
+                        f"(default here: {default_workers()}, one per core, at most 2)")
     parser.set_defaults(func=main)
 
 

@@ -525,7 +525,8 @@ class TiempoBot(discord.Client):
         storage = self._storage or await Storage.open(self.config.database)
         self._storage = storage
         self.service = Tiempo(storage, ChannelOutbox(self), default_turn_minutes=self.config.turn_limit_minutes,
-                              ai_think_seconds=self.config.ai_think_seconds, **self._service_options)
+                              ai_think_seconds=self.config.ai_think_seconds,
+                              ai_processes=self.config.ai_processes, **self._service_options)
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         if self.config.guilds:
             for guild_id in self.config.guilds:

@@ -34,6 +34,7 @@ from rules import events as ev
 from rules.model import Colour
 from rules.notation import format_action, format_position
 
+from .ai.helpers import default_workers
 from .texts import ranking, who
 
 LEVELS = ("random", "greedy", "strong")
@@ -92,8 +93,9 @@ def default_chooser() -> Chooser:
 
 def play_game(levels: Sequence[str], *, seed: int, out: Path, holdem: bool = False, iterations: int | None = None,
               think: float = 1.0, choose: Chooser | None = None, progress: TextIO | None = None,
-              pictures: bool = True) -> Result:
-    """Play a whole game between AI players of ``levels`` (one per seat) and write its files in ``out``."""
+              pictures: bool = True, processes: int = 1) -> Result:
+    """Play a whole game between AI players of ``levels`` (one per seat) and write its files in ``out``.
+    With the default ``choose``, a strong player's play-outs use ``processes`` processes at once."""
     from render import game_picture
 
     for level in levels:
@@ -101,6 +103,7 @@ def play_game(levels: Sequence[str], *, seed: int, out: Path, holdem: bool = Fal
             raise ValueError(f"{level!r} is not an AI level: use {', '.join(LEVELS)}")
     if not 2 <= len(levels) <= 5:
         raise ValueError(f"Khronos is for 2 to 5 players, not {len(levels)}")
+    extra: dict[str, int] = {} if choose else {"workers": processes}
     choose = choose or default_chooser()
     if choose.__module__.startswith("bot.ai"):
         from .ai import clear_cache
@@ -136,7 +139,7 @@ def play_game(levels: Sequence[str], *, seed: int, out: Path, holdem: bool = Fal
             log.append(f"# turn {state.turn}, round {state.round}: {who(state, state.active)}")
         seat = state.waiting_on
         action = choose(state, seat, levels[seat], seed=seed * 1000 + state.turn, budget_s=think,
-                        iterations=iterations)
+                        iterations=iterations, **extra)
         log.append(format_action(state, action))
         before = state
         state, events = apply(state, action)
@@ -220,6 +223,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the strong players' search per turn: makes a game depend on the seed only")
     parser.add_argument("--think", type=float, default=1.0, metavar="SECONDS",
                         help="without --iterations, how long a strong player thinks per turn (default 1)")
+    parser.add_argument("--processes", type=int, default=default_workers(), metavar="N",
+                        help="how many processes a strong player's look-ahead uses at once "
+                        f"(default here: {default_workers()}, one per core, at most 2)")
     parser.add_argument("--holdem", action="store_true", help="play the Hold'em variant")
     parser.add_argument("--no-pictures", action="store_true", help="write no pictures (faster)")
     parser.set_defaults(func=main)
@@ -254,6 +260,9 @@ def main(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: Text
     if args.iterations is not None and args.iterations < 1:
         stderr.write("tiempo-bot selfplay: --iterations must be at least 1\n")
         return 2
+    if not 1 <= args.processes <= 8:
+        stderr.write("tiempo-bot selfplay: --processes must be from 1 to 8\n")
+        return 2
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 10**6)
     seats = ", ".join(f"{name} ({colour.value}, {level})"
                       for name, colour, level in zip(player_names(levels), Colour, levels, strict=False))
@@ -261,7 +270,8 @@ def main(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: Text
     stderr.write(f"Self-play, seed {seed}{holdem}: {seats}.\n")
     try:
         result = play_game(levels, seed=seed, out=Path(args.out), holdem=args.holdem, iterations=args.iterations,
-                           think=args.think, choose=choose, progress=stderr, pictures=not args.no_pictures)
+                           think=args.think, choose=choose, progress=stderr, pictures=not args.no_pictures,
+                           processes=args.processes)
     except KeyboardInterrupt:
         stderr.write("\nInterrupted.\n")
         return 130

@@ -161,17 +161,19 @@ class Tiempo:
     """The games of one bot: lobby, play, information and the background work.
 
     ``clock`` gives unix seconds (tests pass a fake); ``choose_ai`` decides an AI seat's next action
-    (``bot.ai.choose_action`` by default); it runs in one worker process with ``ai_process``, else in a
-    thread."""
+    (``bot.ai.choose_action`` by default, whose strong level's play-outs use ``ai_processes``
+    processes at once); it runs in one worker process with ``ai_process``, else in a thread."""
 
     def __init__(self, storage: Storage, outbox: Outbox, *, default_turn_minutes: int = 0,
                  ai_think_seconds: float = 2.0, clock: Callable[[], float] = time.time,
                  choose_ai: Callable[..., Action] | None = None, render: bool = True,
-                 seed_source: Callable[[], int] | None = None, ai_process: bool = False) -> None:
+                 seed_source: Callable[[], int] | None = None, ai_process: bool = False,
+                 ai_processes: int = 1) -> None:
         self.storage = storage
         self.outbox = outbox
         self.default_turn_minutes = default_turn_minutes
         self.ai_think_seconds = ai_think_seconds
+        self.ai_processes = ai_processes
         self.clock = clock
         self._choose_ai = choose_ai
         self.render = render
@@ -778,7 +780,7 @@ class Tiempo:
         """The AI's action, decided off the event loop (in the worker process, or a thread); if the AI
         fails, a safe legal action instead (the first option of its decision, or the end of its turn),
         so that a game never stalls on a broken AI."""
-        choose = self._choose_ai or _default_ai()
+        choose = self._choose_ai or _default_ai(self.ai_processes)
         call = functools.partial(choose, state, seat, level, seed=seed, budget_s=self.ai_think_seconds)
         try:
             if self._pool is not None:
@@ -889,10 +891,10 @@ def _ai_pool() -> concurrent.futures.ProcessPoolExecutor:
     return concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
 
 
-def _default_ai() -> Callable[..., Action]:
+def _default_ai(processes: int) -> Callable[..., Action]:
     from .ai import choose_action
 
-    return choose_action
+    return functools.partial(choose_action, workers=processes)
 
 
 def _decision_question(state: GameState) -> str:

@@ -5,7 +5,10 @@ against the engine's ``rules.income``."""
 from __future__ import annotations
 
 import ast
+import contextlib
+import os
 import random
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -14,9 +17,22 @@ import pytest
 
 import bot.ai as ai
 from bot.ai.evaluate import board_facts, score
-from rules import Age, Cards, Choose, EndTurn, Family, GameState, Options, apply, income, legal_actions, new_game
+from rules import (
+    Action,
+    Age,
+    Cards,
+    Choose,
+    EndTurn,
+    Family,
+    GameState,
+    Options,
+    apply,
+    income,
+    legal_actions,
+    new_game,
+)
 from rules.actions import Construct, Demolish, Populate, Renovate, Upgrade
-from rules.serial import view_for
+from rules.serial import View, view_for
 
 from .gameplay import random_game
 
@@ -292,6 +308,151 @@ def test_strong_play_outs_reach_its_next_turn_or_one_round_further(players: int,
     end = _play_on(_play_out_turn(s, seat, []), seat)
     assert end.active == seat and end.pending is None and not end.acted
     assert end.turn == turn + rounds * players
+
+
+# ---------------------------------------------------------------------------------------------
+# Play-outs shared with helper processes
+
+
+def _plans_for(s: GameState) -> tuple[View, int, list[list[Action]]]:
+    from bot.ai.common import project
+    from bot.ai.levels import beam_plans
+
+    seat = s.active
+    view = project(s, seat)
+    plans = beam_plans(view.state, seat, width=3, depth=3, deadline=float("inf"), keep=3)
+    return view, seat, [p.actions for p in plans]
+
+
+def test_play_out_rounds_come_out_the_same_in_whichever_process_plays_them() -> None:
+    """A round's deal depends on the seed and the round alone: two processes playing the even and
+    the odd rounds find exactly what one process playing them all finds."""
+    from bot.ai.levels import play_rounds
+
+    view, seat, moves = _plans_for(_turn_start(4, seed=47, steps=8))
+    assert len(moves) >= 2
+    alone = play_rounds(view, seat, moves, 5, 10, None)
+    evens = play_rounds(view, seat, moves, 5, 10, None, first=0, step=2)
+    odds = play_rounds(view, seat, moves, 5, 10, None, first=1, step=2)
+    assert len(alone) == 10 and set(evens).isdisjoint(odds)
+    assert {**evens, **odds} == alone
+    assert odds and all(r % 2 for r, _ in odds) and not any(r % 2 for r, _ in evens)
+
+
+def test_a_play_out_is_only_begun_if_it_would_end_by_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The typical length of a play-out (remembered per player count) must fit before the deadline."""
+    from bot.ai import levels
+
+    view, seat, moves = _plans_for(_turn_start(3, seed=48, steps=6))
+    monkeypatch.setattr(levels, "_playout_s", {})
+    assert levels.play_rounds(view, seat, moves, 5, None, time.time() - 1.0) == {}
+    levels._playout_s[3] = 60.0
+    assert levels.play_rounds(view, seat, moves, 5, None, time.time() + 30.0) == {}
+    levels._playout_s.clear()
+    assert levels.play_rounds(view, seat, moves, 5, None, time.time() + 0.2)
+    assert 0 < levels._playout_s[3] < 60.0, "the length of this plan's play-outs is remembered"
+
+
+def test_strong_plays_the_same_with_a_helper_process() -> None:
+    """``workers=2`` hands half the rounds to a helper process; with a fixed number of play-outs the
+    action is the one a single process finds."""
+    from bot.ai import helpers
+
+    positions = [_turn_start(4, seed=49, steps=10), _turn_start(3, seed=50, steps=9)]
+    try:
+        for s in positions:
+            ai.clear_cache()
+            alone = ai.choose_action(s, s.active, "strong", seed=3, iterations=12)
+            ai.clear_cache()
+            shared = ai.choose_action(s, s.active, "strong", seed=3, iterations=12, workers=2)
+            assert shared == alone
+        assert helpers._pool is not None and helpers._size == 1, "no helper process was used"
+    finally:
+        helpers.shutdown()
+
+
+def test_strong_plays_on_alone_when_its_helpers_fail(monkeypatch: pytest.MonkeyPatch,
+                                                      caplog: pytest.LogCaptureFixture) -> None:
+    """A helper that cannot be started, or whose answer is an error, costs only its rounds."""
+    import concurrent.futures
+
+    from bot.ai import helpers
+
+    s = _turn_start(3, seed=51, steps=9)
+    ai.clear_cache()
+    alone = ai.choose_action(s, s.active, "strong", seed=3, iterations=6)
+    monkeypatch.setattr(helpers, "start", lambda n: None)
+    ai.clear_cache()
+    assert ai.choose_action(s, s.active, "strong", seed=3, iterations=6, workers=2) == alone
+
+    broken: concurrent.futures.Future[int] = concurrent.futures.Future()
+    broken.set_exception(concurrent.futures.process.BrokenProcessPool("helper died"))
+    late: concurrent.futures.Future[int] = concurrent.futures.Future()
+    done: concurrent.futures.Future[int] = concurrent.futures.Future()
+    done.set_result(7)
+    with caplog.at_level("WARNING", logger="bot.ai.helpers"):
+        assert helpers.collect([broken, late, done], time.time() - helpers.GRACE_S) == [7]
+    assert "failed" in caplog.text and "late" in caplog.text
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie, which has exited and awaits its reaping, is not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    with contextlib.suppress(OSError):
+        return stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    return True
+
+
+def test_a_helper_ends_when_the_process_that_started_it_is_killed() -> None:
+    """A killed AI worker must not leave its helper processes behind (the bot starts a new worker)."""
+    root = Path(__file__).resolve().parent.parent
+    code = (
+        "import multiprocessing, time\n"
+        "from bot.ai import helpers\n"
+        "if __name__ == '__main__':\n"
+        "    helpers.start(1)\n"
+        "    time.sleep(1.0)\n"
+        "    print(*[p.pid for p in multiprocessing.active_children()], flush=True)\n"
+        "    time.sleep(60)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", code], cwd=root, stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout is not None
+        children = [int(x) for x in parent.stdout.readline().split()]
+        assert children and all(_running(c) for c in children)
+    finally:
+        parent.kill()
+        parent.wait()
+    deadline = time.monotonic() + 10
+    while any(_running(c) for c in children) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_running(c) for c in children), "a helper outlived its parent"
+
+
+def test_helpers_are_not_started_from_a_daemonic_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    import multiprocessing
+
+    from bot.ai import helpers
+
+    monkeypatch.setattr(multiprocessing.current_process(), "daemon", True, raising=False)
+    monkeypatch.setattr(helpers, "_cannot", False)
+    monkeypatch.setattr(helpers, "_pool", None)
+    assert helpers.submit(1, int) == []
+    assert helpers._cannot and helpers._pool is None
+
+
+def test_default_workers_is_one_per_core_at_most_two(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from bot.ai import helpers
+
+    for cores, expected in ((None, 1), (1, 1), (2, 2), (16, 2)):
+        monkeypatch.setattr(os, "cpu_count", lambda c=cores: c)
+        assert helpers.default_workers() == expected
 
 
 # ---------------------------------------------------------------------------------------------

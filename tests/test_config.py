@@ -4,10 +4,12 @@ file and the key."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
 
+from bot.ai.helpers import default_workers
 from bot.config import Config, ConfigError, load_config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,8 +28,10 @@ def test_the_example_file_loads_and_documents_every_setting() -> None:
     assert config.database == str(ROOT / "tiempo.sqlite3")
     assert (config.guilds, config.turn_limit_minutes, config.log_level, config.ai_think_seconds) == (
         (), 0, "INFO", 2.0)
+    assert config.ai_processes == default_workers(), "left commented out: one process per core, at most 2"
     text = (ROOT / "config.example.toml").read_text(encoding="utf-8")
-    documented = {line.split("=")[0].strip() for line in text.splitlines() if line and not line.startswith("#")}
+    # a setting is documented by a line "key = value", or "# key = value" when its default depends on the machine
+    documented = {m.group(1) for m in re.finditer(r"^(?:# )?(\w+) = ", text, re.MULTILINE)}
     settings = {f for f in Config.__dataclass_fields__ if f != "source"}
     assert documented == settings
 
@@ -47,11 +51,12 @@ guilds = [123456789012345678, 42]
 turn_limit_minutes = 90
 log_level = "debug"
 ai_think_seconds = 5
+ai_processes = 3
 """)
     config = load_config(path, {})
     assert config == Config(token="file-token", database=str(tmp_path / "data" / "games.sqlite3"),
                             guilds=(123456789012345678, 42), turn_limit_minutes=90, log_level="DEBUG",
-                            ai_think_seconds=5.0, source=path)
+                            ai_think_seconds=5.0, ai_processes=3, source=path)
     assert config.turn_limit_seconds == 5400
     assert config.log_level_number == 10
 
@@ -100,6 +105,9 @@ def test_tiempo_config_names_the_file_and_an_explicit_path_wins(tmp_path: Path, 
     ("ai_think_seconds = 0\n", "ai_think_seconds", "greater than 0"),
     ("ai_think_seconds = 'fast'\n", "ai_think_seconds", "number of seconds"),
     ("ai_think_seconds = inf\n", "ai_think_seconds", "number of seconds"),
+    ("ai_processes = 0\n", "ai_processes", "from 1 to 8"),
+    ("ai_processes = 2.5\n", "ai_processes", "whole number"),
+    ("ai_processes = true\n", "ai_processes", "whole number"),
 ])
 def test_unknown_keys_and_wrong_types_name_the_file_and_the_key(tmp_path: Path, text: str, key: str,
                                                                 hint: str) -> None:

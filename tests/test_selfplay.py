@@ -120,3 +120,10 @@ def test_levels_and_players() -> None:
     err = io.StringIO()
     assert selfplay.main(parse("--players", "1"), stdout=io.StringIO(), stderr=err) == 2
     assert "2 to 5 players" in err.getvalue()
+
+
+def test_the_number_of_processes_is_checked() -> None:
+    assert parse().processes == selfplay.default_workers()
+    err = io.StringIO()
+    assert selfplay.main(parse("--processes", "0"), stdout=io.StringIO(), stderr=err) == 2
+    assert err.getvalue() == "tiempo-bot selfplay: --processes must be from 1 to 8\n"

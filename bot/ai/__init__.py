@@ -88,9 +88,12 @@ def choose_action(
     seed: int,
     budget_s: float = 2.0,
     iterations: int | None = None,
+    workers: int = 1,
 ) -> Action:
     """One legal action for ``seat`` at ``level`` (one of ``LEVELS``). Raises ``ValueError`` for an
-    unknown level or when ``seat`` has nothing to do (not its turn and no decision of its own)."""
+    unknown level or when ``seat`` has nothing to do (not its turn and no decision of its own).
+    ``workers`` is how many processes the strong level's play-outs may use at once (this one and
+    ``workers - 1`` helpers, ``bot.ai.helpers``); the action does not depend on it."""
     if level not in LEVELS:
         raise ValueError(f"{level!r} is not an AI level: use one of {', '.join(LEVELS)}")
     if state.finished:
@@ -121,7 +124,7 @@ def choose_action(
         first, spent = now, 0.0
     time_s = max(0.0, min(budget_s * (START_SHARE if fresh_turn else REPLAN_SHARE), budget_s * TURN_CAP - spent))
     began = time.perf_counter()
-    actions = strong_plan(view, seat, rng, time_s=time_s, iterations=iterations)
+    actions = strong_plan(view, seat, rng, time_s=time_s, iterations=iterations, workers=workers)
     with _lock:
         _spent[turn] = (first, spent + time.perf_counter() - began)
         _spent.move_to_end(turn)

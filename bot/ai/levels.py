@@ -27,7 +27,8 @@ from rules import (
     legal_actions,
 )
 
-from .common import View, candidates, determinize, end_turn, fingerprint, resolve_pending
+from . import helpers
+from .common import View, candidates, determinize, end_turn, fingerprint, mix_seed, resolve_pending
 from .evaluate import DEFAULT, Weights, score
 
 #: the strong level's evaluation weights (the greedy level uses ``evaluate.DEFAULT``): the same,
@@ -173,7 +174,8 @@ class Plan:
     actions: list[Action]
     states: list[GameState]
     value: float
-    samples: list[float] = field(default_factory=list)
+    #: play-out scores by round (``play_rounds``)
+    samples: dict[int, float] = field(default_factory=dict)
 
     @property
     def final(self) -> GameState:
@@ -360,7 +362,7 @@ def _exchange_turn(det: GameState, seat: int, exchange: Exchange) -> GameState |
 
 
 def strong_plan(
-    view: View, seat: int, rng: random.Random, *, time_s: float, iterations: int | None
+    view: View, seat: int, rng: random.Random, *, time_s: float, iterations: int | None, workers: int = 1
 ) -> list[Action]:
     """The ``strong`` level's plan for the rest of the turn.
 
@@ -372,6 +374,8 @@ def strong_plan(
        ``HORIZON`` more rounds (the seat's turn and the others', all greedy) — and the position
        scored. ``_pick`` keeps the beam's best plan unless another clearly did better.
        ``iterations`` is the number of play-outs; otherwise they run while the time lasts.
+       With ``workers`` above 1, helper processes (``bot.ai.helpers``) play some of the rounds at
+       the same time; the result does not depend on how many do.
     """
     start = time.perf_counter()
     timed = iterations is None
@@ -383,37 +387,65 @@ def strong_plan(
         plans.append(Plan([Exchange(seat, exchange_option(p.hand))], [s], plans[0].value - 2.0))
     if len(plans) == 1:
         return plans[0].actions
-    total = iterations if iterations is not None else 1_000_000
-    deadline = start + time_s
-    n_players = len(s.players)
-    typical = _playout_s.get(n_players, 0.0) if timed else 0.0
+    seed = rng.getrandbits(64)
+    moves = [plan.actions for plan in plans]
+    deadline = time.time() + max(0.0, start + time_s - time.perf_counter()) if timed else None
+    early = None if deadline is None else deadline - helpers.EARLY_S  # its answer is back when ours is done
+    helping = helpers.submit(workers - 1, play_rounds, view, seat, moves, seed, iterations, early)
+    step = len(helping) + 1
+    results = [play_rounds(view, seat, moves, seed, iterations, deadline, first=0, step=step)]
+    results += helpers.collect(helping, deadline)
+    for found in results:
+        for (r, k), v in found.items():
+            plans[k].samples[r] = v
+    return _pick(plans).actions
+
+
+def play_rounds(
+    view: View, seat: int, moves: list[list[Action]], seed: int, iterations: int | None, deadline: float | None,
+    first: int = 0, step: int = 1,
+) -> dict[tuple[int, int], float]:
+    """Play-outs of the plans ``moves`` (see ``strong_plan``), round by round: in round ``r`` every
+    plan is played out on one determinization, dealt by a generator seeded with ``seed`` and ``r``
+    alone, so that a round comes out the same in whichever process plays it. This process plays
+    rounds ``first``, ``first + step``, ... — play-out ``r * len(moves) + k`` is plan ``k`` in
+    round ``r`` — up to ``iterations`` play-outs in all, or while the wall-clock ``deadline``
+    (``time.time()``) allows. Returns the scores by (round, plan)."""
+    out: dict[tuple[int, int], float] = {}
+    n_plans = len(moves)
+    n_players = len(view.state.players)
+    stop = time.perf_counter() + (deadline - time.time()) if deadline is not None else float("inf")
+    typical = _playout_s.get(n_players, 0.0) if deadline is not None else 0.0
     slowest = typical
     done = 0
-    k = 0
-    det = view.state
     spent = 0.0
-    while done < total:
-        began = time.perf_counter()
-        if timed and began + slowest > deadline:
-            break
-        if k == 0:
-            det = determinize(view, rng)
-        plan = plans[k]
-        first = plan.actions[0] if plan.actions else None
-        if isinstance(first, Exchange):
-            end = _exchange_turn(det, seat, first)
-        else:
-            end = _play_out_turn(det, seat, plan.actions)
-        plan.samples.append(-1e9 if end is None else score(_play_on(end, seat), seat, STRONG_WEIGHTS))
-        done += 1
-        k = (k + 1) % len(plans)
-        took = time.perf_counter() - began
-        spent += took
-        slowest = max(slowest, took)
-    if timed and done:
+    r = first
+    going = True
+    while going and (iterations is None or r * n_plans < iterations):
+        det = determinize(view, random.Random(mix_seed(seed, r)))
+        for k, actions in enumerate(moves):
+            began = time.perf_counter()
+            if (iterations is not None and r * n_plans + k >= iterations) or began + slowest > stop:
+                going = False
+                break
+            out[r, k] = _play_out(det, seat, actions)
+            took = time.perf_counter() - began
+            done += 1
+            spent += took
+            slowest = max(slowest, took)
+        r += step
+    if deadline is not None and done:
         mean = spent / done
         _playout_s[n_players] = mean if not typical else 0.5 * (typical + mean)
-    return _pick(plans).actions
+    return out
+
+
+def _play_out(det: GameState, seat: int, actions: list[Action]) -> float:
+    """The score of one play-out of a plan on a determinization (a plan that begins with a paid
+    exchange: the exchange and a greedy turn)."""
+    head = actions[0] if actions else None
+    end = _exchange_turn(det, seat, head) if isinstance(head, Exchange) else _play_out_turn(det, seat, actions)
+    return -1e9 if end is None else score(_play_on(end, seat), seat, STRONG_WEIGHTS)
 
 
 #: strong: the typical duration of a play-out in recent plans, by number of players (a running
@@ -430,14 +462,15 @@ MC_SIGMAS = 1.0
 
 def _pick(plans: list[Plan]) -> Plan:
     """The beam's best plan (``plans[0]``) unless another plan played out better on the same
-    determinizations by more than ``MC_MARGIN`` and ``MC_SIGMAS`` standard errors."""
+    determinizations (rounds) by more than ``MC_MARGIN`` and ``MC_SIGMAS`` standard errors."""
     base = plans[0]
     best, best_gain = base, 0.0
     for pl in plans[1:]:
-        n = min(len(pl.samples), len(base.samples))
+        rounds = [r for r in pl.samples if r in base.samples]
+        n = len(rounds)
         if n < 2:
             continue
-        diffs = [pl.samples[i] - base.samples[i] for i in range(n)]
+        diffs = [pl.samples[r] - base.samples[r] for r in rounds]
         mean = statistics.fmean(diffs)
         se = statistics.stdev(diffs) / n**0.5
         if mean > max(MC_MARGIN, MC_SIGMAS * se) and mean > best_gain:
