@@ -1,6 +1,6 @@
 """AI players for Tiempo: ``choose_action(state, seat, level, seed=...)`` returns one legal action.
 
-Pure CPU code (no Discord, no storage, no asyncio): the bot calls it in a worker thread.
+Pure CPU code (no Discord, no storage, no asyncio): the bot calls it in a worker process (or a thread).
 
     LEVELS = ("random", "greedy", "strong")
     action = choose_action(state, seat, "strong", seed=game_seed + state.turn)
