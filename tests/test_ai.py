@@ -433,6 +433,25 @@ def test_a_helper_ends_when_the_process_that_started_it_is_killed() -> None:
     assert not any(_running(c) for c in children), "a helper outlived its parent"
 
 
+def test_a_pool_worker_with_helpers_still_ends_when_its_pool_shuts_down() -> None:
+    """The bot's AI worker is itself a pool's worker: at its exit it waits for its children before any
+    atexit handler runs, so its helpers must be stopped first, or the bot never stops."""
+    import concurrent.futures
+    import multiprocessing
+    import threading
+
+    from .ai_worker import strong_turn_with_a_helper
+
+    pool = concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+    helper_pids = pool.submit(strong_turn_with_a_helper).result(timeout=60)
+    assert helper_pids and all(_running(p) for p in helper_pids)
+    closing = threading.Thread(target=pool.shutdown, daemon=True)
+    closing.start()
+    closing.join(timeout=30)
+    assert not closing.is_alive(), "the worker did not end: its helpers kept it waiting"
+    assert not any(_running(p) for p in helper_pids)
+
+
 def test_helpers_are_not_started_from_a_daemonic_process(monkeypatch: pytest.MonkeyPatch) -> None:
     import multiprocessing
 

@@ -4,6 +4,7 @@ buttons; we read every reply as Discord would show it."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import random
@@ -43,8 +44,8 @@ class Clock:
         return self.now
 
 
-def make_bot(sim: DiscordSim, db: Path, **options: Any) -> TiempoBot:
-    config = Config(token="sim-token", database=str(db), guilds=(sim.guild.id,))
+def make_bot(sim: DiscordSim, db: Path, config_options: dict[str, Any] | None = None, **options: Any) -> TiempoBot:
+    config = Config(token="sim-token", database=str(db), guilds=(sim.guild.id,), **(config_options or {}))
     options.setdefault("choose_ai", random_ai)
     options.setdefault("seed_source", lambda: 11)
     options.setdefault("ai_process", False)
@@ -402,24 +403,42 @@ async def test_an_unexpected_error_gets_an_apology_and_a_log_line(sim: DiscordSi
     assert f"/tiempo status failed (game #{game_id}" in record.getMessage() and record.exc_info is not None
 
 
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(stat.parent.name))
+    return out
+
+
 async def test_an_all_ai_table_plays_a_whole_game_with_the_real_ai(sim: DiscordSim, tmp_path: Path) -> None:
-    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3", choose_ai=None, ai_process=True))
+    """Random, greedy and strong seats; the strong one thinks in the AI worker process, whose
+    play-outs are shared with a helper process of its own (``ai_processes = 2``)."""
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3", {"ai_think_seconds": 0.4, "ai_processes": 2},
+                                     choose_ai=None, ai_process=True))
+    assert bot.service.ai_processes == 2
     await answer(sim, sim.slash("tiempo", "new", {"seats": 3}))
-    for level in ("random", "greedy"):
+    for level in ("strong", "greedy"):
         await answer(sim, sim.slash("tiempo", "addbot", {"level": level}))
     full = await answer(sim, sim.slash("tiempo", "join", user=sim.add_user("bob")))
     assert full.ephemeral and "full" in full.content
     left = await answer(sim, sim.slash("tiempo", "leave"))
     assert not left.ephemeral and "alice leaves" in left.content
     added = await answer(sim, sim.slash("tiempo", "addbot", {"level": "random"}))
-    assert "Dice 2" in added.content
+    assert "Dice" in added.content
     await answer(sim, sim.slash("tiempo", "start"))  # the opener starts it without a seat, to watch
     final = await sim.wait_for_message(lambda m: "is over" in m.content, timeout=240)
     assert "🥇" in final.content
     _, state = await state_of(bot, sim)
     assert state.finished and len([m for m in public(sim) if m.attachments]) >= 1 + 21
     names = {p.name for p in state.players}
-    assert names == {"Dice", "Magpie", "Dice 2"}
+    assert names == {"Oracle", "Magpie", "Dice"}
+    pool = bot.service._pool
+    assert pool is not None
+    workers = list(pool._processes)
+    assert workers and any(_children(w) for w in workers), "the AI worker started no helper process"
 
 
 async def test_upgrade_without_at_finds_the_place_or_asks_for_it(sim: DiscordSim, tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ import concurrent.futures
 import logging
 import multiprocessing
 import multiprocessing.connection
+import multiprocessing.util
 import os
 import threading
 import time
@@ -85,6 +86,11 @@ def start(n: int) -> concurrent.futures.ProcessPoolExecutor | None:
                 _cannot = True
                 return None
             _pool, _size = pool, n
+            # stop them before this process waits for its children at exit: a process that is itself
+            # a pool's worker (the bot's AI worker) waits for them before any atexit handler runs; and
+            # before the finalizers of the pool's own queues (priority 10), which would stop the thread
+            # that sends the helpers their signal to stop
+            multiprocessing.util.Finalize(pool, pool.shutdown, kwargs={"cancel_futures": True}, exitpriority=100)
         return _pool
 
 
