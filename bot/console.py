@@ -636,6 +636,9 @@ def play(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextI
     except ValueError as err:
         sys.stderr.write(f"tiempo-bot console: {err}\n")
         return 2
+    if not 1 <= args.processes <= 8:
+        sys.stderr.write("tiempo-bot console: --processes must be from 1 to 8\n")
+        return 2
     with tempfile.TemporaryDirectory(prefix="tiempo-console-") as tmp, asyncio.Runner() as runner:
         db = Path(args.db) if args.db else Path(tmp) / "table.sqlite3"
         try:

@@ -790,6 +790,9 @@ class Tiempo:
                     log.exception("the AI worker process died; starting a new one, and thinking in a thread now")
                     self._pool.shutdown(wait=False, cancel_futures=True)
                     self._pool = _ai_pool()
+                    if self._choose_ai is None:  # no helper processes in the bot's own process
+                        call = functools.partial(_default_ai(1), state, seat, level, seed=seed,
+                                                 budget_s=self.ai_think_seconds)
             return await asyncio.to_thread(call)
         except Exception:
             log.exception("AI (%s) failed for seat %s; playing a safe action instead", level, seat)

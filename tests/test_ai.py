@@ -391,8 +391,56 @@ def test_strong_plays_on_alone_when_its_helpers_fail(monkeypatch: pytest.MonkeyP
     done: concurrent.futures.Future[int] = concurrent.futures.Future()
     done.set_result(7)
     with caplog.at_level("WARNING", logger="bot.ai.helpers"):
-        assert helpers.collect([broken, late, done], time.time() - helpers.GRACE_S) == [7]
-    assert "failed" in caplog.text and "late" in caplog.text
+        assert helpers.collect(helpers.Batch(None, [broken, late, done]), time.time() - helpers.GRACE_S) == [7]
+    assert "late" in caplog.text
+
+
+def test_with_a_fixed_number_of_play_outs_the_rounds_a_helper_missed_are_played_by_the_caller(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``iterations`` promises the same action whatever happens to the helpers."""
+    import concurrent.futures
+
+    from bot.ai import helpers
+
+    s = _turn_start(4, seed=52, steps=10)
+    ai.clear_cache()
+    alone = ai.choose_action(s, s.active, "strong", seed=3, iterations=12)
+
+    def dead_helper(n: int, fn: object, *args: object) -> helpers.Batch:
+        died: concurrent.futures.Future[object] = concurrent.futures.Future()
+        died.set_exception(RuntimeError("a bug in the helper"))
+        return helpers.Batch(None, [died])
+
+    monkeypatch.setattr(helpers, "submit", dead_helper)
+    ai.clear_cache()
+    assert ai.choose_action(s, s.active, "strong", seed=3, iterations=12, workers=2) == alone
+
+
+def test_helpers_that_keep_failing_are_left_alone_for_a_while(monkeypatch: pytest.MonkeyPatch,
+                                                               caplog: pytest.LogCaptureFixture) -> None:
+    """A helper that cannot start (or keeps dying) is tried again at the next turns, then not for
+    ``PAUSE_S``: no traceback and no new process every turn for months."""
+    import concurrent.futures
+
+    from bot.ai import helpers
+
+    starts: list[int] = []
+
+    def cannot_start(*args: object, **kwargs: object) -> None:
+        starts.append(1)
+        raise OSError(12, "Cannot allocate memory")
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", cannot_start)
+    monkeypatch.setattr(helpers, "_pool", None)
+    monkeypatch.setattr(helpers, "_failures", 0)
+    monkeypatch.setattr(helpers, "_paused_until", 0.0)
+    with caplog.at_level("WARNING", logger="bot.ai.helpers"):
+        for _ in range(10):
+            assert helpers.submit(1, int).futures == []
+    assert len(starts) == helpers.FAILURES
+    assert "thinking alone for 10 minutes" in caplog.text and "Traceback" not in caplog.text
+    monkeypatch.setattr(helpers, "_paused_until", 0.0)
+    assert helpers.submit(1, int).futures == [] and len(starts) == helpers.FAILURES + 1
 
 
 def _running(pid: int) -> bool:
@@ -460,7 +508,7 @@ def test_helpers_are_not_started_from_a_daemonic_process(monkeypatch: pytest.Mon
     monkeypatch.setattr(multiprocessing.current_process(), "daemon", True, raising=False)
     monkeypatch.setattr(helpers, "_cannot", False)
     monkeypatch.setattr(helpers, "_pool", None)
-    assert helpers.submit(1, int) == []
+    assert helpers.submit(1, int).futures == []
     assert helpers._cannot and helpers._pool is None
 
 
@@ -469,8 +517,12 @@ def test_default_workers_is_one_per_core_at_most_two(monkeypatch: pytest.MonkeyP
 
     from bot.ai import helpers
 
-    for cores, expected in ((None, 1), (1, 1), (2, 2), (16, 2)):
-        monkeypatch.setattr(os, "cpu_count", lambda c=cores: c)
+    for cores, expected in ((0, 1), (1, 1), (2, 2), (16, 2)):
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid, c=cores: set(range(c)), raising=False)
+        assert helpers.default_workers() == expected
+    monkeypatch.delattr(os, "sched_getaffinity", raising=False)
+    for count, expected in ((None, 1), (1, 1), (8, 2)):
+        monkeypatch.setattr(os, "cpu_count", lambda c=count: c)
         assert helpers.default_workers() == expected
 
 

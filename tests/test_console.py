@@ -276,3 +276,10 @@ def test_a_question_mark_or_a_missing_cell_lists_what_fits_now(tmp_path: Path) -
     cells = text.split(f"Cells for {'an' if build.kind.value[0] in 'AEIOU' else 'a'} {build.kind.value} now: ")[1]
     assert str(build.origin) in cells.split("\n")[0]
     assert "Cards from your hand: " in text and "Topics: turn, cards," in text and "Buildings: Watchtower," in text
+
+
+def test_the_number_of_processes_is_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert args(tmp_path).processes == console.default_workers()
+    code = console.play(args(tmp_path, "--processes", "50"), stdin=io.StringIO(""), stdout=io.StringIO())
+    assert code == 2
+    assert capsys.readouterr().err == "tiempo-bot console: --processes must be from 1 to 8\n"

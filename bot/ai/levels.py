@@ -392,12 +392,18 @@ def strong_plan(
     deadline = time.time() + max(0.0, start + time_s - time.perf_counter()) if timed else None
     early = None if deadline is None else deadline - helpers.EARLY_S  # its answer is back when ours is done
     helping = helpers.submit(workers - 1, play_rounds, view, seat, moves, seed, iterations, early)
-    step = len(helping) + 1
+    step = len(helping.futures) + 1
     results = [play_rounds(view, seat, moves, seed, iterations, deadline, first=0, step=step)]
     results += helpers.collect(helping, deadline)
     for found in results:
         for (r, k), v in found.items():
             plans[k].samples[r] = v
+    if iterations is not None:  # a helper that failed: its rounds are played here, for the same result
+        rounds = -(-iterations // len(plans))
+        for r in range(rounds):
+            if r not in plans[0].samples:
+                for (r2, k), v in play_rounds(view, seat, moves, seed, iterations, None, first=r, step=rounds).items():
+                    plans[k].samples[r2] = v
     return _pick(plans).actions
 
 
