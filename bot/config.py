@@ -14,7 +14,7 @@ import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from .ai.helpers import default_workers
+from .ai.helpers import MAX_WORKERS, default_workers
 
 #: the file looked for in the current directory when neither a path nor TIEMPO_CONFIG is given
 DEFAULT_FILE = "tiempo.toml"
@@ -97,9 +97,9 @@ def _log_level(key: str, value: object, where: str) -> str:
 
 
 def _processes(key: str, value: object, where: str) -> int:
-    """A number of processes: a whole number from 1 to 8."""
-    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 8:
-        raise ConfigError(f"{where}: '{key}' must be a whole number from 1 to 8, like {key} = 2")
+    """A number of processes: a whole number from 1 to ``MAX_WORKERS``."""
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_WORKERS:
+        raise ConfigError(f"{where}: '{key}' must be a whole number from 1 to {MAX_WORKERS}, like {key} = 2")
     return value
 
 

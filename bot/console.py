@@ -31,7 +31,7 @@ from typing import TextIO
 
 from rules import Action, Age, GameState, Kind
 
-from .ai.helpers import default_workers
+from .ai.helpers import MAX_WORKERS, default_workers
 from .play import Refusal
 from .service import AI_LEVELS, Caller, Post, Reply, Tiempo
 from .storage import GameRecord, Status, Storage, StorageError
@@ -636,8 +636,8 @@ def play(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextI
     except ValueError as err:
         sys.stderr.write(f"tiempo-bot console: {err}\n")
         return 2
-    if not 1 <= args.processes <= 8:
-        sys.stderr.write("tiempo-bot console: --processes must be from 1 to 8\n")
+    if not 1 <= args.processes <= MAX_WORKERS:
+        sys.stderr.write(f"tiempo-bot console: --processes must be from 1 to {MAX_WORKERS}\n")
         return 2
     with tempfile.TemporaryDirectory(prefix="tiempo-console-") as tmp, asyncio.Runner() as runner:
         db = Path(args.db) if args.db else Path(tmp) / "table.sqlite3"

@@ -34,7 +34,7 @@ from rules import events as ev
 from rules.model import Colour
 from rules.notation import format_action, format_position
 
-from .ai.helpers import default_workers
+from .ai.helpers import MAX_WORKERS, default_workers
 from .texts import ranking, who
 
 LEVELS = ("random", "greedy", "strong")
@@ -260,8 +260,8 @@ def main(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: Text
     if args.iterations is not None and args.iterations < 1:
         stderr.write("tiempo-bot selfplay: --iterations must be at least 1\n")
         return 2
-    if not 1 <= args.processes <= 8:
-        stderr.write("tiempo-bot selfplay: --processes must be from 1 to 8\n")
+    if not 1 <= args.processes <= MAX_WORKERS:
+        stderr.write(f"tiempo-bot selfplay: --processes must be from 1 to {MAX_WORKERS}\n")
         return 2
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 10**6)
     seats = ", ".join(f"{name} ({colour.value}, {level})"

@@ -780,8 +780,11 @@ class Tiempo:
         """The AI's action, decided off the event loop (in the worker process, or a thread); if the AI
         fails, a safe legal action instead (the first option of its decision, or the end of its turn),
         so that a game never stalls on a broken AI."""
-        choose = self._choose_ai or _default_ai(self.ai_processes)
-        call = functools.partial(choose, state, seat, level, seed=seed, budget_s=self.ai_think_seconds)
+        def thinking(processes: int) -> Callable[[], Action]:
+            choose = self._choose_ai or _default_ai(processes)
+            return functools.partial(choose, state, seat, level, seed=seed, budget_s=self.ai_think_seconds)
+
+        call = thinking(self.ai_processes)
         try:
             if self._pool is not None:
                 try:
@@ -790,9 +793,7 @@ class Tiempo:
                     log.exception("the AI worker process died; starting a new one, and thinking in a thread now")
                     self._pool.shutdown(wait=False, cancel_futures=True)
                     self._pool = _ai_pool()
-                    if self._choose_ai is None:  # no helper processes in the bot's own process
-                        call = functools.partial(_default_ai(1), state, seat, level, seed=seed,
-                                                 budget_s=self.ai_think_seconds)
+                    call = thinking(1)  # no helper processes in the bot's own process
             return await asyncio.to_thread(call)
         except Exception:
             log.exception("AI (%s) failed for seat %s; playing a safe action instead", level, seat)

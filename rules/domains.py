@@ -36,14 +36,12 @@ def neighbour_ids(board: Board, game_map: GameMap, cells: tuple[int, ...], exclu
 def domains(board: Board, game_map: GameMap) -> Domains:
     """Compute (or reuse) the board's domains."""
     cached = board.cache
-    if cached is not None and cached[0] == board.version:  # type: ignore[index]
-        result: Domains = cached[1]  # type: ignore[index]
+    if isinstance(cached, tuple) and cached[0] == board.version:
+        result: Domains = cached[1]
         return result
     of: dict[int, int] = {}
     groups: list[tuple[int, ...]] = []
     buildings = board.buildings
-    grid = board.grid
-    neighbours = game_map.neighbours
     for start in sorted(buildings.values(), key=_reading):
         if start.id in of:
             continue
@@ -53,10 +51,7 @@ def domains(board: Board, game_map: GameMap) -> Domains:
         stack = [start.id]
         while stack:
             b = buildings[stack.pop()]
-            near = {grid[j] for j in neighbours(b.cells)}  # as neighbour_ids, inlined: a hot loop
-            near.discard(0)
-            near.discard(b.id)
-            for n in near:
+            for n in neighbour_ids(board, game_map, b.cells, b.id):
                 if n not in of:
                     of[n] = k
                     members.append(n)

@@ -41,6 +41,9 @@ PATIENCE_S = 300.0
 FAILURES = 3
 PAUSE_S = 600.0
 
+#: the most processes a strong player's play-outs may be asked to use (settings and options check it)
+MAX_WORKERS = 8
+
 _pool: concurrent.futures.ProcessPoolExecutor | None = None
 _size = 0
 #: stops ``_pool`` once, at exit or before (``multiprocessing.util.Finalize``)
