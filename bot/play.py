@@ -12,16 +12,16 @@ from dataclasses import dataclass
 from rules import (
     Action,
     Choose,
+    Colour,
     GameState,
     Options,
     RuleError,
     apply,
     describe_decision,
     new_game,
+    parse_action,
 )
 from rules import events as ev
-from rules.model import Colour
-from rules.notation import parse_action
 
 from .texts import who
 

@@ -29,10 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from rules import Action, GameState, Options, apply, new_game
+from rules import Action, Colour, GameState, Options, apply, format_action, format_position, new_game
 from rules import events as ev
-from rules.model import Colour
-from rules.notation import format_action, format_position
 
 from .ai.helpers import MAX_WORKERS, default_workers
 from .texts import ranking, who

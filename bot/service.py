@@ -33,6 +33,7 @@ from rules import (
     Action,
     Age,
     Choose,
+    Colour,
     Construct,
     Demolish,
     EndTurn,
@@ -46,14 +47,15 @@ from rules import (
     Upgrade,
     apply,
     describe_decision,
+    format_action,
+    from_json,
     legal_actions,
+    parse_action,
     placements,
+    sub_multisets,
+    to_json,
 )
 from rules import events as ev
-from rules.legal import sub_multisets
-from rules.model import Colour
-from rules.notation import format_action, parse_action
-from rules.serial import from_json, to_json
 
 from .play import Refusal, Seat, act, action_text, can_undo, start
 from .storage import ActionRecord, ChannelBusyError, GameRecord, SeatRecord, Status, Storage

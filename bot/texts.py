@@ -8,7 +8,9 @@ from collections import Counter
 from collections.abc import Sequence
 
 from rules import (
+    INCOME_ROUNDS,
     Age,
+    Building,
     Construct,
     Demolish,
     EndTurn,
@@ -22,10 +24,9 @@ from rules import (
     Upgrade,
     describe_decision,
     legal_actions,
+    pool,
 )
 from rules import events as ev
-from rules.engine import pool
-from rules.model import INCOME_ROUNDS, Building
 
 # ---------------------------------------------------------------------------------------------
 # Names

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from rules import Age, Cards, Cell, GameMap, GameState, Kind, parse_map
+from rules import Age, Building, Cards, Cell, GameMap, GameState, Kind, parse_map, parse_position
 from rules.events import (
     Built,
     Demolished,
@@ -28,8 +28,6 @@ from rules.events import (
     Travelled,
     Upgraded,
 )
-from rules.model import Building
-from rules.notation import parse_position
 
 MAP_TEXT = """\
 name: Render test valley

@@ -19,8 +19,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
-from rules import Age, Cards, Cell, Colour, Family, GameMap, Kind
-from rules.maps import COLUMNS, TERRAIN_CODES
+from rules import COLUMNS, TERRAIN_CODES, Age, Cards, Cell, Colour, Family, GameMap, Kind
 
 from . import sprites, style
 from .layout import (

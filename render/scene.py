@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from rules import Age, Cards, Cell, Colour, GameMap, GameState, Kind, describe_decision
+from rules import INCOME_ROUNDS, ROUNDS, Age, Building, Cards, Cell, Colour, GameMap, GameState, Kind, describe_decision
 from rules.events import (
     Built,
     Demolished,
@@ -33,7 +33,6 @@ from rules.events import (
     Travelled,
     Upgraded,
 )
-from rules.model import INCOME_ROUNDS, ROUNDS, Building
 
 from .style import safe_text
 

@@ -13,8 +13,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageChops, ImageDraw
 
-from rules import Colour, Family, Kind
-from rules.maps import Terrain
+from rules import Colour, Family, Kind, Terrain
 
 from .layout import PAWN_H, PAWN_W, Geometry, scale, slot_boxes
 from .style import (

@@ -21,8 +21,7 @@ from functools import lru_cache
 
 from PIL import ImageFont
 
-from rules import Colour, Family
-from rules.maps import Terrain
+from rules import Colour, Family, Terrain
 
 RGB = tuple[int, int, int]
 

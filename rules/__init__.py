@@ -1,6 +1,8 @@
 """Khronos rules engine: pure, deterministic, standard library only.
 
-The whole interface::
+Everything a caller may use is importable from ``rules`` itself (``__all__`` below); the event
+types are the public namespace ``rules.events``. The other modules are private: nothing outside
+this package imports them (``tests/test_layout.py`` checks). ::
 
     state = new_game(["Ana", "Ben", "Cy"], seed=7)            # R9–R10
     state, events = apply(state, action)                       # or raises RuleError
@@ -12,10 +14,15 @@ The whole interface::
     format_position / parse_position / format_action / parse_action   # the text notation
 
 A state waiting on a player's decision has ``state.pending``; ``Choose(player, cell)`` answers it.
+
+Two errors reach a player: ``RuleError`` (the rules refuse an action; it names the rule) and
+``NotationError`` (text that cannot be read; it shows good input). Both are ``ValueError``s. Any
+other exception from this package is a bug.
 """
 
 from __future__ import annotations
 
+from . import events
 from .actions import (
     Action,
     Choose,
@@ -30,13 +37,32 @@ from .actions import (
     Travel,
     Upgrade,
 )
-from .engine import apply, describe_decision, income, new_game, surcharge
-from .errors import RuleError
+from .domains import domains, violation
+from .engine import apply, describe_decision, income, new_game, pool, surcharge
+from .errors import NotationError, RuleError
 from .events import Event
-from .legal import default_payment, legal_actions, placements
-from .maps import Cell, GameMap, MapError, Terrain, load_map, parse_map, plain_map
+from .legal import construct_sites, default_payment, legal_actions, placements, sub_multisets
+from .maps import (
+    CODE_OF_FEATURES,
+    COLUMNS,
+    TERRAIN_CODES,
+    Cell,
+    GameMap,
+    MapError,
+    Terrain,
+    classify,
+    load_map,
+    parse_map,
+    plain_map,
+)
 from .model import (
+    CUBES_PER_PLAYER,
+    DECK_COMPOSITION,
     FORMAT_VERSION,
+    INCOME_ROUNDS,
+    INITIAL_STOCK,
+    POPULATION_CAP,
+    ROUNDS,
     Age,
     Board,
     Building,
@@ -50,9 +76,20 @@ from .model import (
     Options,
     Player,
 )
+from .notation import format_action, format_board, format_position, parse_action, parse_position
+from .serial import View, action_from_dict, action_to_dict, event_to_dict, from_json, to_json, view_for
 
 __all__ = [
+    "CODE_OF_FEATURES",
+    "COLUMNS",
+    "CUBES_PER_PLAYER",
+    "DECK_COMPOSITION",
     "FORMAT_VERSION",
+    "INCOME_ROUNDS",
+    "INITIAL_STOCK",
+    "POPULATION_CAP",
+    "ROUNDS",
+    "TERRAIN_CODES",
     "Action",
     "Age",
     "Board",
@@ -73,6 +110,7 @@ __all__ = [
     "GameState",
     "Kind",
     "MapError",
+    "NotationError",
     "Options",
     "Payment",
     "Player",
@@ -83,15 +121,34 @@ __all__ = [
     "Terrain",
     "Travel",
     "Upgrade",
+    "View",
+    "action_from_dict",
+    "action_to_dict",
     "apply",
+    "classify",
+    "construct_sites",
     "default_payment",
     "describe_decision",
+    "domains",
+    "event_to_dict",
+    "events",
+    "format_action",
+    "format_board",
+    "format_position",
+    "from_json",
     "income",
     "legal_actions",
     "load_map",
     "new_game",
+    "parse_action",
     "parse_map",
+    "parse_position",
     "placements",
     "plain_map",
+    "pool",
+    "sub_multisets",
     "surcharge",
+    "to_json",
+    "view_for",
+    "violation",
 ]

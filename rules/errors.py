@@ -1,4 +1,4 @@
-"""The one error a refused action raises."""
+"""The two errors a player can cause: an action the rules refuse, and text that cannot be read."""
 
 from __future__ import annotations
 
@@ -19,3 +19,11 @@ class RuleError(ValueError):
 
     def __repr__(self) -> str:
         return f"RuleError({self.code!r}, {self.rule!r}, {self.message!r})"
+
+
+class NotationError(ValueError):
+    """Text that cannot be read: a cell, an Age, a building, a colour, a list of cards, an action or a
+    position written wrongly. ``str(error)`` says what is wrong and shows good input (``e.g. C4``).
+
+    Nothing was applied: a state is never changed by text that could not be read.
+    """

@@ -22,6 +22,8 @@ from enum import Enum
 from functools import cache
 from importlib import resources
 
+from .errors import NotationError
+
 
 class Terrain(Enum):
     """How a cell counts for construction (R36)."""
@@ -70,10 +72,10 @@ class Cell:
 
     @staticmethod
     def parse(text: str) -> Cell:
-        """Parse ``C4`` (case-insensitive). Raises ``ValueError`` with an example on bad input."""
+        """Parse ``C4`` (case-insensitive). Raises ``NotationError`` with an example on bad input."""
         m = re.fullmatch(r"\s*([A-Za-z])\s*([1-9]\d?)\s*", text)
         if not m:
-            raise ValueError(f"{text.strip()!r} is not a cell: write a column letter and a row number, e.g. C4")
+            raise NotationError(f"{text.strip()!r} is not a cell: write a column letter and a row number, e.g. C4")
         return Cell(COLUMNS.index(m.group(1).upper()), int(m.group(2)) - 1)
 
     def __str__(self) -> str:
@@ -128,10 +130,10 @@ class GameMap:
         except ValueError:
             t = text.strip()
             if re.fullmatch(r"[A-Za-z]\d+", t):  # shaped like a cell, but row 0
-                raise ValueError(f"{t} is not a cell: columns A–{last_col}, rows 1–{self.height}") from None
-            raise ValueError(f"{t!r} is not a cell: columns A–{last_col}, rows 1–{self.height}, e.g. C4") from None
+                raise NotationError(f"{t} is not a cell: columns A–{last_col}, rows 1–{self.height}") from None
+            raise NotationError(f"{t!r} is not a cell: columns A–{last_col}, rows 1–{self.height}, e.g. C4") from None
         if not self.contains(cell):
-            raise ValueError(f"{text.strip()} is not a cell: columns A–{last_col}, rows 1–{self.height}")
+            raise NotationError(f"{text.strip()} is not a cell: columns A–{last_col}, rows 1–{self.height}")
         return cell
 
     def terrain(self, index: int) -> Terrain:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from enum import Enum, IntEnum
 
+from .errors import NotationError
 from .maps import Cell, GameMap
 
 FORMAT_VERSION = 1
@@ -36,7 +37,7 @@ class Age(IntEnum):
         for age in Age:
             if t in (age.letter.lower(), age.title.lower()):
                 return age
-        raise ValueError(f"{text.strip()!r} is not an Age: use Might (M), Faith (F) or Reason (R)")
+        raise NotationError(f"{text.strip()!r} is not an Age: use Might (M), Faith (F) or Reason (R)")
 
 
 class Family(Enum):
@@ -90,7 +91,7 @@ class Kind(Enum):
             if kind.value.lower() == t:
                 return kind
         names = ", ".join(k.value for k in Kind)
-        raise ValueError(f"{text.strip()!r} is not a building: use one of {names}")
+        raise NotationError(f"{text.strip()!r} is not a building: use one of {names}")
 
 
 #: kind -> (family, level). Level is the value, the side of the square footprint and the card cost.
@@ -155,7 +156,7 @@ class Colour(Enum):
         for colour in Colour:
             if t in (colour.value.lower(), colour.letter.lower()):
                 return colour
-        raise ValueError(f"{text.strip()!r} is not a colour: use Red, White, Green, Blue or Yellow")
+        raise NotationError(f"{text.strip()!r} is not a colour: use Red, White, Green, Blue or Yellow")
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -198,7 +199,7 @@ class Cards:
             return Cards()
         bad = sorted(set(t) - set("MRC"))
         if bad:
-            raise ValueError(
+            raise NotationError(
                 f"{text.strip()!r} is not a list of cards: write M (Military), R (Religious), C (Civil), e.g. MMC"
             )
         return Cards(t.count("M"), t.count("R"), t.count("C"))
@@ -446,7 +447,7 @@ class GameState:
         for i, p in enumerate(self.players):
             if t in (p.colour.value.lower(), p.name.lower()):
                 return i
-        raise ValueError(f"{text.strip()!r} is not a player in this game")
+        raise NotationError(f"{text.strip()!r} is not a player in this game")
 
     def make_building(self, kind: Kind, origin: Cell, **kw: object) -> Building:
         """A new building with a fresh id; raises ValueError if it leaves the board."""

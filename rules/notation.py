@@ -2,7 +2,7 @@
 scenario tests and of bug reports.
 
 ``parse_position(format_position(s))`` gives back ``s`` (building ids aside), and
-``parse_action(format_action(s, a), s) == a``. Parsing raises ``ValueError`` with a message that
+``parse_action(format_action(s, a), s) == a``. Parsing raises ``NotationError`` with a message that
 says what is wrong and shows good input.
 """
 
@@ -27,6 +27,7 @@ from .actions import (
     Upgrade,
 )
 from .engine import apply, describe_decision, surcharge
+from .errors import NotationError
 from .legal import default_payment
 from .maps import TERRAIN_CODES, Cell, GameMap, load_map, plain_map
 from .model import (
@@ -85,7 +86,7 @@ def _parse_population(text: str, seat: dict[str, int]) -> tuple[int, ...]:
             continue
         m = re.fullmatch(r"([A-Za-z]+)\s*(?:[:×xX*]\s*(\d+))?", part)
         if not m or m.group(1).lower() not in seat:
-            raise ValueError(f"{part!r} in a population: write Colour:count, e.g. {{Red:1,White:2}}")
+            raise NotationError(f"{part!r} in a population: write Colour:count, e.g. {{Red:1,White:2}}")
         out.extend([seat[m.group(1).lower()]] * int(m.group(2) or 1))
     return tuple(sorted(out))
 
@@ -178,7 +179,7 @@ def _cards_field(value: str, what: str) -> Cards:
     try:
         return Cards.parse(value)
     except ValueError:
-        raise ValueError(f"{what}: {value!r} is not a list of cards; write M, R and C, e.g. MMRC") from None
+        raise NotationError(f"{what}: {value!r} is not a list of cards; write M, R and C, e.g. MMRC") from None
 
 
 def _families(text: str, what: str) -> list[Family]:
@@ -186,7 +187,7 @@ def _families(text: str, what: str) -> list[Family]:
     if t in ("", "-"):
         return []
     if set(t) - set("MRC"):
-        raise ValueError(f"{what}: {text!r} is not a list of cards; write M, R and C, e.g. MRC")
+        raise NotationError(f"{what}: {text!r} is not a list of cards; write M, R and C, e.g. MRC")
     return [Family(ch) for ch in t]
 
 
@@ -203,7 +204,7 @@ def parse_position(text: str) -> GameState:
             continue
         key, sep, value = line.partition(":")
         if not sep:
-            raise ValueError(f"line {lineno}: expected 'key: value', got {line!r}")
+            raise NotationError(f"line {lineno}: expected 'key: value', got {line!r}")
         k = key.strip().lower()
         if k in ("m", "f", "r"):
             board_lines[Age.parse(k)].append((lineno, value))
@@ -214,14 +215,14 @@ def parse_position(text: str) -> GameState:
             joined = k in fields and k in ("terrain", "hamlets")
             fields[k] = (fields[k] + " " + value.strip()) if joined else value.strip()
         else:
-            raise ValueError(f"line {lineno}: unknown key {key.strip()!r}; see docs/notation.md")
+            raise NotationError(f"line {lineno}: unknown key {key.strip()!r}; see docs/notation.md")
 
     # the map: a shipped map or a plain grid, with terrain overrides and printed hamlets
     spec = fields.get("map", "plain 15x12").split()
     if spec and spec[0].lower() == "plain":
         m = re.fullmatch(r"(\d+)[xX](\d+)", spec[1]) if len(spec) > 1 else re.fullmatch(r"(\d+)x(\d+)", "15x12")
         if not m:
-            raise ValueError("map: write 'default', a shipped map's name, or 'plain 15x12'")
+            raise NotationError("map: write 'default', a shipped map's name, or 'plain 15x12'")
         game_map = plain_map(int(m.group(1)), int(m.group(2)))
     else:
         game_map = load_map(spec[0] if spec else "default")
@@ -230,7 +231,7 @@ def parse_position(text: str) -> GameState:
         cell_text, _, code = item.partition("=")
         cell = game_map.parse_cell(cell_text)
         if code not in TERRAIN_CODES:
-            raise ValueError(f"terrain: {code!r} is not a terrain code; use one of {' '.join(TERRAIN_CODES)}")
+            raise NotationError(f"terrain: {code!r} is not a terrain code; use one of {' '.join(TERRAIN_CODES)}")
         codes[game_map.index(cell)] = code
     hamlets = list(game_map.hamlets)
     for word in fields.get("hamlets", "").split():
@@ -241,14 +242,15 @@ def parse_position(text: str) -> GameState:
     # players
     colours = [Colour.parse(w) for w in fields["players"].split()] if "players" in fields else list(DEFAULT_PLAYERS)
     if not 2 <= len(colours) <= 5 or len(set(colours)) != len(colours):
-        raise ValueError("players: list 2 to 5 different colours, e.g. 'players: Red White Green'")
+        raise NotationError("players: list 2 to 5 different colours, e.g. 'players: Red White Green'")
     seat = {c.value.lower(): i for i, c in enumerate(colours)} | {c.letter.lower(): i for i, c in enumerate(colours)}
     names = {c: c.value for c in colours}
     for item in fields.get("names", "").split(","):
         if item.strip():
             col, _, name = item.partition("=")
             if not name.strip():
-                raise ValueError("names: write Colour=Name pairs separated by commas, e.g. 'names: Red=Ana, White=Ben'")
+                raise NotationError(
+                    "names: write Colour=Name pairs separated by commas, e.g. 'names: Red=Ana, White=Ben'")
             names[Colour.parse(col)] = name.strip()
     for i, c in enumerate(colours):
         seat.setdefault(names[c].lower(), i)
@@ -260,7 +262,7 @@ def parse_position(text: str) -> GameState:
             for token in _TOKEN.findall(value):
                 mt = _BUILDING.fullmatch(token)
                 if not mt:
-                    raise ValueError(
+                    raise NotationError(
                         f"line {lineno}: {token!r} is not a building; write e.g. Keep[Red]@B2, Keep-ruin@B2, "
                         f"Town@D2{{Red:1}}, PH@C2"
                     )
@@ -313,21 +315,23 @@ def parse_position(text: str) -> GameState:
                     p.supply = int(v)
                 elif k == "pawns":
                     p.pawns = [Age.parse(x) for x in v.split(",")]
-                    assert len(p.pawns) == 2
+                    if len(p.pawns) != 2:
+                        raise NotationError("a player has two pawns")
                 elif k == "played":
                     p.played = [int(x) for x in v.split(",")]
-                    assert len(p.played) == 2
+                    if len(p.played) != 2:
+                        raise NotationError("give the cards played through each of the two pawns")
                 elif k == "hand":
                     p.hand = _cards_field(v, f"line {lineno}")
                 else:
-                    raise ValueError(f"unknown field {k!r}")
-            except (ValueError, AssertionError) as exc:
-                raise ValueError(
+                    raise NotationError(f"unknown field {k!r}")
+            except ValueError as exc:
+                raise NotationError(
                     f"line {lineno}: {item!r}: {exc or 'bad value'}; write e.g. "
                     f"'{p.colour.value}: ecus=4 cubes=23 pawns=M,F played=0,1 hand=MMRC'"
                 ) from None
     if player_lines:
-        raise ValueError(f"{', '.join(player_lines)} is not listed in 'players:'")
+        raise NotationError(f"{', '.join(player_lines)} is not listed in 'players:'")
 
     # stock, cards, turn
     state.stock = _stock_from_boards(state.boards)
@@ -361,7 +365,8 @@ def parse_position(text: str) -> GameState:
     if "resolving" in fields:
         state, _ = apply(state, parse_action(fields["resolving"], state))
         for word in fields.get("answers", "").split():
-            assert state.pending is not None
+            if state.pending is None:
+                raise NotationError(f"answers: {word} answers no question; the action leaves none open")
             state, _ = apply(state, Choose(state.pending.decision.player, game_map.parse_cell(word)))
     return state
 
@@ -372,48 +377,49 @@ def _place(state: GameState, board: Board, lineno: int, mt: re.Match[str], seat:
     population = _parse_population(mt.group("pop"), seat) if mt.group("pop") else ()
     marker = seat.get((mt.group("marker") or "").lower()) if mt.group("marker") else None
     if mt.group("marker") and marker is None:
-        raise ValueError(f"{where}: the marker's colour is not a player")
+        raise NotationError(f"{where}: the marker's colour is not a player")
     if mt.group("kind").upper() == "PH":
         ph = board.at(state.map.index(cell))
-        assert ph is not None and ph.printed
+        if ph is None or not ph.printed:
+            raise NotationError(f"{where}: the map has no printed Hamlet at {cell}")
         if population and board.age is not Age.REASON:
-            raise ValueError(f"{where}: population cubes stand only on Reason")
+            raise NotationError(f"{where}: population cubes stand only on Reason")
         board.swap(Building(ph.id, ph.kind, ph.origin, ph.cells, population=population, printed=True))
         return
     kind = Kind.parse(mt.group("kind"))
     owner = seat.get((mt.group("owner") or "").lower()) if mt.group("owner") else None
     if mt.group("owner") and owner is None:
-        raise ValueError(f"{where}: {mt.group('owner')} is not a player")
+        raise NotationError(f"{where}: {mt.group('owner')} is not a player")
     ruin = (mt.group("state") or "").lower() == "ruin"
     if board.age is Age.REASON:
         if owner is not None:
-            raise ValueError(f"{where}: buildings on Reason have no owner (R50)")
+            raise NotationError(f"{where}: buildings on Reason have no owner (R50)")
         if (ruin or mt.group("state")) and not kind.has_ruin:
-            raise ValueError(f"{where}: a {kind.value} has no ruin side")
+            raise NotationError(f"{where}: a {kind.value} has no ruin side")
     else:
         if mt.group("state"):
-            raise ValueError(f"{where}: ruins and renovated buildings are on Reason only")
+            raise NotationError(f"{where}: ruins and renovated buildings are on Reason only")
         if kind.is_mr and owner is None:
-            raise ValueError(
+            raise NotationError(
                 f"{where}: a {kind.value} on {board.age.title} needs an owner, e.g. {kind.value}[Red]@{cell}"
             )
         if not kind.is_mr and owner is not None:
-            raise ValueError(f"{where}: Civil buildings have no owner")
+            raise NotationError(f"{where}: Civil buildings have no owner")
         if population or marker is not None:
-            raise ValueError(f"{where}: cubes of population and markers stand only on Reason")
+            raise NotationError(f"{where}: cubes of population and markers stand only on Reason")
     if board.age is Age.REASON and kind.is_mr and mt.group("state") is None:
         ruin = False
     try:
         b = state.make_building(kind, cell, owner=owner, ruin=ruin, population=population, marker=marker)
     except ValueError as exc:
-        raise ValueError(f"{where}: {exc}") from None
+        raise NotationError(f"{where}: {exc}") from None
     for i in b.cells:
         other = board.at(i)
         if other is not None:
             if other.printed and kind.family is Family.CIVIL and kind.level >= 2:
                 board.take(other.id)  # a Town or City over a printed hamlet covers it
                 continue
-            raise ValueError(f"{where}: overlaps {other.describe()}")
+            raise NotationError(f"{where}: overlaps {other.describe()}")
     board.put(b)
 
 
@@ -468,7 +474,7 @@ class _Words:
 
     def next(self, what: str) -> str:
         if self.i >= len(self.words):
-            raise ValueError(f"{self.text!r}: {what} is missing. Examples: {EXAMPLES}")
+            raise NotationError(f"{self.text!r}: {what} is missing. Examples: {EXAMPLES}")
         word = self.words[self.i]
         self.i += 1
         return word
@@ -481,7 +487,7 @@ class _Words:
 
     def done(self) -> None:
         if self.i < len(self.words):
-            raise ValueError(f"{self.text!r}: unexpected {' '.join(self.words[self.i:])!r}. Examples: {EXAMPLES}")
+            raise NotationError(f"{self.text!r}: unexpected {' '.join(self.words[self.i:])!r}. Examples: {EXAMPLES}")
 
 
 def _origin_of(state: GameState, age: Age, cell: Cell) -> Cell:
@@ -511,7 +517,7 @@ def _board_age(w: _Words, state: GameState, player: int) -> Age:
     on = {a for a in p.pawns if a is not Age.REASON}
     if len(on) == 1:
         return on.pop()
-    raise ValueError("Say on which board: add 'on M' (Might) or 'on F' (Faith).")
+    raise NotationError("Say on which board: add 'on M' (Might) or 'on F' (Faith).")
 
 
 def parse_action(text: str, state: GameState) -> Action:
@@ -522,14 +528,14 @@ def parse_action(text: str, state: GameState) -> Action:
     try:
         player = state.player_named(who)
     except ValueError:
-        raise ValueError(f"{who!r} is not a player here; start with a colour, e.g. 'Red end'") from None
+        raise NotationError(f"{who!r} is not a player here; start with a colour, e.g. 'Red end'") from None
     verb = w.next("the action").lower()
     cell = state.map.parse_cell
     action: Action
     if verb == "travel":
         pawn_word = w.next("the pawn (1 or 2)")
         if pawn_word not in ("1", "2"):
-            raise ValueError(f"{pawn_word!r}: name the pawn 1 or 2, e.g. 'Blue travel 1 R'")
+            raise NotationError(f"{pawn_word!r}: name the pawn 1 or 2, e.g. 'Blue travel 1 R'")
         w.accept("to")
         action = Travel(player, int(pawn_word) - 1, Age.parse(w.next("the board (M, F or R)")))
     elif verb in ("build", "construct"):
@@ -578,10 +584,10 @@ def parse_action(text: str, state: GameState) -> Action:
         action = Exchange(player, _cards_field(w.next("the cards to exchange"), "exchange"))
     elif verb == "swap":
         if not w.accept("take"):
-            raise ValueError("Write the swap as 'swap take CC give RR'.")
+            raise NotationError("Write the swap as 'swap take CC give RR'.")
         take = _cards_field(w.next("the cards to take"), "take")
         if not w.accept("give"):
-            raise ValueError("Write the swap as 'swap take CC give RR'.")
+            raise NotationError("Write the swap as 'swap take CC give RR'.")
         action = Swap(player, take, _cards_field(w.next("the cards to give"), "give"))
     elif verb in ("end", "pass"):
         discard = _cards_field(w.next("the cards to discard"), "discard") if w.accept("discard") else Cards()
@@ -594,7 +600,7 @@ def parse_action(text: str, state: GameState) -> Action:
                 c = b.origin
         action = Choose(player, c)
     else:
-        raise ValueError(f"{verb!r} is not an action. Examples: {EXAMPLES}")
+        raise NotationError(f"{verb!r} is not an action. Examples: {EXAMPLES}")
     w.done()
     return action
 

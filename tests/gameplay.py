@@ -6,9 +6,8 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from rules import Action, EndTurn, GameState, Options, apply, legal_actions, new_game
+from rules import Action, Cell, EndTurn, GameMap, GameState, Options, apply, legal_actions, new_game, plain_map
 from rules.events import Event
-from rules.maps import Cell, GameMap, plain_map
 
 #: a small plain map with some terrain and hamlets, used where the default map is not the point
 TEST_HAMLETS = (Cell(2, 2), Cell(7, 3), Cell(11, 8), Cell(4, 9), Cell(9, 10), Cell(13, 1))

@@ -6,9 +6,8 @@ import difflib
 
 import pytest
 
-from rules import Age, GameState, RuleError, apply
+from rules import Age, GameState, RuleError, apply, format_board, format_position, parse_action, parse_position
 from rules.events import Event
-from rules.notation import format_board, format_position, parse_action, parse_position
 
 
 def play(position: str, actions: str = "") -> tuple[GameState, list[Event]]:

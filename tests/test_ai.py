@@ -22,17 +22,22 @@ from rules import (
     Age,
     Cards,
     Choose,
+    Construct,
+    Demolish,
     EndTurn,
     Family,
     GameState,
     Options,
+    Populate,
+    Renovate,
+    Upgrade,
+    View,
     apply,
     income,
     legal_actions,
     new_game,
+    view_for,
 )
-from rules.actions import Construct, Demolish, Populate, Renovate, Upgrade
-from rules.serial import View, view_for
 
 from .gameplay import random_game
 

@@ -24,9 +24,10 @@ from rules import (
     Swap,
     Travel,
     Upgrade,
+    format_action,
     legal_actions,
+    parse_action,
 )
-from rules.notation import format_action, parse_action
 from tests.discord_sim import DiscordSim, SimChannel, SimMessage, SimUser
 from tests.test_bot_e2e import answer, make_bot, open_table, state_of, user_of
 

@@ -16,10 +16,7 @@ import pytest
 from bot import console
 from bot.console import InputError, parse_line, parse_seats, to_terminal
 from bot.play import Seat, start
-from rules import Action, Construct, EndTurn, GameState, legal_actions
-from rules.model import Colour
-from rules.notation import format_action
-from rules.serial import from_json
+from rules import Action, Colour, Construct, EndTurn, GameState, format_action, from_json, legal_actions
 
 ROOT = Path(__file__).resolve().parent.parent
 PNG = b"\x89PNG\r\n\x1a\n"

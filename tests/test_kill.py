@@ -14,10 +14,7 @@ from pathlib import Path
 
 from bot.play import Seat, start
 from bot.storage import Storage
-from rules import apply
-from rules.model import Colour
-from rules.notation import parse_action
-from rules.serial import to_json
+from rules import Colour, apply, parse_action, to_json
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -28,10 +28,10 @@ from rules import (
     Travel,
     Upgrade,
     apply,
+    default_payment,
     legal_actions,
     placements,
 )
-from rules.legal import default_payment
 
 from .gameplay import random_game
 

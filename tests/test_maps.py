@@ -10,7 +10,7 @@ from itertools import combinations
 
 import pytest
 
-from rules.maps import (
+from rules import (
     CODE_OF_FEATURES,
     TERRAIN_CODES,
     Cell,

@@ -9,12 +9,24 @@ from collections import Counter
 
 import pytest
 
-from rules import Age, GameState, Kind
-from rules.domains import domains, violation
+from rules import (
+    CUBES_PER_PLAYER,
+    DECK_COMPOSITION,
+    INITIAL_STOCK,
+    POPULATION_CAP,
+    ROUNDS,
+    Age,
+    Cards,
+    GameState,
+    Kind,
+    domains,
+    format_position,
+    from_json,
+    parse_position,
+    to_json,
+    violation,
+)
 from rules.events import GameEnded
-from rules.model import CUBES_PER_PLAYER, DECK_COMPOSITION, INITIAL_STOCK, POPULATION_CAP, ROUNDS, Cards
-from rules.notation import format_position, parse_position
-from rules.serial import from_json, to_json
 
 from .gameplay import random_game
 

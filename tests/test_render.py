@@ -27,22 +27,24 @@ from render.demo import demo_map, late_game
 from render.layout import Layout, cube_box, geometry, slot_boxes
 from render.scene import Mark, Scene
 from rules import (
+    CUBES_PER_PLAYER,
+    INITIAL_STOCK,
     Age,
     Cards,
     Cell,
     Colour,
     Construct,
+    Family,
     GameState,
     Kind,
     Options,
     apply,
+    default_payment,
     legal_actions,
     new_game,
     plain_map,
 )
 from rules.events import Event
-from rules.legal import default_payment
-from rules.model import CUBES_PER_PLAYER, INITIAL_STOCK, Family
 
 from .gameplay import random_game
 
@@ -524,7 +526,7 @@ def test_the_default_map_and_other_sizes_render() -> None:
 
 
 def test_every_terrain_code_is_drawn_with_its_own_pattern() -> None:
-    from rules.maps import TERRAIN_CODES
+    from rules import TERRAIN_CODES
 
     cells = {code: sprites.terrain_cell(TERRAIN_CODES[code], 48).convert("RGB").tobytes() for code in TERRAIN_CODES}
     assert len(set(cells.values())) == len(TERRAIN_CODES)

@@ -3,8 +3,21 @@ against R1–R78 and A1–A44."""
 
 from __future__ import annotations
 
-from rules import Age, Cards, Cell, Construct, Kind, legal_actions, new_game, placements, surcharge
-from rules.domains import domains
+from rules import (
+    INITIAL_STOCK,
+    Age,
+    Cards,
+    Cell,
+    Construct,
+    DecisionKind,
+    Kind,
+    domains,
+    legal_actions,
+    new_game,
+    placements,
+    surcharge,
+    view_for,
+)
 from rules.events import (
     Destroyed,
     Downsized,
@@ -16,8 +29,6 @@ from rules.events import (
     RippleSkipped,
     ShadowRemoved,
 )
-from rules.model import INITIAL_STOCK, DecisionKind
-from rules.serial import view_for
 
 from .scenario import board_line, play, refused
 

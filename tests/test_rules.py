@@ -9,18 +9,20 @@ from collections import Counter
 import pytest
 
 from rules import (
+    DECK_COMPOSITION,
     Age,
     Cards,
     Choose,
     Construct,
+    DecisionKind,
     EndTurn,
     Kind,
     RuleError,
     apply,
+    domains,
     legal_actions,
     new_game,
 )
-from rules.domains import domains
 from rules.events import (
     CardsDrawn,
     CubeKept,
@@ -36,7 +38,6 @@ from rules.events import (
     TurnBegan,
     TurnEnded,
 )
-from rules.model import DECK_COMPOSITION, DecisionKind
 
 from .scenario import board_line, play, refused
 

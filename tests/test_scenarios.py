@@ -8,9 +8,22 @@ from __future__ import annotations
 
 import pytest
 
-from rules import Age, Cards, Cell, Construct, Kind, Payment, Populate, RuleError, Swap, apply, legal_actions
-from rules.domains import domains
-from rules.engine import pool
+from rules import (
+    Age,
+    Cards,
+    Cell,
+    Construct,
+    DecisionKind,
+    Kind,
+    Payment,
+    Populate,
+    RuleError,
+    Swap,
+    apply,
+    domains,
+    legal_actions,
+    pool,
+)
 from rules.events import (
     Destroyed,
     Downsized,
@@ -20,7 +33,6 @@ from rules.events import (
     RippleForbidden,
     ShadowRemoved,
 )
-from rules.model import DecisionKind
 
 from .scenario import board_line, play, refused, same_position
 

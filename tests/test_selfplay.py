@@ -15,8 +15,7 @@ from PIL import Image
 
 from bot import selfplay
 from bot.texts import ranking
-from rules import Action, EndTurn, GameState, legal_actions
-from rules.notation import format_position, parse_position
+from rules import Action, EndTurn, GameState, format_position, legal_actions, parse_position
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -6,8 +6,18 @@ import json
 
 import pytest
 
-from rules import Options, apply, legal_actions, new_game
-from rules.serial import action_from_dict, action_to_dict, event_to_dict, from_json, to_json, view_for
+from rules import (
+    Options,
+    action_from_dict,
+    action_to_dict,
+    apply,
+    event_to_dict,
+    from_json,
+    legal_actions,
+    new_game,
+    to_json,
+    view_for,
+)
 
 from .gameplay import random_game
 

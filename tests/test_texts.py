@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from bot.texts import RULES, describe_hand, describe_status, narrate, ranking
-from rules import apply, legal_actions
-from rules.notation import parse_action
+from rules import apply, legal_actions, parse_action
 
 from .gameplay import random_game
 from .scenario import play

@@ -27,14 +27,16 @@ from rules import (
     RuleError,
     Travel,
     Upgrade,
+    View,
     apply,
+    construct_sites,
     default_payment,
+    domains,
     legal_actions,
     surcharge,
+    to_json,
+    view_for,
 )
-from rules.domains import domains
-from rules.legal import construct_sites
-from rules.serial import View, to_json, view_for
 
 __all__ = [
     "View",

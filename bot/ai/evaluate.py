@@ -27,9 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rules import Age, GameState, Kind
-from rules.domains import domains
-from rules.model import INCOME_ROUNDS
+from rules import INCOME_ROUNDS, Age, GameState, Kind, domains
 
 
 @dataclass(frozen=True, slots=True)
