@@ -19,27 +19,31 @@ import argparse
 import asyncio
 import contextlib
 import getpass
+import logging
 import os
 import random
 import re
 import sys
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from rules import Action, Age, GameState, Kind
+from rules import Action, Age, GameState, Kind, NotationError
 
 from .ai.helpers import MAX_WORKERS, default_workers
 from .play import Refusal
 from .service import AI_LEVELS, Caller, Post, Reply, Tiempo
 from .storage import GameRecord, Status, Storage, StorageError
 from .texts import RULES, who
+from .words import Style, Text, as_text, render
 
 GUILD_ID = 1
 CHANNEL_ID = 1
 DEFAULT_OUT = "tiempo-pictures"
+
+log = logging.getLogger("tiempo.console")
 
 # ---------------------------------------------------------------------------------------------
 # The commands: the words and options of /tiempo (bot.discord_app), in the slash commands' order
@@ -261,16 +265,14 @@ def parse_seats(text: str) -> list[SeatSpec]:
 
 
 BOLD, RESET = "\033[1m", "\033[0m"
+#: how the service's words look at the terminal: names for mentions, the console's own command words
+TERMINAL = Style(here="this table")
+TERMINAL_BOLD = Style(strong=BOLD + "{}" + RESET, here="this table")
 
 
-def to_terminal(text: str, names: Mapping[int, str], *, bold: bool = False) -> str:
-    """Discord markup made for a terminal: mentions become names, ``/tiempo`` words the console's,
-    ``**bold**`` bold (or plain), buttons the words to type."""
-    text = re.sub(r"<@!?(\d+)>", lambda m: names.get(int(m.group(1)), "someone"), text)
-    text = text.replace("`/tiempo ", "`")
-    text = re.sub(r"press Rematch( under its final ranking)?", "type `rematch`", text)
-    text = text.replace(" (or the button)", "").replace("this channel", "this table")
-    return re.sub(r"\*\*(.+?)\*\*", (BOLD + r"\1" + RESET) if bold else r"\1", text, flags=re.S)
+def to_terminal(text: Text | str, *, bold: bool = False) -> str:
+    """The service's words as the terminal shows them (bold only on a terminal that can)."""
+    return render(as_text(text), TERMINAL_BOLD if bold else TERMINAL)
 
 
 class Pictures:
@@ -320,10 +322,10 @@ class Table:
     out: TextIO
     pictures: Pictures
     bold: bool = False
-    names: dict[int, str] = field(default_factory=dict)
     humans: list[Caller] = field(default_factory=list)
     game_id: int | None = None
-    last_post: str = ""
+    #: the game version the last public post showed the board of (it said whose turn it is)
+    last_board: int | None = None
     #: the channel's posts while a command runs, to print in order with its answer
     held: list[Post] | None = None
     _announced: set[tuple[int, int, bool]] = field(default_factory=set)
@@ -343,7 +345,7 @@ class Table:
     def show(self, post: Post, *, public: bool, to: Caller | None = None) -> None:
         """A post (public) or a reply (private: indented) as the terminal shows it; ``to`` names who a
         private reply is for when several people share the keyboard."""
-        text = to_terminal(post.text, self.names, bold=self.bold)
+        text = to_terminal(post.text, bold=self.bold)
         if to is not None and not public and len(self.humans) > 1:
             text = f"(for {to.name} only)\n{text}"
         picture = self.pictures.save(post.png, post.filename) if post.png is not None else None
@@ -352,7 +354,7 @@ class Table:
             if picture is not None:  # before the text, which ends with whose turn it is
                 self.say(f"[picture: {picture}]")
             self.say(text)
-            self.last_post = post.text
+            self.last_board = post.version if post.png is not None and post.hand_game is not None else None
         else:
             self.whisper(text)
             if picture is not None:
@@ -375,7 +377,6 @@ class Table:
 
     def remember_seats(self, game: GameRecord) -> None:
         self.game_id = game.id
-        self.names = {s.user_id: s.name for s in game.seats}
         self.humans = [Caller(GUILD_ID, CHANNEL_ID, s.user_id, s.name, can_manage=True)
                        for s in game.seats if s.ai_level is None]
 
@@ -404,8 +405,8 @@ class Table:
                 if state.finished or seat.ai_level is None or key in self._announced:
                     continue
                 self._announced.add(key)
-                if state.pending is None and self.last_post.rstrip().endswith("is thinking…"):
-                    continue  # the board post just said so
+                if state.pending is None and self.last_board == game.action_count:
+                    continue  # the board post just said who is thinking
                 self.say(f"… {seat.name} is thinking")
         finally:
             await idle
@@ -440,11 +441,8 @@ class Table:
             self.say(f"── Pass the keyboard to {who(state, state.active)}. `hand` shows your cards. ──")
             return
         with contextlib.suppress(Refusal, StorageError):
-            reply = await self.service.hand(caller)
-            text = reply.text
-            if text.startswith("**Since your last turn:**") and "\n\n" in text:
-                text = text.split("\n\n", 1)[1]  # the console has just printed all of it
-            self.whisper(to_terminal(text, self.names, bold=self.bold))
+            reply = await self.service.hand(caller, recap=False)  # the console has just printed what happened
+            self.whisper(to_terminal(reply.text, bold=self.bold))
 
     async def run(self, command: Command, options: dict[str, str | None]) -> bool:
         """Carry out one command; False when the table should close."""
@@ -466,9 +464,9 @@ class Table:
         try:
             reply = await self._reply(game, caller, command, options)
         except Refusal as refusal:
-            reply = Reply(str(refusal))
+            reply = Reply(refusal.text)
         except StorageError as err:
-            reply = Reply(str(err))
+            reply = Reply(as_text(str(err)))
         finally:
             posts, self.held = self.held, None
         after = await self.where()
@@ -529,7 +527,7 @@ class Table:
             age = options["age"]
             try:
                 return await s.board(caller, Age.parse(age) if age else None, game.id)
-            except ValueError as err:
+            except NotationError as err:
                 raise Refusal(str(err)) from None
         if word == "status":
             return await s.status(caller)
@@ -687,7 +685,7 @@ async def _setup(table: Table, seats: Sequence[SeatSpec], args: argparse.Namespa
             table.say("(The saved game goes on with its own seats; --seats is for a new one.)")
         here = await table.where()
         assert here is not None
-        table.say(to_terminal(f"Round {here[1].round} of 7: {who(here[1], here[1].active)} to play.", table.names))
+        table.say(f"Round {here[1].round} of 7: {who(here[1], here[1].active)} to play.")
         await table.service.resume()
         return
     if game is not None:  # a lobby left from an interrupted start
@@ -717,17 +715,18 @@ def _loop(runner: asyncio.Runner, table: Table, lines: Lines) -> None:
             command, options = parse_line(line)
         except MissingOption as err:
             if str(err):
-                table.whisper(to_terminal(str(err), table.names))
+                table.whisper(str(err))
             runner.run(table.suggest(err.command, err.options, err.wanted))
             continue
         except InputError as err:
-            table.whisper(to_terminal(str(err), table.names))
+            table.whisper(str(err))
             table.say(help_text())
             continue
         try:
             if not runner.run(table.run(command, options)):
                 return
-        except Exception as err:  # the table goes on; the game was not changed
+        except Exception as err:  # a bug: logged with its traceback; the table goes on, the game was not changed
+            log.exception("console command %r failed", line.strip())
             table.say(f"Something went wrong and nothing was changed: {type(err).__name__}: {err}")
 
 

@@ -32,6 +32,7 @@ from .play import Refusal
 from .service import Caller, Post, Reply, Tiempo
 from .storage import Storage, StorageError
 from .texts import RULES
+from .words import Style, Text, render
 
 log = logging.getLogger("tiempo.discord")
 
@@ -46,6 +47,34 @@ SORRY = ("Something went wrong on our side and nothing was changed. Please try a
 
 AgeName = Literal["Might", "Faith", "Reason"]
 BuildKind = Literal["Watchtower", "Keep", "Castle", "Chapel", "Monastery", "Abbey", "Hamlet", "Town", "City"]
+
+
+#: how the service's words look on Discord
+DISCORD = Style(strong="**{}**", mention="<@{id}>", command="`/tiempo {word}{options}`", or_button=" (or the button)",
+                button="press {label}{where}", code="`{}`", here="this channel")
+#: Discord allows 2000 characters in a message; keep room for a footer
+MAX_TEXT = 1900
+
+
+def trim(text: str, limit: int = MAX_TEXT) -> str:
+    """``text`` cut to ``limit`` characters at a line break, saying that lines were left out."""
+    if len(text) <= limit:
+        return text
+    lines = text.split("\n")
+    out: list[str] = []
+    size = 0
+    for line in lines:
+        if size + len(line) + 1 > limit - 40:
+            break
+        out.append(line)
+        size += len(line) + 1
+    out.append(f"… ({len(lines) - len(out)} more lines)")
+    return "\n".join(out)
+
+
+def markdown(text: Text) -> str:
+    """The service's words as a Discord message."""
+    return trim(render(text, DISCORD))
 
 
 def caller_of(interaction: Interaction) -> Caller:
@@ -90,7 +119,7 @@ def file_of(post: Post) -> discord.File | None:
 
 async def send_reply(interaction: Interaction, reply: Reply) -> None:
     """Answer the interaction with ``reply`` (as its response, or as a follow-up after a defer)."""
-    kwargs: dict[str, Any] = {"content": reply.text, "allowed_mentions": mentions_of(reply)}
+    kwargs: dict[str, Any] = {"content": markdown(reply.text), "allowed_mentions": mentions_of(reply)}
     view = view_of(reply)
     if view is not None:
         kwargs["view"] = view
@@ -119,7 +148,7 @@ class ChannelOutbox:
         if file is not None:
             kwargs["file"] = file
         try:
-            await self.client.get_partial_messageable(channel_id).send(post.text, **kwargs)
+            await self.client.get_partial_messageable(channel_id).send(markdown(post.text), **kwargs)
         except discord.HTTPException:
             log.exception("could not post to channel %s", channel_id)
 
@@ -134,11 +163,11 @@ async def handle(interaction: Interaction, what: str, work: Callable[[], Awaitab
         reply = await work()
         if update and not interaction.response.is_done():
             view = view_of(reply)
-            await interaction.response.edit_message(content=reply.text, view=view)
+            await interaction.response.edit_message(content=markdown(reply.text), view=view)
         else:
             await send_reply(interaction, reply)
     except Refusal as refusal:
-        await _answer_safely(interaction, str(refusal))
+        await _answer_safely(interaction, markdown(refusal.text))
     except StorageError as err:
         await _answer_safely(interaction, str(err))
     except Exception:

@@ -14,6 +14,7 @@ from rules import (
     Choose,
     Colour,
     GameState,
+    NotationError,
     Options,
     RuleError,
     apply,
@@ -24,11 +25,16 @@ from rules import (
 from rules import events as ev
 
 from .texts import who
+from .words import Command, Text, as_text, say
 
 
 class Refusal(Exception):
-    """Something a player asked for that cannot be done; ``str()`` is the sentence to show them
-    (privately). The game is unchanged."""
+    """Something a player asked for that cannot be done; ``text`` is what to tell them (privately),
+    ``str()`` the same in plain words. The game is unchanged."""
+
+    def __init__(self, text: Text | str) -> None:
+        self.text = as_text(text)
+        super().__init__(self.text.plain())
 
 
 @dataclass(frozen=True)
@@ -52,7 +58,8 @@ def seat_of(seats: Sequence[Seat], user_id: int) -> int:
     for i, seat in enumerate(seats):
         if seat.user_id == user_id and seat.ai is None:
             return i
-    raise Refusal("You are not playing in this game. Watch, or ask for a seat in the next one (`/tiempo new`).")
+    raise Refusal(say("You are not playing in this game. Watch, or ask for a seat in the next one ({new}).",
+                      new=Command("new")))
 
 
 #: command -> how its options make an action in the notation (docs/notation.md)
@@ -80,7 +87,8 @@ def action_text(command: str, options: dict[str, str | None]) -> str:
     try:
         text = template.format(**given)
     except KeyError as missing:
-        raise Refusal(f"`/tiempo {command}` needs the option {missing.args[0]}.") from None
+        raise Refusal(say("{command} needs the option {option}.", command=Command(command),
+                          option=missing.args[0])) from None
     if command == "upgrade" and "at" in given:
         text += f" at {given['at']}"
     if "pay" in given:
@@ -97,12 +105,13 @@ def act(state: GameState, seats: Sequence[Seat], user_id: int, command: str,
     rule that forbids it)."""
     seat = seat_of(seats, user_id)
     if state.finished:
-        raise Refusal("This game is over. Start another with `/tiempo new`.")
+        raise Refusal(say("This game is over. Start another with {new}.", new=Command("new")))
     if state.pending is not None:
         d = state.pending.decision
         if command != "choose" or d.player != seat:
             if d.player == seat:
-                raise Refusal(f"First {describe_decision(state, d)} — use `/tiempo choose`.")
+                raise Refusal(say("First {what} — use {choose}.", what=describe_decision(state, d),
+                                  choose=Command("choose")))
             raise Refusal(f"Waiting for {who(state, d.player)} to {describe_decision(state, d)}.")
     elif command == "choose":
         raise Refusal("There is no decision to make right now.")
@@ -112,9 +121,7 @@ def act(state: GameState, seats: Sequence[Seat], user_id: int, command: str,
     try:
         action = parse_action(text, state)
         new, events = apply(state, action)
-    except RuleError as err:
-        raise Refusal(str(err)) from None
-    except ValueError as err:
+    except (RuleError, NotationError) as err:  # the player's mistake; anything else is a bug
         raise Refusal(str(err)) from None
     return new, events, action
 

@@ -28,6 +28,8 @@ from rules import (
 )
 from rules import events as ev
 
+from .words import Code, Command, Strong, Text, lines, say
+
 # ---------------------------------------------------------------------------------------------
 # Names
 
@@ -217,59 +219,61 @@ def _what_you_can_do(s: GameState, actions: Sequence[object]) -> list[str]:
     return out
 
 
-def describe_hand(s: GameState, player: int) -> str:
+def describe_hand(s: GameState, player: int) -> Text:
     """The private hand message: cards, Ecus, cubes, pawns and what each may still play, and what
     the player can do now."""
     p = s.players[player]
     cards = Counter(f.title for f in p.hand.families())
     hand = ", ".join(f"{n} {name}" for name, n in cards.items()) or "no cards"
-    lines = [
-        f"**Your hand:** {hand}  (`{p.hand}`)",
-        f"**Ecus:** {p.ecus}   **Cubes left:** {p.supply}",
+    out: list[Text | str] = [
+        say("{h} {hand}  ({code})", h=Strong("Your hand:"), hand=hand, code=Code(str(p.hand))),
+        say("{e} {ecus}   {c} {cubes}", e=Strong("Ecus:"), ecus=p.ecus, c=Strong("Cubes left:"), cubes=p.supply),
     ]
     for i in (0, 1):
-        lines.append(f"Pawn {i + 1} on **{p.pawns[i].title}**: may play {p.allowance(i)} more card"
-                     f"{'s' if p.allowance(i) != 1 else ''} this turn")
+        out.append(say("Pawn {n} on {age}: may play {k} more card{s} this turn", n=i + 1,
+                       age=Strong(p.pawns[i].title), k=p.allowance(i), s="s" if p.allowance(i) != 1 else ""))
     if s.finished:
-        lines.append("The game is over.")
+        out.append("The game is over.")
     elif s.pending is not None:
         d = s.pending.decision
         if d.player == player:
-            lines.append(f"**You must {describe_decision(s, d)}** — use `/tiempo choose`.")
+            out.append(say("{must} — use {choose}.", must=Strong(f"You must {describe_decision(s, d)}"),
+                           choose=Command("choose")))
         else:
-            lines.append(f"Waiting for {who(s, d.player)} to {describe_decision(s, d)}.")
+            out.append(f"Waiting for {who(s, d.player)} to {describe_decision(s, d)}.")
     elif s.active == player:
         can = _what_you_can_do(s, legal_actions(s))
         card_actions = [c for c in can if c.split()[0] in ("build", "upgrade", "demolish", "populate", "renovate")]
         others = [c for c in can if c not in card_actions]
-        lines.append("**Your turn.** You can:")
-        lines += [f"• {c}" for c in card_actions]
+        out.append(Strong("Your turn.") + " You can:")
+        out += [f"• {c}" for c in card_actions]
         if others:
-            lines.append("• " + " · ".join(others))
+            out.append("• " + " · ".join(others))
         rooms = [f"{pool(s, player, age)} on {age.title}" for age in Age if pool(s, player, age)]
         if rooms:
-            lines.append("Cards you may still play: " + ", ".join(rooms) + ".")
+            out.append("Cards you may still play: " + ", ".join(rooms) + ".")
     else:
-        lines.append(f"It is {who(s, s.active)}'s turn.")
-    return "\n".join(lines)
+        out.append(f"It is {who(s, s.active)}'s turn.")
+    return lines(out)
 
 
-def describe_status(s: GameState) -> str:
+def describe_status(s: GameState) -> Text:
     """Round, whose turn, public scores and stock (no hands)."""
     income = " — income round" if s.round in INCOME_ROUNDS else ""
-    lines = [f"**Round {s.round} of 7**{income}. " + (
-        "The game is over." if s.finished else f"{who(s, s.active)} to play.")]
+    head = Strong(f"Round {s.round} of 7") + f"{income}. " + (
+        "The game is over." if s.finished else f"{who(s, s.active)} to play.")
+    rows: list[str] = []
     for i, p in enumerate(s.players):
         ecus = str(p.ecus) if s.options.ecus_public or s.finished else "?"
         marker = "▶ " if i == s.active and not s.finished else ""
-        lines.append(f"{marker}{p.colour.letter} {who(s, i)}: {ecus} {ecu_word(p.ecus)}, {p.supply} cubes, "
-                     f"{p.hand.total} cards, pawns on {p.pawns[0].letter}/{p.pawns[1].letter}")
+        rows.append(f"{marker}{p.colour.letter} {who(s, i)}: {ecus} {ecu_word(p.ecus)}, {p.supply} cubes, "
+                    f"{p.hand.total} cards, pawns on {p.pawns[0].letter}/{p.pawns[1].letter}")
     stock = ", ".join(f"{k.value} {n}" for k, n in s.stock.items())
-    lines.append(f"Stock: {stock}. Deck {len(s.deck)}, discard {len(s.discard)}.")
+    rows.append(f"Stock: {stock}. Deck {len(s.deck)}, discard {len(s.discard)}.")
     if s.pending is not None:
         d = s.pending.decision
-        lines.append(f"Waiting for {who(s, d.player)} to {describe_decision(s, d)}.")
-    return "\n".join(lines)
+        rows.append(f"Waiting for {who(s, d.player)} to {describe_decision(s, d)}.")
+    return lines([head, *rows])
 
 
 def ranking(s: GameState) -> list[tuple[int, int, int]]:
@@ -285,51 +289,55 @@ def ranking(s: GameState) -> list[tuple[int, int, int]]:
 # ---------------------------------------------------------------------------------------------
 # Rules reference
 
-RULES: dict[str, str] = {
+_RULES: dict[str, tuple[str, str]] = {
     "turn": (
-        "**A turn.** I. Optionally exchange cards (pay 2 Ecus, discard any, draw back to 4); with Hold'em, "
+        "A turn.", " I. Optionally exchange cards (pay 2 Ecus, discard any, draw back to 4); with Hold'em, "
         "swap with the reserve. II. Any number of actions: travel (1 Ecu a move) and card actions. "
         "III. Discard what you like, draw back to 4. IV. In rounds 4 and 7, collect income."
     ),
     "cards": (
-        "**Cards.** Each pawn plays at most 2 cards a turn, on the board where it stands. One action is paid "
+        "Cards.", " Each pawn plays at most 2 cards a turn, on the board where it stands. One action is paid "
         "at once by the pawns on that board: 3 or 4 cards need both pawns there. A building costs its value "
         "in cards of its family's colour (Military orange M, Religious fuchsia R, Civil blue C); terrain "
         "adds cards of any colour."
     ),
     "terrain": (
-        "**Terrain.** Only Towns and Cities cover river cells. Forest: +1 card with 2–3 players. "
+        "Terrain.", " Only Towns and Cities cover river cells. Forest: +1 card with 2–3 players. "
         "Mountain: +2 with 2–3 players, +1 with 4, none with 5. Both add up."
     ),
     "building": (
-        "**Building** (Might and Faith). Construct on empty cells; upgrade your own Military/Religious "
+        "Building", " (Might and Faith). Construct on empty cells; upgrade your own Military/Religious "
         "building or any Civil one to a bigger one covering it (pay the difference). A value 2–3 result pays "
         "+1 Ecu on Might, +2 on Faith. Demolish a Watchtower, Chapel or Hamlet tile: 1 card of its colour "
         "and 1 Ecu."
     ),
     "domains": (
-        "**Domains.** Buildings touching by an edge form a domain. Dominion: only Civil buildings may join "
+        "Domains.", " Buildings touching by an edge form a domain. Dominion: only Civil buildings may join "
         "domains. Hierarchy (Might, Faith): in a domain the highest Military and the highest Religious "
         "building must each be unique."
     ),
     "ripples": (
-        "**Time ripples.** A value 2–3 building built on Might is copied to Faith (same owner) and Reason "
+        "Time ripples.", " A value 2–3 building built on Might is copied to Faith (same owner) and Reason "
         "(Military/Religious as ruins); built on Faith, to Reason. A copy destroys whatever it overlaps "
         "(paradox). Faith refuses a Military/Religious copy that would break Dominion or Hierarchy there."
     ),
     "junctions": (
-        "**Junctions.** When a Civil building joins domains and two top buildings tie, the domain with more "
+        "Junctions.", " When a Civil building joins domains and two top buildings tie, the domain with more "
         "power in that family wins; the loser's building is downsized (its owner picks where the smaller one "
         "goes). On a tie of power the active player's own go first, then the active player chooses."
     ),
     "reason": (
-        "**Reason.** Populate a Hamlet, Town or City with your cube (1 Civil card; at most 1/3/5 cubes). "
+        "Reason.", " Populate a Hamlet, Town or City with your cube (1 Civil card; at most 1/3/5 cubes). "
         "Renovate a ruin: Keep or Monastery 1 card, Castle or Abbey 2 (one now with a marker, one later)."
     ),
     "income": (
-        "**Income** (rounds 4 and 7, at the end of your own turn, from each board where you have a pawn). "
+        "Income", " (rounds 4 and 7, at the end of your own turn, from each board where you have a pawn). "
         "Might: each domain whose top Military building is yours pays its Civil value. Faith: the same with "
         "the top Religious building. Reason: the majority of cubes in a domain collects its Military and "
         "Religious value (ruins count 1 less)."
     ),
 }
+
+
+#: the short rules reference by topic: a heading, then the rule in a few sentences
+RULES: dict[str, Text] = {topic: Strong(head) + body for topic, (head, body) in _RULES.items()}

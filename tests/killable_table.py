@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bot.service import Tiempo
+from bot.service.herald import Herald
 from tests.discord_sim import DiscordSim, SimChannel, SimGuild, SimUser
 from tests.test_bot_e2e import make_bot, open_table, play_turn, state_of
 
@@ -39,13 +39,13 @@ def _restore(sim: DiscordSim, world: dict[str, Any]) -> list[SimUser]:
 
 
 async def main(db: str, world_path: str) -> None:
-    original = Tiempo._announce
+    original = Herald.announce
 
-    async def announce(self: Tiempo, game: Any, state: Any, events: Any) -> None:
+    async def announce(self: Herald, game: Any, state: Any, events: Any) -> None:
         print(f"told {game.action_count}", flush=True)
         await original(self, game, state, events)
 
-    Tiempo._announce = announce  # type: ignore[method-assign]
+    Herald.announce = announce  # type: ignore[method-assign]
     world_file = Path(world_path)
     async with DiscordSim.running() as sim:
         if world_file.exists():

@@ -418,7 +418,7 @@ async def test_an_all_ai_table_plays_a_whole_game_with_the_real_ai(sim: DiscordS
     play-outs are shared with a helper process of its own (``ai_processes = 2``)."""
     bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3", {"ai_think_seconds": 0.4, "ai_processes": 2},
                                      choose_ai=None, ai_process=True))
-    assert bot.service.ai_processes == 2
+    assert bot.service.seats.processes == 2
     await answer(sim, sim.slash("tiempo", "new", {"seats": 3}))
     for level in ("strong", "greedy"):
         await answer(sim, sim.slash("tiempo", "addbot", {"level": level}))
@@ -435,7 +435,7 @@ async def test_an_all_ai_table_plays_a_whole_game_with_the_real_ai(sim: DiscordS
     assert state.finished and len([m for m in public(sim) if m.attachments]) >= 1 + 21
     names = {p.name for p in state.players}
     assert names == {"Oracle", "Magpie", "Dice"}
-    pool = bot.service._pool
+    pool = bot.service.seats._pool
     assert pool is not None
     workers = list(pool._processes)
     assert workers and any(_children(w) for w in workers), "the AI worker started no helper process"

@@ -15,7 +15,9 @@ import pytest
 
 from bot import console
 from bot.console import InputError, parse_line, parse_seats, to_terminal
+from bot.discord_app import markdown
 from bot.play import Seat, start
+from bot.words import HERE, Button, Command, Mention, Strong, say
 from rules import Action, Colour, Construct, EndTurn, GameState, format_action, from_json, legal_actions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -102,17 +104,21 @@ def test_the_console_speaks_the_words_and_options_of_the_slash_commands() -> Non
         assert [o.name for o in console.COMMANDS[cmd.name].options if o.required] == required, cmd.name
 
 
-def test_seats_and_discord_markup() -> None:
+def test_seats_and_the_words_at_the_terminal_and_on_discord() -> None:
     assert parse_seats("Ana, Ben ,ai:strong,AI") == [console.SeatSpec("Ana"), console.SeatSpec("Ben"),
                                                      console.SeatSpec("", "strong"), console.SeatSpec("", "greedy")]
     for bad, words in [("Ana", "2 to 5"), ("ai,ai", "at least one seat must be a person"), ("Ana,ai:wise", "wise"),
                        ("Ana,,Ben", "empty"), ("Ana,ana", "two seats"), ("a,b,c,d,e,f", "2 to 5")]:
         with pytest.raises(ValueError, match=words):
             parse_seats(bad)
-    text = "**Game #1 is over.**\n<@2>, your turn. Answer with `/tiempo choose`. Play again: press Rematch."
-    assert to_terminal(text, {2: "Ben"}) == (
-        "Game #1 is over.\nBen, your turn. Answer with `choose`. Play again: type `rematch`.")
-    assert to_terminal("**x**", {}, bold=True) == "\033[1mx\033[0m"
+    words = say("{over}\n{ben}, your turn. Answer with {choose}. Play again: {rematch}. Join {here}.",
+                over=Strong("Game #1 is over."), ben=Mention(2, "Ben"), choose=Command("choose"),
+                rematch=Button("Rematch", "rematch", " under the ranking"), here=HERE)
+    assert to_terminal(words) == (
+        "Game #1 is over.\nBen, your turn. Answer with `choose`. Play again: type `rematch`. Join this table.")
+    assert markdown(words) == ("**Game #1 is over.**\n<@2>, your turn. Answer with `/tiempo choose`. Play again: "
+                               "press Rematch under the ranking. Join this channel.")
+    assert to_terminal(Strong("x") + "", bold=True) == "\033[1mx\033[0m"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.discord_app import markdown
 from bot.texts import RULES, describe_hand, describe_status, narrate, ranking
 from rules import apply, legal_actions, parse_action
 
@@ -51,10 +52,10 @@ def test_r21_income_and_the_next_turn_are_announced() -> None:
 
 def test_r24_the_hand_message_shows_only_its_owners_cards_and_the_status_none() -> None:
     s, _ = play("map: plain 15x12\nRed: hand=MMRC\nWhite: hand=CCCC\n")
-    mine = describe_hand(s, 0)
+    mine = markdown(describe_hand(s, 0))
     assert "`MMRC`" in mine and "CCCC" not in mine and "Your turn" in mine
-    assert "It is Red's turn" in describe_hand(s, 1) and "`CCCC`" in describe_hand(s, 1)
-    status = describe_status(s)
+    assert "It is Red's turn" in markdown(describe_hand(s, 1)) and "`CCCC`" in markdown(describe_hand(s, 1))
+    status = markdown(describe_status(s))
     assert "MMRC" not in status and "CCCC" not in status and "4 cards" in status
 
 
@@ -74,7 +75,7 @@ def test_a36_ranking_shares_places_on_ties() -> None:
 
 def test_the_hand_lists_what_the_player_can_do() -> None:
     s, _ = play("map: plain 15x12\nRed: ecus=4 hand=MMRC\n")
-    text = describe_hand(s, 0)
+    text = markdown(describe_hand(s, 0))
     assert "exchange cards" in text and "build" in text and "end your turn" in text
     assert len(legal_actions(s)) > 0
     assert set(RULES) >= {"turn", "cards", "terrain", "building", "domains", "ripples", "junctions", "reason",
@@ -93,7 +94,7 @@ def test_a_destroyed_building_keeps_its_capitals() -> None:
 def test_the_hand_says_what_can_be_built_and_where_upgrades_and_populations_go() -> None:
     s, _ = play("map: plain 15x12\nRed: ecus=4 hand=MMCC pawns=M,R\nM: Watchtower[Red]@A1\n"
                 "R: Hamlet@D2 Town@F5\n")
-    text = describe_hand(s, 0)
+    text = markdown(describe_hand(s, 0))
     # what legal_actions allows, grouped: kinds per board, upgrade targets, populate targets
     assert "build a Watchtower, Keep, Hamlet or Town on Might" in text, text
     assert "upgrade A1 on Might" in text and "populate D2 or F5" in text, text

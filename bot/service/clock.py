@@ -1,0 +1,106 @@
+"""Turn limits: a reminder at half time, and the end of the turn of a player whose time ran out."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+
+from rules import Action, Choose, EndTurn, GameState, apply, legal_actions
+from rules import events as ev
+
+from ..storage import GameRecord, Status
+from ..texts import who
+from ..words import as_text, say
+from .games import Games, is_ai
+from .herald import Herald, mention
+from .messages import Post
+
+log = logging.getLogger("tiempo.service")
+
+#: at most this many actions are played for a player whose time ran out (answers, then the end of the turn)
+TIME_OUT_ACTIONS = 50
+
+Commit = Callable[[GameRecord, GameState, GameState, Action, list[ev.Event], int], Awaitable[GameRecord]]
+
+
+def turn_deadline(game: GameRecord, now: float) -> float | None:
+    """When a turn that begins ``now`` runs out (None without a turn limit)."""
+    minutes = int(game.options.get("turn_minutes", 0))
+    return now + minutes * 60 if minutes else None
+
+
+def safe_action(state: GameState) -> Action | None:
+    """What is played for a seat that cannot or did not act: the first answer to its question, or the
+    end of its turn discarding as little as possible (None if neither is possible)."""
+    if state.pending is not None:
+        d = state.pending.decision
+        return Choose(d.player, d.options[0])
+    ends = [a for a in legal_actions(state) if isinstance(a, EndTurn)]
+    return min(ends, key=lambda a: a.discard.total) if ends else None
+
+
+class TurnClock:
+    """Checks the turn limits of every game (``tick``), on a timer (``run``)."""
+
+    def __init__(self, games: Games, herald: Herald, commit: Commit, drive: Callable[[int], None],
+                 clock: Callable[[], float]) -> None:
+        self.games = games
+        self.herald = herald
+        self.commit = commit
+        self.drive = drive
+        self.clock = clock
+
+    async def tick(self) -> None:
+        """Warn at half time, and end the turn of a player whose time ran out."""
+        now = self.clock()
+        for game in await self.games.storage.games_with_deadlines():
+            if game.turn_deadline is None or game.status is not Status.PLAYING:
+                continue
+            minutes = int(game.options.get("turn_minutes", 0))
+            if now >= game.turn_deadline:
+                await self.time_out(game.id)
+            elif minutes and not game.half_warned and now >= game.turn_deadline - minutes * 30:
+                state = self.games.state_of(game)
+                seat = game.seats[state.waiting_on]
+                await self.games.storage.mark_half_warned(game.id)
+                if not is_ai(seat):
+                    left = max(1, round((game.turn_deadline - now) / 60))
+                    await self.herald.post(game.channel_id, Post(
+                        say("{who}, half your turn time is gone: about {left} min left in game #{id}.",
+                            who=mention(seat), left=left, id=game.id), mentions=(seat.user_id,)))
+
+    async def time_out(self, game_id: int) -> None:
+        """Answer the open questions with their first option and end the active player's turn."""
+        async with self.games.storage.lock(game_id):
+            game = await self.games.storage.get_game(game_id)
+            if game.status is not Status.PLAYING or game.turn_deadline is None or self.clock() < game.turn_deadline:
+                return
+            state = self.games.state_of(game)
+            active = state.active
+            if state.waiting_on != active:
+                note = (f"Time is up: {who(state, state.waiting_on)} did not answer, so the first choice is taken, "
+                        f"and {who(state, active)}'s turn ends.")
+            else:
+                note = f"Time is up for {who(state, active)}: the turn ends" + (
+                    ", taking the first choice of the open question." if state.pending is not None else ".")
+            await self.herald.post(game.channel_id, Post(as_text(note)))
+            for _ in range(TIME_OUT_ACTIONS):
+                if state.finished or state.active != active:
+                    break
+                action = safe_action(state)
+                if action is None:
+                    break
+                new, events = apply(state, action)
+                game = await self.commit(game, state, new, action, events, game.seats[action.player].user_id)
+                state = new
+        self.drive(game_id)
+
+    async def run(self, every: float = 15.0) -> None:
+        """``tick`` every ``every`` seconds until cancelled; a failure is logged, not fatal."""
+        while True:
+            try:
+                await self.tick()
+            except Exception:
+                log.exception("turn-limit check failed")
+            await asyncio.sleep(every)

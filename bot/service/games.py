@@ -1,0 +1,174 @@
+"""The games of one bot as the service reads them: storage, the current state of each game (cached by
+version) and its history of actions with their events (cached, replayed from the first position)."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from rules import Action, Colour, GameState, apply, from_json, parse_action
+from rules import events as ev
+
+from ..play import Refusal, Seat, start
+from ..storage import ActionRecord, GameRecord, SeatRecord, Status, Storage
+from ..words import HERE, Command, say
+from .messages import Caller
+
+#: how many games' states and histories stay in memory
+STATES_KEPT = 256
+HISTORIES_KEPT = 64
+
+
+@dataclass
+class History:
+    """A game replayed from its first position: per accepted action, who played it and its events."""
+
+    seq: int
+    actions: list[tuple[ActionRecord, Action, list[ev.Event]]] = field(default_factory=list)
+
+
+def is_ai(seat: SeatRecord) -> bool:
+    """Whether the seat is played by the computer."""
+    return seat.ai_level is not None
+
+
+def seats_of(record: GameRecord) -> list[Seat]:
+    """The seats of a game as the play module knows them."""
+    return [Seat(s.user_id, s.name, Colour(s.colour), s.ai_level) for s in record.seats]
+
+
+def seat_of(game: GameRecord, caller: Caller) -> int | None:
+    """The caller's seat in ``game`` (None if they do not play in it)."""
+    for i, s in enumerate(game.seats):
+        if s.user_id == caller.user_id and not is_ai(s):
+            return i
+    return None
+
+
+NO_GAME = say("There is no game in {here}. Open one with {new}.", here=HERE, new=Command("new"))
+
+
+class Games:
+    """Storage and the caches in front of it."""
+
+    def __init__(self, storage: Storage, clock: Callable[[], float]) -> None:
+        self.storage = storage
+        self.clock = clock
+        self._states: OrderedDict[int, tuple[int, GameState]] = OrderedDict()
+        self._histories: OrderedDict[int, History] = OrderedDict()
+
+    # -- finding a game ---------------------------------------------------------------------------
+
+    async def here(self, caller: Caller) -> GameRecord:
+        """The game open in the caller's channel (lobby or play)."""
+        game = await self.storage.active_game_in_channel(caller.channel_id)
+        if game is None:
+            raise Refusal(NO_GAME)
+        return game
+
+    async def playing_here(self, caller: Caller, game_id: int | None = None) -> GameRecord:
+        """The game ``game_id``, or the one being played in the caller's channel, or else the last one
+        that ended there (its board, log and ranking stay readable)."""
+        if game_id is not None:
+            return await self.storage.get_game(game_id)
+        game = await self.storage.active_game_in_channel(caller.channel_id)
+        if game is None:
+            ended = [g for g in await self.storage.list_games(Status.FINISHED, guild_id=caller.guild_id)
+                     if g.channel_id == caller.channel_id]
+            if ended:
+                return max(ended, key=lambda g: g.id)
+            raise Refusal(NO_GAME)
+        if game.status is Status.LOBBY:
+            raise Refusal(say("Game #{id} has not started yet: {n} seated. Its opener starts it with {start}.",
+                              id=game.id, n=len(game.seats), start=Command("start")))
+        return game
+
+    async def seated_here(self, caller: Caller) -> tuple[GameState, int] | None:
+        """The state of the game being played in the caller's channel and the caller's seat, if any."""
+        game = await self.storage.active_game_in_channel(caller.channel_id)
+        if game is None or game.status is not Status.PLAYING:
+            return None
+        seat = seat_of(game, caller)
+        return None if seat is None else (self.state_of(game), seat)
+
+    # -- states -----------------------------------------------------------------------------------
+
+    def state_of(self, game: GameRecord) -> GameState:
+        """The current state of a started game (cached by version)."""
+        cached = self._states.get(game.id)
+        if cached is not None and cached[0] == game.action_count:
+            self._states.move_to_end(game.id)
+            return cached[1]
+        if game.snapshot is None:
+            raise Refusal(f"Game #{game.id} has no position yet: it has not started.")
+        state = from_json(game.snapshot)
+        self.remember(game.id, game.action_count, state)
+        return state
+
+    def remember(self, game_id: int, version: int, state: GameState) -> None:
+        """Keep ``state`` as the game's state at ``version``."""
+        self._states[game_id] = (version, state)
+        self._states.move_to_end(game_id)
+        while len(self._states) > STATES_KEPT:
+            self._states.popitem(last=False)
+
+    @staticmethod
+    def first_state(game: GameRecord) -> GameState:
+        """The position the game started from."""
+        return start(seats_of(game), seed=game.seed, holdem=bool(game.options.get("holdem")))
+
+    # -- history ----------------------------------------------------------------------------------
+
+    async def history(self, game: GameRecord) -> History:
+        """The game's actions with their events, replayed from its first position (cached)."""
+        h = self._histories.get(game.id)
+        if h is None or h.seq > game.action_count:
+            h = History(0)
+        if h.seq < game.action_count:
+            records = await self.storage.list_actions(game.id, after=h.seq)
+            state = self.first_state(game) if h.seq == 0 else self.replay(game, h)
+            for r in records:
+                action = parse_action(r.action, state)
+                state, events = apply(state, action)
+                h.actions.append((r, action, events))
+                h.seq = r.seq
+        self._histories[game.id] = h
+        self._histories.move_to_end(game.id)
+        while len(self._histories) > HISTORIES_KEPT:
+            self._histories.popitem(last=False)
+        return h
+
+    def replay(self, game: GameRecord, h: History) -> GameState:
+        """The state after the actions of ``h``."""
+        state = self.first_state(game)
+        for _, action, _ in h.actions:
+            state, _ = apply(state, action)
+        return state
+
+    def note(self, record: GameRecord, action: Action, events: list[ev.Event], state: GameState, actor_id: int,
+             text: str) -> None:
+        """An action was stored (``record`` is the game after it): update the caches."""
+        self.remember(record.id, record.action_count, state)
+        h = self._histories.get(record.id)
+        if h is not None and h.seq == record.action_count - 1:
+            h.actions.append((ActionRecord(record.id, record.action_count, actor_id, text, self.clock()), action,
+                              events))
+            h.seq = record.action_count
+
+    def forget_last(self, game: GameRecord, h: History, before: GameState) -> None:
+        """The last action was taken back (``game`` is the game after that): update the caches."""
+        h.actions.pop()
+        h.seq = game.action_count
+        self.remember(game.id, game.action_count, before)
+
+    async def turn_events(self, game: GameRecord) -> list[ev.Event]:
+        """The events since the current turn began (or of the last turn, right after it ended)."""
+        h = await self.history(game)
+        out: list[ev.Event] = []
+        for _, _, events in reversed(h.actions):
+            out[:0] = events
+            if any(isinstance(e, ev.TurnEnded) for e in events) and len(out) > len(events):
+                out = out[len(events):]
+                break
+        return out

@@ -1,0 +1,114 @@
+"""What the channel hears: the narration of each accepted action, the board after every turn, a
+decision to answer, and the final ranking. Made from the public view only."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Sequence
+
+from render import board_picture, game_picture
+from rules import Age, GameState, describe_decision
+from rules import events as ev
+
+from ..storage import GameRecord, SeatRecord
+from ..texts import describe_status, ecu_word, narrate, ranking, who
+from ..words import Button, Command, Mention, Part, Strong, Text, lines, say, text
+from .games import Games, is_ai
+from .messages import Outbox, Post
+
+#: decisions with more options than this are answered by command, not buttons
+MAX_CHOICE_BUTTONS = 20
+
+
+def mention(seat: SeatRecord) -> Part:
+    """A person is mentioned; an AI seat is named."""
+    return seat.name if is_ai(seat) else Mention(seat.user_id, seat.name)
+
+
+class Herald:
+    """Posts to the game's channel through the front end's outbox."""
+
+    def __init__(self, games: Games, outbox: Outbox, *, render: bool = True) -> None:
+        self.games = games
+        self.outbox = outbox
+        self.render = render
+
+    async def post(self, channel_id: int, post: Post) -> None:
+        await self.outbox.post(channel_id, post)
+
+    def picture(self, state: GameState, age: Age | None, events: Sequence[ev.Event]) -> bytes | None:
+        """The public picture of the game, or of one Age (None when pictures are off)."""
+        if not self.render:
+            return None
+        return game_picture(state, None, events) if age is None else board_picture(state, age, None, events)
+
+    async def announce(self, game: GameRecord, state: GameState, events: list[ev.Event]) -> None:
+        """Narrate one action; after a turn, the board; after the game, the ranking."""
+        narration = narrate(state, [e for e in events if not isinstance(e, ev.TurnBegan)])
+        if state.finished:
+            await self.post_final(game, state, narration)
+            return
+        ended = next((e for e in events if isinstance(e, ev.TurnEnded)), None)
+        if ended is not None:
+            turn_events = await self.games.turn_events(game)
+            if is_ai(game.seats[ended.player]):  # an AI's turn is told in one message, with the board
+                narration = narrate(state, [e for e in turn_events if not isinstance(e, ev.TurnBegan)])
+            await self.post_board(game, state, narration, turn_events)
+            return
+        if state.pending is not None and any(isinstance(e, ev.DecisionRequested) for e in events):
+            narration = narrate(state, [e for e in events if not isinstance(e, (ev.TurnBegan, ev.DecisionRequested))])
+            await self.post(game.channel_id, self.decision_post(game, state, narration))
+            return
+        actor = _actor(events, state)
+        if narration and not (is_ai(game.seats[actor]) and actor == state.active):
+            await self.post(game.channel_id, Post(lines(narration)))
+
+    def decision_post(self, game: GameRecord, state: GameState, before: Sequence[Text | str]) -> Post:
+        """The question of the pending decision, to the player it is for, with a button per answer."""
+        if state.pending is None:
+            raise ValueError("no decision is pending")
+        d = state.pending.decision
+        seat = game.seats[d.player]
+        ask = say("{who}, {question}.", who=mention(seat), question=describe_decision(state, d))
+        choices = tuple((str(c), str(c)) for c in d.options) if len(d.options) <= MAX_CHOICE_BUTTONS else ()
+        if not choices:
+            ask = say("{ask} Answer with {choose}.", ask=ask, choose=Command("choose"))
+        return Post(lines([*before, ask]), choice_game=game.id, version=game.action_count, choices=choices,
+                    mentions=(seat.user_id,) if not is_ai(seat) else ())
+
+    async def post_board(self, game: GameRecord, state: GameState, narration: list[str],
+                         events: Sequence[ev.Event]) -> None:
+        """The board after a turn (or at the start), the scores, and whose turn it is."""
+        png = await asyncio.to_thread(self.picture, state, None, events)
+        seat = game.seats[state.waiting_on]
+        scores = describe_status(state)
+        if state.pending is not None:
+            post = self.decision_post(game, state, [*narration, "", scores])
+            await self.post(game.channel_id, dataclasses.replace(
+                post, png=png, filename=f"tiempo-{game.id}.png", hand_game=game.id))
+            return
+        turn = (f"{seat.name} (AI) is thinking…" if is_ai(seat) else
+                say("{who}, your turn (round {round} of 7).", who=mention(seat), round=state.round))
+        await self.post(game.channel_id, Post(
+            lines([*narration, "", scores, "", turn]), png=png, filename=f"tiempo-{game.id}-r{state.round}.png",
+            hand_game=game.id, version=game.action_count, mentions=(seat.user_id,) if not is_ai(seat) else ()))
+
+    async def post_final(self, game: GameRecord, state: GameState, narration: list[str]) -> None:
+        """The end of the game: the last events, the ranking, and a Rematch button."""
+        png = await asyncio.to_thread(self.picture, state, None, ())
+        out: list[Text | str] = [*narration[-8:], "", text(Strong(f"Game #{game.id} is over."))]
+        for place, seat, ecus in ranking(state):
+            medal = {1: "🥇", 2: "🥈", 3: "🥉"}.get(place, f"{place}.")
+            out.append(f"{medal} {who(state, seat)} — {ecus} {ecu_word(ecus)}")
+        out.append(say("Play again with the same seats: {rematch}.", rematch=Button("Rematch", "rematch")))
+        await self.post(game.channel_id, Post(lines(out), png=png, filename=f"tiempo-{game.id}-final.png",
+                                              hand_game=game.id, rematch_game=game.id, version=game.action_count))
+
+
+def _actor(events: Sequence[ev.Event], state: GameState) -> int:
+    for e in events:
+        player = getattr(e, "player", None)
+        if isinstance(player, int):
+            return player
+    return state.active

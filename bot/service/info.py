@@ -1,0 +1,113 @@
+"""Information: a player's private hand, the picture, the scores, the log and the rules reference."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from rules import Age, Choose
+
+from ..play import Refusal
+from ..storage import GameRecord, Status
+from ..texts import RULES, describe_hand, describe_status, narrate, who
+from ..words import Code, Command, Strong, as_text, lines, say, text
+from .games import Games, seat_of
+from .herald import Herald
+from .messages import Caller, Reply
+
+#: lines of "since your last turn" shown with a hand
+RECAP_LINES = 12
+
+
+class Info:
+    """Answers the questions a player asks about a game."""
+
+    def __init__(self, games: Games, herald: Herald, clock: Callable[[], float]) -> None:
+        self.games = games
+        self.herald = herald
+        self.clock = clock
+
+    async def hand(self, caller: Caller, game_id: int | None = None, *, recap: bool = True) -> Reply:
+        """The caller's private hand, with a recap of what happened since their last action."""
+        game = await self.games.playing_here(caller, game_id)
+        if game.status is Status.LOBBY:
+            raise Refusal(say("Game #{id} has not started: hands are dealt at {start}.", id=game.id,
+                              start=Command("start")))
+        if game.snapshot is None:
+            raise Refusal(f"Game #{game.id} was cancelled before it started.")
+        seat = seat_of(game, caller)
+        state = self.games.state_of(game)
+        if seat is None:
+            return Reply(f"You are not playing in game #{game.id}; here is where it stands.\n"
+                         + describe_status(state))
+        out = describe_hand(state, seat)
+        since = await self.recap(game, seat) if recap else ""
+        if since:
+            out = text(Strong("Since your last turn:"), "\n", since, "\n\n", out)
+        if game.status is Status.CANCELLED:
+            out = f"Game #{game.id} was cancelled.\n" + out
+        return Reply(out)
+
+    async def recap(self, game: GameRecord, seat: int, limit: int = RECAP_LINES) -> str:
+        """What the other players did since ``seat``'s last action, in words (at most ``limit`` lines)."""
+        h = await self.games.history(game)
+        state = self.games.state_of(game)
+        out: list[str] = []
+        for _, action, events in reversed(h.actions):
+            if action.player == seat and not isinstance(action, Choose):
+                break
+            out[:0] = narrate(state, events)
+        if len(out) > limit:
+            out = [f"… ({len(out) - limit} earlier lines)", *out[-limit:]]
+        return "\n".join(out)
+
+    async def board(self, caller: Caller, age: Age | None = None, game_id: int | None = None) -> Reply:
+        """The picture of the whole game or of one Age, for the caller alone."""
+        game = await self.games.playing_here(caller, game_id)
+        if game.snapshot is None:
+            raise Refusal(f"Game #{game.id} has no board yet: it has not started.")
+        state = self.games.state_of(game)
+        events = await self.games.turn_events(game)
+        png = await asyncio.to_thread(self.herald.picture, state, age, events)
+        what = f"{age.title}" if age is not None else "The three Ages"
+        return Reply(as_text(f"{what} — game #{game.id}, round {state.round} of 7."), png=png,
+                     filename=f"tiempo-{game.id}-{(age.title.lower() if age else 'game')}.png", hand_game=game.id,
+                     version=game.action_count)
+
+    async def status(self, caller: Caller) -> Reply:
+        """Round, whose turn, public scores and stock."""
+        game = await self.games.playing_here(caller)
+        state = self.games.state_of(game)
+        out = text(Strong(f"Game #{game.id}"), "\n", describe_status(state))
+        if game.turn_deadline is not None and not state.finished:
+            left = max(0, int(game.turn_deadline - self.clock()))
+            out += f"\nTurn time left: {left // 60} min {left % 60:02d} s."
+        return Reply(out)
+
+    async def log(self, caller: Caller, count: int = 15) -> Reply:
+        """The last events of the game, in words."""
+        game = await self.games.playing_here(caller)
+        h = await self.games.history(game)
+        state = self.games.state_of(game)
+        narration: list[str] = []
+        for _, _, events in h.actions:
+            narration += narrate(state, events)
+        if not narration:
+            return Reply(as_text(f"Game #{game.id}: nothing has happened yet. {who(state, state.active)} plays "
+                                 "first."))
+        count = max(1, min(count, 50))
+        shown = narration[-count:]
+        return Reply(lines([Strong(f"Game #{game.id} — the last {len(shown)} events:"), *shown]))
+
+
+def rules_reference(topic: str | None) -> Reply:
+    """The short rules reference: a topic, or the list of topics and the turn."""
+    if topic is None or topic not in RULES:
+        topics = text(*[part for i, t in enumerate(RULES) for part in ((", " if i else ""), Code(t))])
+        head = "" if topic is None else f"No topic {topic!r}. "
+        return Reply(say("{head}Topics: {topics}. Ask with {ask}.\n\n", head=head, topics=topics,
+                         ask=Command("rules", "topic:<topic>")) + RULES["turn"])
+    return Reply(RULES[topic])
+
+
+__all__ = ["Info", "rules_reference"]

@@ -1,0 +1,196 @@
+"""The lobby: open a game, take or leave seats, seat AI players, start, cancel, rematch."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rules import Colour, to_json
+
+from ..play import Refusal
+from ..storage import ChannelBusyError, GameRecord, SeatRecord, Status
+from ..texts import who
+from ..words import HERE, Command, Here, Mention, Strong, Text, lines, say
+from .clock import turn_deadline
+from .games import Games, is_ai
+from .herald import Herald
+from .messages import Caller, Reply
+
+AI_LEVELS = ("random", "greedy", "strong")
+AI_NAMES = {"random": "Dice", "greedy": "Magpie", "strong": "Oracle"}
+#: the user id an AI seat carries (never a Discord user: snowflakes are far larger)
+AI_USER_BASE = 1000
+#: the longest turn limit, in minutes (a week)
+MAX_TURN_MINUTES = 7 * 24 * 60
+
+
+class Lobby:
+    """Games before they start (and their end by cancelling); ``drive`` and ``stop`` start and stop a
+    game's AI seats."""
+
+    def __init__(self, games: Games, herald: Herald, *, clock: Callable[[], float], seed_source: Callable[[], int],
+                 default_turn_minutes: int, drive: Callable[[int], None], stop: Callable[[int], None]) -> None:
+        self.games = games
+        self.herald = herald
+        self.clock = clock
+        self.seed_source = seed_source
+        self.default_turn_minutes = default_turn_minutes
+        self.drive = drive
+        self.stop = stop
+
+    async def new(self, caller: Caller, *, holdem: bool = False, seats: int = 5,
+                  turn_minutes: int | None = None) -> Reply:
+        """Open a lobby in the caller's channel, with the caller in the first seat."""
+        if not 2 <= seats <= 5:
+            raise Refusal("A game has 2 to 5 seats.")
+        if turn_minutes is not None and not 0 <= turn_minutes <= MAX_TURN_MINUTES:
+            raise Refusal(f"The turn limit is in minutes, from 0 (none) to {MAX_TURN_MINUTES} (a week).")
+        minutes = self.default_turn_minutes if turn_minutes is None else turn_minutes
+        options = {"holdem": holdem, "seats": seats, "turn_minutes": minutes}
+        first = SeatRecord(caller.user_id, caller.name, Colour.RED.value)
+        try:
+            game = await self.games.storage.create_game(
+                guild_id=caller.guild_id, channel_id=caller.channel_id, opener_id=caller.user_id,
+                seed=self.seed_source(), options=options, seats=[first], now=self.clock())
+        except ChannelBusyError as busy:
+            raise Refusal(say("{here} already has game #{id}. Finish it or {cancel} it first (a thread "
+                              "counts as its own channel).", here=Here(capital=True), id=busy.game_id,
+                              cancel=Command("cancel"))) from None
+        return self._reply(game, f"{caller.name} opens game #{game.id}.")
+
+    @staticmethod
+    def describe(game: GameRecord) -> Text:
+        """The lobby: its rules, its seats, and how to join and start."""
+        seats = int(game.options.get("seats", 5))
+        minutes = int(game.options.get("turn_minutes", 0))
+        rules = ["Hold'em variant" if game.options.get("holdem") else "standard rules",
+                 f"{minutes} min per turn" if minutes else "no turn limit"]
+        out: list[Text | str] = [Strong(f"Khronos — game #{game.id}") + f" ({', '.join(rules)}). "
+                                 f"Seats: {len(game.seats)}/{seats}."]
+        for s in game.seats:
+            tag = f" — AI ({s.ai_level})" if is_ai(s) else ""
+            out.append(f"• {s.colour} {s.name}{tag}")
+        out.append(say("Join with {join}; the opener starts with {start} once 2–5 players are seated.",
+                       join=Command("join", or_button=True), start=Command("start")))
+        return lines(out)
+
+    def _reply(self, game: GameRecord, headline: str) -> Reply:
+        return Reply(headline + "\n" + self.describe(game), lobby_game=game.id, public=True)
+
+    async def _lobby(self, caller: Caller, game_id: int | None = None) -> GameRecord:
+        game = await (self.games.storage.get_game(game_id) if game_id is not None else self.games.here(caller))
+        if game.status is not Status.LOBBY:
+            raise Refusal(f"Game #{game.id} has already {'started' if game.status is Status.PLAYING else 'ended'}.")
+        return game
+
+    async def join(self, caller: Caller, game_id: int | None = None) -> Reply:
+        """Take the next free seat (and colour)."""
+        game = await self._lobby(caller, game_id)
+        async with self.games.storage.lock(game.id):
+            game = await self._lobby(caller, game.id)
+            if any(s.user_id == caller.user_id for s in game.seats):
+                raise Refusal(f"You are already seated in game #{game.id}.")
+            if len(game.seats) >= int(game.options.get("seats", 5)):
+                raise Refusal(f"Game #{game.id} is full.")
+            colour = _free_colour(game)
+            seats = [*game.seats, SeatRecord(caller.user_id, caller.name, colour)]
+            game = await self.games.storage.update_lobby(game.id, seats=seats, now=self.clock())
+        return self._reply(game, f"{caller.name} joins as {colour}.")
+
+    async def add_bot(self, caller: Caller, level: str = "greedy") -> Reply:
+        """Seat an AI player of ``level`` (the opener, or a channel manager)."""
+        if level not in AI_LEVELS:
+            raise Refusal(f"AI levels: {', '.join(AI_LEVELS)}.")
+        game = await self._lobby(caller)
+        async with self.games.storage.lock(game.id):
+            game = await self._lobby(caller, game.id)
+            _check_opener(game, caller, "seat an AI player")
+            if len(game.seats) >= int(game.options.get("seats", 5)):
+                raise Refusal(f"Game #{game.id} is full.")
+            colour = _free_colour(game)
+            used = {s.user_id for s in game.seats}
+            user_id = next(AI_USER_BASE + i for i in range(5) if AI_USER_BASE + i not in used)
+            name = AI_NAMES[level]
+            taken = {s.name for s in game.seats}
+            if name in taken:
+                name = next(f"{name} {n}" for n in range(2, 7) if f"{name} {n}" not in taken)
+            seats = [*game.seats, SeatRecord(user_id, name, colour, ai_level=level)]
+            game = await self.games.storage.update_lobby(game.id, seats=seats, now=self.clock())
+        return self._reply(game, f"{name}, an AI player ({level}), sits down as {colour}.")
+
+    async def leave(self, caller: Caller, game_id: int | None = None) -> Reply:
+        """Leave a lobby (a started game cannot be left: ask for it to be cancelled)."""
+        game = await (self.games.here(caller) if game_id is None else self.games.storage.get_game(game_id))
+        if game.status is Status.PLAYING:
+            raise Refusal(say("The game has started; a seat cannot be left now. If it must stop, the opener or a "
+                              "channel manager can {cancel} it; otherwise the turn limit plays on for you.",
+                              cancel=Command("cancel")))
+        game = await self._lobby(caller, game.id)
+        async with self.games.storage.lock(game.id):
+            game = await self._lobby(caller, game.id)
+            if not any(s.user_id == caller.user_id for s in game.seats):
+                raise Refusal(f"You are not seated in game #{game.id}.")
+            seats = [s for s in game.seats if s.user_id != caller.user_id]
+            if not seats:
+                await self.games.storage.set_status(game.id, Status.CANCELLED, now=self.clock())
+                return Reply(say("{name} leaves; nobody is left, so game #{id} is cancelled.", name=caller.name,
+                                 id=game.id), public=True)
+            game = await self.games.storage.update_lobby(game.id, seats=seats, now=self.clock())
+        return self._reply(game, f"{caller.name} leaves.")
+
+    async def cancel(self, caller: Caller) -> Reply:
+        """Cancel the channel's game (the opener, or a channel manager)."""
+        game = await self.games.here(caller)
+        _check_opener(game, caller, "cancel it")
+        async with self.games.storage.lock(game.id):
+            await self.games.storage.set_status(game.id, Status.CANCELLED, now=self.clock())
+        self.stop(game.id)
+        return Reply(say("Game #{id} is cancelled by {name}.", id=game.id, name=caller.name), public=True)
+
+    async def start(self, caller: Caller, game_id: int | None = None) -> Reply:
+        """Start the lobby: deal, draw the first player, post the first board."""
+        game = await self._lobby(caller, game_id)
+        async with self.games.storage.lock(game.id):
+            game = await self._lobby(caller, game.id)
+            _check_opener(game, caller, "start it")
+            if len(game.seats) < 2:
+                raise Refusal(say("Khronos needs at least 2 players: wait for someone to {join}, or seat an AI "
+                                  "with {addbot}.", join=Command("join"), addbot=Command("addbot")))
+            state = self.games.first_state(game)
+            game = await self.games.storage.start_game(game.id, to_json(state),
+                                                       turn_deadline=turn_deadline(game, self.clock()),
+                                                       now=self.clock())
+            self.games.remember(game.id, game.action_count, state)
+            opening = (f"Game #{game.id} begins: {len(game.seats)} players, 7 rounds. "
+                       f"{who(state, state.active)} was drawn to play first.")
+            await self.herald.post_board(game, state, [opening], ())
+        self.drive(game.id)
+        return Reply(say("Game #{id} started.", id=game.id))
+
+    async def rematch(self, caller: Caller, game_id: int) -> Reply:
+        """A new lobby in the same channel with the same seats (the caller opens it)."""
+        old = await self.games.storage.get_game(game_id)
+        if old.status is not Status.FINISHED:
+            raise Refusal(f"Game #{old.id} is not over.")
+        if not any(s.user_id == caller.user_id for s in old.seats if not is_ai(s)):
+            raise Refusal(f"Only the players of game #{old.id} can ask for its rematch.")
+        seats = [caller_seat := next(s for s in old.seats if s.user_id == caller.user_id)]
+        seats += [s for s in old.seats if s is not caller_seat]
+        try:
+            game = await self.games.storage.create_game(
+                guild_id=old.guild_id, channel_id=old.channel_id, opener_id=caller.user_id, seed=self.seed_source(),
+                options=dict(old.options), seats=seats, now=self.clock())
+        except ChannelBusyError as busy:
+            raise Refusal(say("{here} already has game #{id}.", here=Here(capital=True), id=busy.game_id)) from None
+        return self._reply(game, f"{caller.name} asks for a rematch of game #{old.id}: same seats.")
+
+
+def _free_colour(game: GameRecord) -> str:
+    taken = {s.colour for s in game.seats}
+    return next(c.value for c in Colour if c.value not in taken)
+
+
+def _check_opener(game: GameRecord, caller: Caller, what: str) -> None:
+    if caller.user_id != game.opener_id and not caller.can_manage:
+        name = next((s.name for s in game.seats if s.user_id == game.opener_id), "who opened it")
+        raise Refusal(say("Only the player who opened game #{id} ({opener}) or someone who may manage {here} can "
+                          "{what}.", id=game.id, opener=Mention(game.opener_id, name), here=HERE, what=what))

@@ -1,0 +1,56 @@
+"""What goes in and out of the service: who asks, the answer for them, and posts for the channel."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..words import Text
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who runs a command, and where. ``can_manage`` is Discord's "manage channel" right there."""
+
+    guild_id: int
+    channel_id: int
+    user_id: int
+    name: str
+    can_manage: bool = False
+
+
+@dataclass(frozen=True)
+class Post:
+    """A message. The front end turns the fields after ``png`` into buttons:
+
+    * ``hand_game``: the persistent "My hand" button of that game (and "Board" to see it privately);
+    * ``lobby_game``: Join, Leave and Start buttons of a lobby;
+    * ``rematch_game``: a Rematch button after a finished game;
+    * ``choices``: one button per option of a pending decision, ``(label, cell)``, for ``choice_game``
+      at version ``version``.
+    ``mentions`` are the users this message may ping."""
+
+    text: Text
+    png: bytes | None = None
+    filename: str = "tiempo.png"
+    hand_game: int | None = None
+    lobby_game: int | None = None
+    rematch_game: int | None = None
+    choice_game: int | None = None
+    version: int = 0
+    choices: tuple[tuple[str, str], ...] = ()
+    mentions: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Reply(Post):
+    """The answer to the caller: private (ephemeral) unless ``public``."""
+
+    public: bool = False
+
+
+class Outbox(Protocol):
+    """Where the service posts to a channel (Discord, or the terminal)."""
+
+    async def post(self, channel_id: int, post: Post) -> None:
+        """Send ``post`` to the channel; errors are the front end's to log."""

@@ -1,0 +1,151 @@
+"""AI seats: while a game waits on an AI player, it thinks off the event loop and plays."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import functools
+import logging
+import multiprocessing
+from collections.abc import Callable
+
+from rules import Action, GameState, apply
+
+from ..storage import Status
+from ..words import Command, say
+from .clock import Commit, safe_action
+from .games import Games, is_ai
+from .herald import Herald
+from .messages import Post
+
+log = logging.getLogger("tiempo.service")
+
+
+class AISeats:
+    """Plays the AI seats of every game, one background task per game.
+
+    ``choose`` decides an AI seat's next action (``bot.ai.choose_action`` by default, whose strong
+    level's play-outs use ``processes`` processes at once); it runs in one worker process with
+    ``in_process``, else in a thread."""
+
+    def __init__(self, games: Games, herald: Herald, commit: Commit, *, think_seconds: float = 2.0,
+                 choose: Callable[..., Action] | None = None, in_process: bool = False, processes: int = 1) -> None:
+        self.games = games
+        self.herald = herald
+        self.commit = commit
+        self.think_seconds = think_seconds
+        self.processes = processes
+        self._choose = choose
+        self._tasks: dict[int, asyncio.Task[None]] = {}
+        self._closing = False
+        #: AI seats think in one worker process, so that a long search never slows the event loop
+        self._pool = _ai_pool() if in_process else None
+
+    def drive(self, game_id: int) -> None:
+        """Let AI seats play while the game waits on one (in the background)."""
+        if self._closing:
+            return
+        task = self._tasks.get(game_id)
+        if task is not None and not task.done():
+            return
+        self._tasks[game_id] = asyncio.create_task(self._run(game_id), name=f"tiempo-ai-{game_id}")
+
+    def stop(self, game_id: int) -> None:
+        """Stop the game's AI seats (it was cancelled)."""
+        task = self._tasks.pop(game_id, None)
+        if task is not None:
+            task.cancel()
+
+    async def _run(self, game_id: int) -> None:
+        storage = self.games.storage
+        try:
+            while not self._closing:
+                game = await storage.get_game(game_id)
+                if game.status is not Status.PLAYING:
+                    return
+                state = self.games.state_of(game)
+                seat = game.seats[state.waiting_on]
+                if state.finished or seat.ai_level is None:
+                    return
+                action = await self.think(state, state.waiting_on, seat.ai_level, game.seed * 1000 + state.turn)
+                async with storage.lock(game_id):
+                    fresh = await storage.get_game(game_id)
+                    if fresh.action_count != game.action_count or fresh.status is not Status.PLAYING:
+                        continue
+                    new, events = apply(state, action)
+                    await self.commit(fresh, state, new, action, events, seat.user_id)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("AI seat failed in game #%s", game_id)
+            with contextlib.suppress(Exception):
+                game = await storage.get_game(game_id)
+                await self.herald.post(game.channel_id, Post(say(
+                    "The AI player of game #{id} ran into a problem and stopped; its turn will end when the turn "
+                    "limit runs out, or the opener can {cancel} the game.", id=game_id, cancel=Command("cancel"))))
+
+    async def think(self, state: GameState, seat: int, level: str, seed: int) -> Action:
+        """The AI's action, decided off the event loop (in the worker process, or a thread); if the AI
+        fails, a safe legal action instead (the first option of its decision, or the end of its turn),
+        so that a game never stalls on a broken AI."""
+        def thinking(processes: int) -> Callable[[], Action]:
+            choose = self._choose or _default_ai(processes)
+            return functools.partial(choose, state, seat, level, seed=seed, budget_s=self.think_seconds)
+
+        call = thinking(self.processes)
+        try:
+            if self._pool is not None:
+                try:
+                    return await asyncio.get_running_loop().run_in_executor(self._pool, call)
+                except concurrent.futures.BrokenExecutor:
+                    log.exception("the AI worker process died; starting a new one, and thinking in a thread now")
+                    self._pool.shutdown(wait=False, cancel_futures=True)
+                    self._pool = _ai_pool()
+                    call = thinking(1)  # no helper processes in the bot's own process
+            return await asyncio.to_thread(call)
+        except Exception:
+            log.exception("AI (%s) failed for seat %s; playing a safe action instead", level, seat)
+            action = safe_action(state)
+            if action is None:
+                raise
+            return action
+
+    async def resume(self) -> None:
+        """After a start-up: let every game waiting on an AI seat go on."""
+        for game in await self.games.storage.list_games(Status.PLAYING):
+            state = self.games.state_of(game)
+            if is_ai(game.seats[state.waiting_on]):
+                self.drive(game.id)
+
+    async def close(self) -> None:
+        """Stop the background work."""
+        self._closing = True
+        tasks = list(self._tasks.values())
+        for t in tasks:
+            t.cancel()
+        for t in tasks:
+            with contextlib.suppress(BaseException):
+                await t
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+
+    async def idle(self) -> None:
+        """Wait until no AI seat is thinking (for tests and the console)."""
+        while True:
+            tasks = [t for t in self._tasks.values() if not t.done()]
+            if not tasks:
+                return
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _ai_pool() -> concurrent.futures.ProcessPoolExecutor:
+    """One worker process for AI seats; spawned, not forked: a fork would copy the event loop's and
+    the database thread's locks."""
+    return concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+
+
+def _default_ai(processes: int) -> Callable[..., Action]:
+    from ..ai import choose_action
+
+    return functools.partial(choose_action, workers=processes)

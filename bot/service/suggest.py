@@ -1,0 +1,175 @@
+"""Suggestions while a player types: the cells, cards and payments that make a command legal now."""
+
+from __future__ import annotations
+
+import contextlib
+
+from rules import (
+    Age,
+    Construct,
+    Demolish,
+    Exchange,
+    GameState,
+    Kind,
+    NotationError,
+    Populate,
+    Renovate,
+    RuleError,
+    Swap,
+    Upgrade,
+    format_action,
+    legal_actions,
+    parse_action,
+    placements,
+    sub_multisets,
+)
+
+from ..play import Refusal, action_text
+from ..words import Code, say
+from .games import Games
+from .messages import Caller
+
+#: Discord offers at most 25 suggestions
+LIMIT = 25
+AGE_LETTERS = {"M": Age.MIGHT, "F": Age.FAITH, "R": Age.REASON}
+
+
+class Suggestions:
+    """What autocompletion offers (and the console's ``?``)."""
+
+    def __init__(self, games: Games) -> None:
+        self.games = games
+
+    async def cells(self, caller: Caller, command: str, typed: str, *, kind: str | None = None,
+                    age: str | None = None, target: str | None = None, limit: int = LIMIT) -> list[str]:
+        """Cells that make ``command`` legal for the caller now, filtered by what is typed."""
+        seated = await self.games.seated_here(caller)
+        if seated is None:
+            return []
+        state, seat = seated
+        cells = legal_cells(state, seat, command, kind, age, target)
+        typed = typed.strip().upper()
+        return [c for c in cells if c.startswith(typed)][:limit]
+
+    async def cards(self, caller: Caller, command: str, typed: str, limit: int = LIMIT) -> list[str]:
+        """Card sets in the caller's hand (``MRC`` letters) for paying, exchanging or discarding."""
+        seated = await self.games.seated_here(caller)
+        if seated is None:
+            return []
+        state, seat = seated
+        if state.active != seat or state.pending is not None:
+            return []
+        if command == "exchange" and not any(isinstance(a, Exchange) for a in legal_actions(state)):
+            return []
+        if command.startswith("swap") and not any(isinstance(a, Swap) for a in legal_actions(state)):
+            return []
+        if command == "swap-take":  # k cards of one colour from the reserve (R33)
+            sets = sorted({str(c) for c in sub_multisets(state.reserve) if c.total and len(set(str(c))) == 1},
+                          key=lambda t: (len(t), t))
+        else:
+            sets = sorted({str(c) for c in sub_multisets(state.players[seat].hand) if c.total},
+                          key=lambda t: (len(t), t))
+        typed = typed.strip().upper()
+        return [t for t in sets if t.startswith(typed)][:limit]
+
+    async def payments(self, caller: Caller, command: str, options: dict[str, str | None], typed: str,
+                       limit: int = LIMIT) -> list[str]:
+        """The ways the caller may pay for the action the other options describe (``MM 1+1``: the cards,
+        then how many each pawn plays), filtered by what is typed; empty when the action is not legal."""
+        seated = await self.games.seated_here(caller)
+        if seated is None:
+            return []
+        state, seat = seated
+        if state.active != seat or state.pending is not None:
+            return []
+        try:
+            act_text = action_text(command, {k: v for k, v in options.items() if k != "pay"})
+            wanted = parse_action(f"{state.players[seat].colour.value} {act_text}", state)
+        except (Refusal, NotationError, RuleError):
+            return []
+        key = format_action(state, wanted).split(" pay ")[0]
+        texts = (format_action(state, a) for a in legal_actions(state) if type(a) is type(wanted))
+        pays = [pay for head, sep, pay in (t.partition(" pay ") for t in texts) if sep and head == key]
+        typed = typed.strip().upper()
+        return [p for p in dict.fromkeys(pays) if p.upper().startswith(typed)][:limit]
+
+
+def upgrades_of(state: GameState, seat: int, options: dict[str, str | None]) -> list[Upgrade]:
+    """The legal upgrades of the building the options name into the kind they name, wherever it goes."""
+    try:
+        text = action_text("upgrade", {k: v for k, v in options.items() if k != "at"})
+        named = parse_action(f"{state.players[seat].colour.value} {text}", state)
+    except (Refusal, NotationError, RuleError):
+        return []
+    if not isinstance(named, Upgrade):
+        return []
+    return [a for a in legal_actions(state) if isinstance(a, Upgrade)
+            and (a.age, a.target, a.kind) == (named.age, named.target, named.kind)]
+
+
+def upgrade_origin(state: GameState, seat: int | None, options: dict[str, str | None]) -> str | None:
+    """Where an upgrade given without ``at`` goes: where the old building's top-left cell is, if that
+    is legal; else the one legal place; with several, a Refusal that lists them (R29)."""
+    if seat is None or state.active != seat:
+        return None
+    upgrades = upgrades_of(state, seat, options)
+    if not upgrades:
+        return None  # the engine will say why
+    origins = list(dict.fromkeys(str(a.origin) for a in upgrades))
+    target = str(upgrades[0].target)
+    if target in origins:
+        return target
+    if len(origins) == 1:
+        return origins[0]
+    raise Refusal(say("The bigger building can go in several places: add {at} with its top-left cell, one of "
+                      "{origins}.", at=Code("at:"), origins=", ".join(origins)))
+
+
+def legal_cells(state: GameState, seat: int, command: str, kind: str | None, age: str | None,
+                target: str | None = None) -> list[str]:
+    """The cells a command may name now (for autocompletion)."""
+    ages = [AGE_LETTERS[age.upper()[:1]]] if age and age.upper()[:1] in AGE_LETTERS else list(Age)
+    if command == "choose":
+        if state.pending is None or state.pending.decision.player != seat:
+            return []
+        return [str(c) for c in state.pending.decision.options]
+    if command == "upgrade-at":
+        if state.active != seat or state.pending is not None or not target:
+            return []
+        options: dict[str, str | None] = {"cell": target, "kind": kind, "age": age}
+        return list(dict.fromkeys(str(a.origin) for a in upgrades_of(state, seat, options)))
+    if command == "build" and kind:
+        try:
+            k = Kind.parse(kind)
+        except NotationError:
+            return []
+        cells: list[str] = []
+        for a in ages:
+            if a is Age.REASON:
+                continue
+            with contextlib.suppress(RuleError):
+                cells += [str(c) for c in placements(state, seat, k, a)]
+        return list(dict.fromkeys(cells))
+    if state.active != seat or state.pending is not None:
+        return []
+    wanted = {"build": Construct, "upgrade": Upgrade, "demolish": Demolish, "populate": Populate,
+              "renovate": Renovate}.get(command)
+    if wanted is None:
+        return []
+    out: list[str] = []
+    for action in legal_actions(state):
+        if type(action) is not wanted:
+            continue
+        if isinstance(action, Upgrade) and kind and action.kind.value.lower() != kind.strip().lower():
+            continue
+        if isinstance(action, Construct):
+            cell, age_of = action.origin, action.age
+        elif isinstance(action, (Upgrade, Demolish)):
+            cell, age_of = action.target, action.age
+        elif isinstance(action, (Populate, Renovate)):
+            cell, age_of = action.target, Age.REASON
+        else:
+            continue
+        if age_of in ages:
+            out.append(str(cell))
+    return list(dict.fromkeys(out))

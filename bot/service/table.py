@@ -1,0 +1,102 @@
+"""Play at the table: an action from a command, stored before anyone hears of it; undo."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rules import Action, GameState, format_action, to_json
+from rules import events as ev
+
+from ..play import Refusal, act, can_undo
+from ..storage import GameRecord, Status
+from ..texts import describe_hand, describe_status, narrate, who
+from ..words import Button, Command, say
+from .clock import turn_deadline
+from .games import Games, History, seat_of, seats_of
+from .herald import Herald
+from .messages import Caller, Post, Reply
+from .suggest import upgrade_origin
+
+
+class Table:
+    """Plays the caller's commands; ``drive`` is told of every game that moved (for its AI seats)."""
+
+    def __init__(self, games: Games, herald: Herald, drive: Callable[[int], None],
+                 clock: Callable[[], float]) -> None:
+        self.games = games
+        self.herald = herald
+        self.drive = drive
+        self.clock = clock
+
+    async def play(self, caller: Caller, command: str, options: dict[str, str | None],
+                   game_id: int | None = None, version: int | None = None) -> Reply:
+        """Play ``command`` with ``options`` for the caller; the channel hears what happened, the caller
+        gets their hand back. ``version`` (from a button) refuses a click on a stale question."""
+        game = await self.games.playing_here(caller, game_id)
+        if game.status is Status.FINISHED:
+            raise Refusal(say("Game #{id} is over. Open another with {new}, or {rematch}.", id=game.id,
+                              new=Command("new"), rematch=Button("Rematch", "rematch", " under its final ranking")))
+        if game.status is not Status.PLAYING:
+            raise Refusal(f"Game #{game.id} is {game.status.value}.")
+        storage = self.games.storage
+        async with storage.lock(game.id):
+            game = await storage.get_game(game.id)
+            if game.status is not Status.PLAYING:
+                raise Refusal(f"Game #{game.id} is {game.status.value}.")
+            if version is not None and version != game.action_count:
+                raise Refusal("That question was already answered; here is the game as it is now.\n"
+                              + describe_status(self.games.state_of(game)))
+            state = self.games.state_of(game)
+            if command == "upgrade" and not options.get("at"):
+                options = {**options, "at": upgrade_origin(state, seat_of(game, caller), options)}
+            new, events, action = act(state, seats_of(game), caller.user_id, command, options)
+            game = await self.commit(game, state, new, action, events, caller.user_id)
+        self.drive(game.id)
+        seat = seat_of(game, caller)
+        if seat is None:  # act() refuses anyone not seated
+            raise Refusal("You are not playing in this game.")
+        return Reply(describe_hand(new, seat))
+
+    async def commit(self, game: GameRecord, before: GameState, new: GameState, action: Action,
+                     events: list[ev.Event], actor_id: int) -> GameRecord:
+        """Store the action, then tell the channel. Call with the game's lock held."""
+        text = format_action(before, action)
+        status = Status.FINISHED if new.finished else None
+        storage = self.games.storage
+        if any(isinstance(e, (ev.TurnBegan, ev.GameEnded)) for e in events):
+            game = await storage.append_action(
+                game.id, game.next_seq, actor_id, text, to_json(new), status=status, now=self.clock(),
+                turn_deadline=None if new.finished else turn_deadline(game, self.clock()))
+        else:
+            game = await storage.append_action(game.id, game.next_seq, actor_id, text, to_json(new),
+                                               status=status, now=self.clock())
+        self.games.note(game, action, events, new, actor_id, text)
+        await self.herald.announce(game, new, events)
+        return game
+
+    async def undo(self, caller: Caller) -> Reply:
+        """Take back the caller's last action of this turn, when it revealed nothing hidden."""
+        game = await self.games.playing_here(caller)
+        storage = self.games.storage
+        async with storage.lock(game.id):
+            game = await storage.get_game(game.id)
+            seat = seat_of(game, caller)
+            if seat is None:
+                raise Refusal("You are not playing in this game.")
+            h = await self.games.history(game)
+            state = self.games.state_of(game)
+            last = h.actions[-1] if h.actions else None
+            if last is not None and state.pending is None and (
+                    last[1].player != seat or any(isinstance(e, ev.TurnEnded) for e in last[2])):
+                raise Refusal("Nothing of yours to undo: undo takes back only your own last action of the turn "
+                              "you are playing.")
+            why = can_undo(state, last[2] if last else (), last[1] if last else None)
+            if why is not None or last is None:
+                raise Refusal(why or "Nothing to undo yet.")
+            before = self.games.replay(game, History(0, h.actions[:-1]))
+            game = await storage.truncate_last_action(game.id, game.action_count, to_json(before), now=self.clock())
+            self.games.forget_last(game, h, before)
+            what = " ".join(narrate(before, last[2])[:2]).rstrip(".")
+            await self.herald.post(game.channel_id, Post(say(
+                "↩️ {who} takes back their last action (it was: {what}).", who=who(before, seat), what=what)))
+        return Reply("Undone.\n" + describe_hand(before, seat))

@@ -1,0 +1,186 @@
+"""The wording layer: what the service tells people, with the few things each front end shows its own way.
+
+The service never writes Discord markup or terminal escapes. It builds a ``Text`` from plain strings
+and a handful of parts that mean something — a name to stand out, a person to mention, a command to
+type, a button to press — and each front end renders those parts in its own form::
+
+    say("Join with {join}; the opener starts with {start}.", join=Command("join", or_button=True),
+        start=Command("start"))
+
+reads on Discord as "Join with `/tiempo join` (or the button); the opener starts with `/tiempo start`."
+and at the terminal as "Join with `join`; the opener starts with `start`.". Rewording a sentence
+cannot break either front end: neither looks inside the sentences.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+class _Joins:
+    """``+`` for parts: a part joined to a string, a part or a Text is a Text."""
+
+    __slots__ = ()
+
+    def __add__(self, other: Text | Part) -> Text:
+        return text(self, other)  # type: ignore[arg-type]
+
+    def __radd__(self, other: Part) -> Text:
+        return text(other, self)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, slots=True)
+class Strong(_Joins):
+    """Words that stand out (a heading, a label): bold where the front end can show it."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Mention(_Joins):
+    """A person: a mention on Discord (which pings only if the post allows it), the name elsewhere."""
+
+    user_id: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Command(_Joins):
+    """A command to type, with its options as typed (``kind:Keep cell:C4``). ``or_button``: a button
+    on the same message does the same (said where there are buttons)."""
+
+    word: str
+    options: str = ""
+    or_button: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Button(_Joins):
+    """A button to press; where the front end has no buttons, the command that does the same.
+    ``where`` says where the button is, for front ends that show it."""
+
+    label: str
+    command: str
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Code(_Joins):
+    """Text to type as it is: a card list, a payment, an option name (``MM 1+1``, ``at:``)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Here(_Joins):
+    """The place the game is played: "this channel" on Discord, "this table" in the terminal
+    (``capital`` at the start of a sentence)."""
+
+    capital: bool = False
+
+
+Part = str | Strong | Mention | Command | Button | Code | Here
+HERE = Here()
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """A message, as parts. ``+`` joins Texts, parts and strings; ``plain()`` is for logs."""
+
+    parts: tuple[Part, ...] = ()
+
+    def __add__(self, other: Text | Part) -> Text:
+        return Text(self.parts + (other.parts if isinstance(other, Text) else (other,)))
+
+    def __radd__(self, other: Part) -> Text:
+        return Text((other, *self.parts))
+
+    def __bool__(self) -> bool:
+        return any(p != "" for p in self.parts)
+
+    def plain(self) -> str:
+        """The text with every part in its plainest form (for logs and error messages)."""
+        return render(self, PLAIN)
+
+
+def text(*parts: Text | Part) -> Text:
+    """Parts (and Texts) one after the other."""
+    out: list[Part] = []
+    for p in parts:
+        out.extend(p.parts if isinstance(p, Text) else (p,))
+    return Text(tuple(out))
+
+
+def lines(items: Iterable[Text | Part]) -> Text:
+    """Items one per line."""
+    out: list[Text | Part] = []
+    for i, item in enumerate(items):
+        if i:
+            out.append("\n")
+        out.append(item)
+    return text(*out)
+
+
+_FORMATTER = string.Formatter()
+
+
+def say(template: str, **values: Text | Part | int) -> Text:
+    """A sentence from a template whose ``{name}`` fields are filled with parts, Texts or numbers."""
+    out: list[Text | Part] = []
+    for literal, field, spec, _ in _FORMATTER.parse(template):
+        if literal:
+            out.append(literal)
+        if field is not None:
+            value = values[field]
+            out.append(format(value, spec or "") if isinstance(value, int) else value)
+    return text(*out)
+
+
+def as_text(value: Text | str) -> Text:
+    """A string or a Text, as a Text."""
+    return value if isinstance(value, Text) else Text((value,))
+
+
+@dataclass(frozen=True)
+class Style:
+    """How one front end shows the parts."""
+
+    strong: str = "{}"
+    mention: str = "{name}"
+    command: str = "`{word}{options}`"
+    or_button: str = ""
+    button: str = "type `{command}`"
+    code: str = "`{}`"
+    here: str = "this table"
+
+
+PLAIN = Style()
+
+
+def render(t: Text, style: Style) -> str:
+    """``t`` in ``style``."""
+    out: list[str] = []
+    for p in t.parts:
+        if isinstance(p, str):
+            out.append(p)
+        elif isinstance(p, Strong):
+            out.append(style.strong.format(p.text))
+        elif isinstance(p, Mention):
+            out.append(style.mention.format(id=p.user_id, name=p.name))
+        elif isinstance(p, Command):
+            out.append(style.command.format(word=p.word, options=f" {p.options}" if p.options else ""))
+            if p.or_button:
+                out.append(style.or_button)
+        elif isinstance(p, Button):
+            out.append(style.button.format(label=p.label, command=p.command, where=p.where))
+        elif isinstance(p, Code):
+            out.append(style.code.format(p.text))
+        else:
+            out.append(style.here[:1].upper() + style.here[1:] if p.capital else style.here)
+    return "".join(out)
+
+
+__all__ = ["HERE", "PLAIN", "Button", "Code", "Command", "Here", "Mention", "Part", "Strong", "Style", "Text",
+           "as_text", "lines", "render", "say", "text"]
