@@ -280,20 +280,18 @@ def _now(now: float | None) -> float:
 # Storage
 
 
-class Storage:
-    """The games database. Open with ``await Storage.open(path)``; close with ``await storage.close()``
-    (or use ``async with``)."""
+class Database:
+    """One SQLite file: the connection, one user of it at a time, transactions and migrations."""
 
     def __init__(self, db: aiosqlite.Connection, path: str) -> None:
-        """Wrap an open connection; use ``Storage.open``."""
+        """Wrap an open connection; use ``Database.open``."""
         self._db = db
         self.path = path
         self._use = asyncio.Lock()  # one user of the connection at a time (transactions are per connection)
-        self._game_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
         self._closed = False
 
     @classmethod
-    async def open(cls, path: str) -> Storage:
+    async def open(cls, path: str) -> Database:
         """Open (creating if needed) the database at ``path``: WAL mode, full sync, foreign keys on,
         migrations applied. Raises SchemaError for a file made by a newer Tiempo, StorageError if WAL
         cannot be turned on, and sqlite3 errors for a file that is not a database."""
@@ -308,12 +306,12 @@ class Storage:
                 raise StorageError(f"{path}: cannot use write-ahead logging (journal mode stays {mode!r}).")
             await db.execute("PRAGMA synchronous = FULL")
             await db.execute("PRAGMA foreign_keys = ON")
-            storage = cls(db, path)
-            await storage._migrate()
+            database = cls(db, path)
+            await database.migrate()
         except BaseException:
             await db.close()
             raise
-        return storage
+        return database
 
     async def close(self) -> None:
         """Close the database (idempotent)."""
@@ -321,6 +319,85 @@ class Storage:
             self._closed = True
             async with self._use:
                 await self._db.close()
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        """One write transaction (``BEGIN IMMEDIATE``), committed on leaving, rolled back on an error."""
+        async with self._use:
+            await self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                await self._db.execute("ROLLBACK")
+                raise
+            await self._db.execute("COMMIT")
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        """All rows of a read-only query (outside any other coroutine's transaction)."""
+        async with self._use:
+            return list(await self._db.execute_fetchall(sql, params))
+
+    @staticmethod
+    async def one(db: aiosqlite.Connection, sql: str, params: Sequence[Any] = ()) -> sqlite3.Row | None:
+        """The first row of a query inside a transaction, or None."""
+        async with db.execute(sql, params) as cursor:
+            row: sqlite3.Row | None = await cursor.fetchone()
+            return row
+
+    async def migrate(self) -> None:
+        """Apply the missing migrations, each in one transaction with its new ``user_version``."""
+        while True:
+            async with self.transaction() as db:
+                row = await self.one(db, "PRAGMA user_version")
+                version = int(row[0]) if row else 0
+                if version > SCHEMA_VERSION:
+                    raise SchemaError(f"{self.path}: the database has schema version {version}, newer than "
+                                      f"this Tiempo knows ({SCHEMA_VERSION}). Upgrade Tiempo.")
+                if version == SCHEMA_VERSION:
+                    return
+                for statement in MIGRATIONS[version]:
+                    await db.execute(statement)
+                await db.execute(f"PRAGMA user_version = {version + 1}")
+
+    async def schema_version(self) -> int:
+        """The schema version stored in the file."""
+        rows = await self.fetchall("PRAGMA user_version")
+        return int(rows[0][0])
+
+    async def integrity_problems(self) -> list[str]:
+        """What SQLite's integrity and foreign-key checks and the log/count invariant find wrong; empty
+        when the file is sound."""
+        problems = [str(r[0]) for r in await self.fetchall("PRAGMA integrity_check") if r[0] != "ok"]
+        problems += [f"foreign key: {tuple(r)}" for r in await self.fetchall("PRAGMA foreign_key_check")]
+        rows = await self.fetchall(
+            "SELECT g.id, g.action_count, COUNT(a.seq), COALESCE(MAX(a.seq), 0) FROM games g "
+            "LEFT JOIN actions a ON a.game_id = g.id GROUP BY g.id "
+            "HAVING g.action_count != COUNT(a.seq) OR g.action_count != COALESCE(MAX(a.seq), 0)")
+        problems += [f"game #{r[0]}: action_count {r[1]} but {r[2]} actions up to seq {r[3]}" for r in rows]
+        return problems
+
+
+class Storage:
+    """The games: lobbies, seats, actions and snapshots, with a lock per game. Open with
+    ``await Storage.open(path)``; close with ``await storage.close()`` (or use ``async with``)."""
+
+    def __init__(self, database: Database) -> None:
+        """Wrap an open database; use ``Storage.open``."""
+        self.database = database
+        self.path = database.path
+        self._game_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._transaction = database.transaction
+        self._fetchall = database.fetchall
+        self._one = database.one
+
+    @classmethod
+    async def open(cls, path: str) -> Storage:
+        """Open (creating if needed) the games database at ``path`` (see ``Database.open``)."""
+        return cls(await Database.open(path))
+
+    async def close(self) -> None:
+        """Close the database (idempotent)."""
+        await self.database.close()
 
     async def __aenter__(self) -> Storage:
         """``async with await Storage.open(path) as storage``."""
@@ -339,31 +416,15 @@ class Storage:
             lock = self._game_locks[game_id] = asyncio.Lock()
         return lock
 
-    # -- plumbing ---------------------------------------------------------------------------------
+    async def schema_version(self) -> int:
+        """The schema version stored in the file."""
+        return await self.database.schema_version()
 
-    @asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
-        """One write transaction (``BEGIN IMMEDIATE``), committed on leaving, rolled back on an error."""
-        async with self._use:
-            await self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                await self._db.execute("ROLLBACK")
-                raise
-            await self._db.execute("COMMIT")
+    async def integrity_problems(self) -> list[str]:
+        """What the database's checks find wrong; empty when the file is sound."""
+        return await self.database.integrity_problems()
 
-    async def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
-        """All rows of a read-only query (outside any other coroutine's transaction)."""
-        async with self._use:
-            return list(await self._db.execute_fetchall(sql, params))
-
-    @staticmethod
-    async def _one(db: aiosqlite.Connection, sql: str, params: Sequence[Any] = ()) -> sqlite3.Row | None:
-        """The first row of a query inside a transaction, or None."""
-        async with db.execute(sql, params) as cursor:
-            row: sqlite3.Row | None = await cursor.fetchone()
-            return row
+    # -- reading ----------------------------------------------------------------------------------
 
     async def _load(self, db: aiosqlite.Connection, game_id: int) -> GameRecord:
         """Game ``game_id`` inside a transaction; GameNotFoundError if there is none."""
@@ -371,40 +432,6 @@ class Storage:
         if row is None:
             raise GameNotFoundError(game_id)
         return _game(row)
-
-    async def _migrate(self) -> None:
-        """Apply the missing migrations, each in one transaction with its new ``user_version``."""
-        while True:
-            async with self._transaction() as db:
-                row = await self._one(db, "PRAGMA user_version")
-                version = int(row[0]) if row else 0
-                if version > SCHEMA_VERSION:
-                    raise SchemaError(f"{self.path}: the database has schema version {version}, newer than "
-                                      f"this Tiempo knows ({SCHEMA_VERSION}). Upgrade Tiempo.")
-                if version == SCHEMA_VERSION:
-                    return
-                for statement in MIGRATIONS[version]:
-                    await db.execute(statement)
-                await db.execute(f"PRAGMA user_version = {version + 1}")
-
-    # -- reading ----------------------------------------------------------------------------------
-
-    async def schema_version(self) -> int:
-        """The schema version stored in the file."""
-        rows = await self._fetchall("PRAGMA user_version")
-        return int(rows[0][0])
-
-    async def integrity_problems(self) -> list[str]:
-        """What SQLite's integrity and foreign-key checks and the log/count invariant find wrong; empty
-        when the file is sound."""
-        problems = [str(r[0]) for r in await self._fetchall("PRAGMA integrity_check") if r[0] != "ok"]
-        problems += [f"foreign key: {tuple(r)}" for r in await self._fetchall("PRAGMA foreign_key_check")]
-        rows = await self._fetchall(
-            "SELECT g.id, g.action_count, COUNT(a.seq), COALESCE(MAX(a.seq), 0) FROM games g "
-            "LEFT JOIN actions a ON a.game_id = g.id GROUP BY g.id "
-            "HAVING g.action_count != COUNT(a.seq) OR g.action_count != COALESCE(MAX(a.seq), 0)")
-        problems += [f"game #{r[0]}: action_count {r[1]} but {r[2]} actions up to seq {r[3]}" for r in rows]
-        return problems
 
     async def get_game(self, game_id: int) -> GameRecord:
         """Game ``game_id``. Raises GameNotFoundError."""

@@ -133,8 +133,8 @@ async def test_wal_full_sync_and_foreign_keys_are_on(store: Storage, db_path: st
     with raw(db_path) as c:
         assert c.execute("PRAGMA journal_mode").fetchone()[0] == "wal"  # stored in the file
     # per-connection settings, read on Storage's own connection
-    assert (await store._fetchall("PRAGMA foreign_keys"))[0][0] == 1
-    assert (await store._fetchall("PRAGMA synchronous"))[0][0] == 2  # FULL
+    assert (await store.database.fetchall("PRAGMA foreign_keys"))[0][0] == 1
+    assert (await store.database.fetchall("PRAGMA synchronous"))[0][0] == 2  # FULL
     assert await store.integrity_problems() == []
 
 
