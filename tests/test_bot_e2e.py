@@ -132,6 +132,7 @@ async def play_turn(sim: DiscordSim, bot: TiempoBot, users: list[SimUser], rng: 
     assert reply.ephemeral, reply.content
 
 
+@pytest.mark.slow
 async def test_a_whole_three_player_game_from_new_to_the_final_ranking(sim: DiscordSim, tmp_path: Path) -> None:
     bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
     users = await open_table(sim, bot, "bob", "cy")
@@ -230,6 +231,7 @@ async def test_a_restart_mid_game_loses_nothing_and_old_buttons_work(sim: Discor
     assert later.turn > before.turn or later.pending is not None
 
 
+@pytest.mark.slow
 async def test_ai_seats_play_their_turns(sim: DiscordSim, tmp_path: Path) -> None:
     bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
     await answer(sim, sim.slash("tiempo", "new", {"seats": 3}))
@@ -413,6 +415,7 @@ def _children(pid: int) -> list[int]:
     return out
 
 
+@pytest.mark.slow
 async def test_an_all_ai_table_plays_a_whole_game_with_the_real_ai(sim: DiscordSim, tmp_path: Path) -> None:
     """Random, greedy and strong seats; the strong one thinks in the AI worker process, whose
     play-outs are shared with a helper process of its own (``ai_processes = 2``)."""
@@ -504,6 +507,7 @@ def dying_ai(state: GameState, seat: int, level: str, *, seed: int, budget_s: fl
     return random_ai(state, seat, level, seed=seed, budget_s=budget_s)
 
 
+@pytest.mark.slow
 async def test_a_dead_ai_worker_is_replaced_and_the_game_goes_on(sim: DiscordSim, tmp_path: Path,
                                                                  caplog: pytest.LogCaptureFixture) -> None:
     marker = tmp_path / "died"
@@ -521,6 +525,7 @@ async def test_a_dead_ai_worker_is_replaced_and_the_game_goes_on(sim: DiscordSim
     assert not any("playing a safe action" in r.getMessage() for r in caplog.records)
 
 
+@pytest.mark.slow
 async def test_an_ai_turn_cut_by_a_restart_is_played_after_it(sim: DiscordSim, tmp_path: Path) -> None:
     """The bot stops while an AI seat is thinking; the next start lets it play, and the game goes on."""
     release = threading.Event()

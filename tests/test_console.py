@@ -132,6 +132,7 @@ def first_build(seed: int, names: list[str]) -> tuple[GameState, Construct]:
     return state, build
 
 
+@pytest.mark.slow
 def test_a_real_terminal_session_in_a_subprocess(tmp_path: Path) -> None:
     state, build = first_build(5, ["Ana", "Ben"])
     mover = state.players[state.active].name

@@ -12,6 +12,8 @@ import random
 import sys
 from pathlib import Path
 
+import pytest
+
 from bot.play import Seat, start
 from bot.storage import Storage
 from rules import Colour, apply, parse_action, to_json
@@ -26,6 +28,7 @@ async def _child(db: Path, world: Path) -> asyncio.subprocess.Process:
         env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
+@pytest.mark.slow
 async def test_kill_9_mid_game_loses_no_accepted_action(tmp_path: Path) -> None:
     db, world = tmp_path / "t.sqlite3", tmp_path / "world.json"
     rng = random.Random(os.getpid())

@@ -479,6 +479,7 @@ def test_last_turn_events_become_marks_and_ghosts() -> None:
     assert _share(im, gone, style.GONE, 40) > 0.08
 
 
+@pytest.mark.slow
 def test_real_engine_events_through_a_random_game_render_and_check(tmp_path: Path) -> None:
     """Random legal games (2-5 players, with and without Hold'em): after each turn the picture with
     that turn's events is drawn and every piece, cube and pawn is found in it."""

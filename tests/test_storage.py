@@ -382,6 +382,7 @@ asyncio.run(main(sys.argv[1]))
 """
 
 
+@pytest.mark.slow
 async def test_no_reported_action_is_lost_when_the_process_is_killed(db_path: str) -> None:
     rng = random.Random(5)
     reported: list[int] = []
