@@ -1,0 +1,438 @@
+"""The turn panel: a whole turn played by picking from short lists, one step at a time.
+
+Pure (no Discord, no storage). ``step(state, seat, path)`` looks at the legal actions and returns what
+to ask next: the verb (build, upgrade, travel, …), then the building, the board, the place, the
+payment. ``path`` is the list of keys picked so far. A step with one possible answer is taken for
+the player and never asked ("don't ask which board when only one is possible"). A list of more than
+``MAX_CHOICES`` places is first narrowed to an area of the board, as a person would look for a place.
+When the path names one action, the step is its preview: what it will do, in words, with a warning
+when it removes or downsizes the player's own buildings or lowers their income; the front end then
+offers Confirm.
+
+Every key is short and made of letters, digits, ``+`` and ``-``, so that a whole path fits in a
+Discord custom id (``tiempo:panel:<game>:<version>:<path>``, at most 100 characters).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from rules import (
+    COLUMNS,
+    Action,
+    Age,
+    Building,
+    Cards,
+    Cell,
+    Choose,
+    Construct,
+    DecisionKind,
+    Demolish,
+    EndTurn,
+    Exchange,
+    GameState,
+    Kind,
+    Payment,
+    Populate,
+    Renovate,
+    Swap,
+    Travel,
+    Upgrade,
+    apply,
+    income,
+    legal_actions,
+    surcharge,
+)
+from rules import events as ev
+
+from .texts import narrate, who
+
+#: Discord shows at most 25 options in a select menu
+MAX_CHOICES = 25
+#: the path separator in a custom id
+SEP = "."
+#: an area of the board for narrowing: this many columns by this many rows (at most 20 cells)
+AREA_COLUMNS, AREA_ROWS = 5, 4
+
+Verb = type[Action]
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One option of a step: ``key`` goes into the path, ``label`` (at most 100 characters) and
+    ``detail`` are what the player reads; ``harms`` marks an option that hurts the player."""
+
+    key: str
+    label: str
+    detail: str = ""
+    harms: bool = False
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What an action will do: the events in words, and the harm it does to the player who plays it."""
+
+    action: Action
+    lines: tuple[str, ...]
+    harms: tuple[str, ...]
+    after: GameState
+
+
+@dataclass(frozen=True)
+class Step:
+    """What the panel shows now. ``path`` is the full path (with the steps taken for the player);
+    ``chosen`` says in words what was picked so far; either ``choices`` (pick one) or ``preview``
+    (confirm) is set, never both."""
+
+    path: tuple[str, ...]
+    question: str
+    chosen: tuple[str, ...] = ()
+    choices: tuple[Choice, ...] = ()
+    preview: Preview | None = None
+    back: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class _Level:
+    """One question about an action: its key and label (and detail) for an action."""
+
+    question: str
+    key: Callable[[GameState, Action], str]
+    label: Callable[[GameState, Action], str]
+    detail: Callable[[GameState, Action], str] = field(default=lambda s, a: "")
+    cells: bool = False  # the options are cells: narrowed to an area when there are too many
+
+
+# ---------------------------------------------------------------------------------------------
+# Words for the options
+
+
+def size(kind: Kind) -> str:
+    """``2×2``."""
+    return f"{kind.level}×{kind.level}"
+
+
+def kind_label(kind: Kind) -> str:
+    """``Keep (2×2)``."""
+    return f"{kind.value} ({size(kind)})"
+
+
+def span(s: GameState, origin: Cell, kind: Kind) -> str:
+    """The cells a building covers: ``C4`` or ``C4–D5``."""
+    cells = s.map.footprint(origin, kind.level)
+    if not cells or len(cells) == 1:
+        return str(origin)
+    return f"{origin}–{s.map.cell(max(cells))}"
+
+
+def pay_key(p: Payment) -> str:
+    """``MM11``: the cards, then how many go through each pawn."""
+    return f"{p.cards}{p.pawns[0]}{p.pawns[1]}"
+
+
+def pay_label(p: Payment) -> str:
+    """``MM, 1 through each pawn`` / ``MMR, 2 through pawn 1 and 1 through pawn 2``."""
+    a, b = p.pawns
+    if a and b:
+        how = f"{a} through each pawn" if a == b else f"{a} through pawn 1 and {b} through pawn 2"
+    else:
+        how = f"all through pawn {1 if a else 2}"
+    return f"{p.cards}, {how}"
+
+
+def _terrain_note(s: GameState, cells: tuple[int, ...]) -> str:
+    extra = surcharge(s, cells)
+    if not extra:
+        return ""
+    where = [w for w, cs in (("forest", s.map.forest_cells), ("mountain", s.map.mountain_cells))
+             if not cs.isdisjoint(cells)]
+    return f" + {extra} for {' and '.join(where)}"
+
+
+def _cost(s: GameState, a: Action) -> str:
+    """``costs 2 Military cards + 1 for forest; +1 Ecu`` for a construction or upgrade."""
+    if isinstance(a, Construct):
+        cells = s.map.footprint(a.origin, a.kind.level) or ()
+        need = a.kind.level
+    elif isinstance(a, Upgrade):
+        cells = s.map.footprint(a.origin, a.kind.level) or ()
+        old = _building(s, a.age, a.target)
+        need = a.kind.level - (old.kind.level if old else 0)
+    else:
+        return ""
+    family = a.kind.family.title
+    text = f"{need} {family} card{'s' if need != 1 else ''}{_terrain_note(s, cells)}"
+    bonus = {Age.MIGHT: 1, Age.FAITH: 2}.get(a.age, 0) if a.kind.level >= 2 else 0
+    return text + (f"; +{bonus} Ecu{'s' if bonus != 1 else ''}" if bonus else "")
+
+
+def _building(s: GameState, age: Age, cell: Cell) -> Building | None:
+    return s.boards[age].at(s.map.index(cell))
+
+
+def _target_label(s: GameState, a: Action) -> str:
+    age = a.age if isinstance(a, (Upgrade, Demolish)) else Age.REASON
+    target = a.target if isinstance(a, (Upgrade, Demolish, Populate, Renovate)) else None
+    if target is None:
+        return ""
+    b = _building(s, age, target)
+    if b is None:
+        return str(target)
+    owner = f"{s.players[b.owner].name}'s " if b.owner is not None else ""
+    state = " ruin" if b.ruin else ""
+    return f"{owner}{b.kind.value}{state} at {b.origin} ({size(b.kind)})"
+
+
+def _age_key(s: GameState, a: Action) -> str:
+    return getattr(a, "age", Age.REASON).letter
+
+
+def _age_label(s: GameState, a: Action) -> str:
+    return getattr(a, "age", Age.REASON).title
+
+
+def _pay(a: Action) -> Payment:
+    payment = getattr(a, "payment", None)
+    if not isinstance(payment, Payment):
+        raise TypeError(f"{type(a).__name__} has no payment")
+    return payment
+
+
+PAYMENT = _Level("How do you pay?", lambda s, a: pay_key(_pay(a)), lambda s, a: pay_label(_pay(a)))
+BOARD = _Level("On which board?", _age_key, _age_label)
+
+#: the questions for each kind of action, in order; the first word of each label is the menu's
+LEVELS: dict[Verb, tuple[_Level, ...]] = {
+    Construct: (
+        _Level("Which building?", lambda s, a: _as(a, Construct).kind.name,
+               lambda s, a: kind_label(_as(a, Construct).kind)),
+        BOARD,
+        _Level("Where? (the top-left cell)", lambda s, a: str(_as(a, Construct).origin),
+               lambda s, a: span(s, _as(a, Construct).origin, _as(a, Construct).kind), _cost, cells=True),
+        PAYMENT,
+    ),
+    Upgrade: (
+        BOARD,
+        _Level("Which building?", lambda s, a: str(_as(a, Upgrade).target), _target_label, cells=True),
+        _Level("Into what?", lambda s, a: _as(a, Upgrade).kind.name, lambda s, a: kind_label(_as(a, Upgrade).kind)),
+        _Level("Where does the bigger building go? (its top-left cell)", lambda s, a: str(_as(a, Upgrade).origin),
+               lambda s, a: span(s, _as(a, Upgrade).origin, _as(a, Upgrade).kind), _cost, cells=True),
+        PAYMENT,
+    ),
+    Demolish: (
+        BOARD,
+        _Level("Which building?", lambda s, a: str(_as(a, Demolish).target), _target_label, cells=True),
+        PAYMENT,
+    ),
+    Populate: (
+        _Level("Which building on Reason?", lambda s, a: str(_as(a, Populate).target), _target_label, cells=True),
+        PAYMENT,
+    ),
+    Renovate: (
+        _Level("Which ruin on Reason?", lambda s, a: str(_as(a, Renovate).target), _target_label, cells=True),
+        PAYMENT,
+    ),
+    Travel: (
+        _Level("Which pawn, to where?", lambda s, a: f"{_as(a, Travel).pawn + 1}{_as(a, Travel).to.letter}",
+               lambda s, a: f"Pawn {_as(a, Travel).pawn + 1}: {s.players[a.player].pawns[_as(a, Travel).pawn].title} "
+                            f"→ {_as(a, Travel).to.title}", lambda s, a: "1 Ecu"),
+    ),
+    Exchange: (
+        _Level("Which cards do you discard? (2 Ecus, then draw back to 4)", lambda s, a: str(_as(a, Exchange).cards),
+               lambda s, a: _cards_label(_as(a, Exchange).cards)),
+    ),
+    Swap: (
+        _Level("Which cards do you take from the reserve?", lambda s, a: str(_as(a, Swap).take),
+               lambda s, a: _cards_label(_as(a, Swap).take)),
+        _Level("Which cards do you give for them?", lambda s, a: str(_as(a, Swap).give),
+               lambda s, a: _cards_label(_as(a, Swap).give)),
+    ),
+    EndTurn: (
+        _Level("Discard before you draw back to 4?", lambda s, a: str(_as(a, EndTurn).discard),
+               lambda s, a: "Keep every card" if not _as(a, EndTurn).discard.total
+               else "Discard " + _cards_label(_as(a, EndTurn).discard)),
+    ),
+    Choose: (
+        _Level("Your answer", lambda s, a: str(_as(a, Choose).cell), lambda s, a: _choice_label(s, _as(a, Choose)),
+               cells=True),
+    ),
+}
+
+#: the menu: a verb's key and what the player reads
+VERBS: dict[Verb, tuple[str, str]] = {
+    Exchange: ("exchange", "Exchange cards (2 Ecus)"),
+    Swap: ("swap", "Swap with the reserve"),
+    Construct: ("build", "Build"),
+    Upgrade: ("upgrade", "Upgrade"),
+    Demolish: ("demolish", "Demolish (1 card, 1 Ecu)"),
+    Populate: ("populate", "Populate (Reason)"),
+    Renovate: ("renovate", "Renovate a ruin (Reason)"),
+    Travel: ("travel", "Travel (1 Ecu)"),
+    EndTurn: ("end", "End your turn"),
+    Choose: ("choose", "Answer the question"),
+}
+_VERB_OF = {key: verb for verb, (key, _) in VERBS.items()}
+
+
+def _as(a: Action, t: type[T]) -> T:
+    if not isinstance(a, t):
+        raise TypeError(f"expected {t.__name__}, got {type(a).__name__}")
+    return a
+
+
+def _cards_label(c: Cards) -> str:
+    names = [f"{n} {f}" for n, f in ((c.m, "Military"), (c.r, "Religious"), (c.c, "Civil")) if n]
+    return f"{c} ({', '.join(names)})" if names else "none"
+
+
+def _choice_label(s: GameState, a: Choose) -> str:
+    """``E1: Bob's Keep`` for a building to pick; the cell alone for a place."""
+    if s.pending is None or s.pending.decision.kind is DecisionKind.PLACE_SMALLER:
+        return str(a.cell)
+    b = _building(s, s.pending.decision.age, a.cell)
+    if b is None:
+        return str(a.cell)
+    owner = f"{s.players[b.owner].name}'s " if b.owner is not None else ""
+    return f"{a.cell}: {owner}{b.kind.value}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Steps
+
+
+def _area_key(cell: Cell) -> str:
+    return f"a{cell.col // AREA_COLUMNS}{cell.row // AREA_ROWS}"
+
+
+def _area_label(s: GameState, key: str) -> str:
+    """``Columns A–E, rows 1–4``."""
+    col, row = int(key[1]), int(key[2])
+    first_col, last_col = col * AREA_COLUMNS, min(s.map.width, (col + 1) * AREA_COLUMNS) - 1
+    first_row, last_row = row * AREA_ROWS, min(s.map.height, (row + 1) * AREA_ROWS) - 1
+    return f"Columns {COLUMNS[first_col]}–{COLUMNS[last_col]}, rows {first_row + 1}–{last_row + 1}"
+
+
+def step(state: GameState, seat: int, path: Sequence[str] = (), *, legal: Sequence[Action] | None = None,
+         with_preview: bool = True) -> Step:
+    """What the panel asks ``seat`` after ``path``. Raises ``ValueError`` for a path that does not
+    lead to a legal action now (a stale panel: start again from the menu). ``legal`` is
+    ``legal_actions(state)`` if the caller has it; without ``with_preview`` the last step names its
+    action without working out what it does."""
+    actions = [a for a in (legal_actions(state) if legal is None else legal) if a.player == seat]
+    if not path:
+        verbs = [v for v in VERBS if any(isinstance(a, v) for a in actions)]
+        return Step((), "What do you do?", choices=tuple(Choice(VERBS[v][0], VERBS[v][1]) for v in verbs))
+    verb = _VERB_OF.get(path[0])
+    if verb is None:
+        raise ValueError(f"{path[0]!r} is not an action of the panel")
+    actions = [a for a in actions if isinstance(a, verb)]
+    if not actions:
+        raise ValueError(f"{VERBS[verb][1]} is not possible now")
+    taken = [path[0]]
+    chosen = [VERBS[verb][1]]
+    given = list(path[1:])
+    asked: list[int] = []  # where in ``taken`` the player answered a question (for Back)
+    for level in LEVELS[verb]:
+        keys = list(dict.fromkeys(level.key(state, a) for a in actions))
+        if len(keys) == 1:  # one answer: taken for the player (and passed over if the path has it)
+            if given and given[0] == keys[0]:
+                given.pop(0)
+            taken.append(keys[0])
+            chosen.append(level.label(state, actions[0]))
+            continue
+        area: str | None = None
+        if level.cells and len(keys) > MAX_CHOICES and given and given[0].startswith("a"):
+            area = given.pop(0)
+            asked.append(len(taken))
+            taken.append(area)
+        if not given:
+            return _ask(state, level, actions, tuple(taken), tuple(chosen), _back(taken, asked), area)
+        key = given.pop(0)
+        kept = [a for a in actions if level.key(state, a) == key and (area is None or _in_area(key, area))]
+        if not kept:
+            raise ValueError(f"{key!r} is not an answer to {level.question!r} now")
+        actions = kept
+        asked.append(len(taken))
+        taken.append(key)
+        chosen.append(level.label(state, actions[0]))
+    if given:
+        raise ValueError(f"{SEP.join(path)!r} goes past the end of the action")
+    if len(actions) != 1:
+        raise ValueError(f"{SEP.join(path)!r} names {len(actions)} actions")
+    shown = preview(state, actions[0]) if with_preview else Preview(actions[0], (), (), state)
+    return Step(tuple(taken), "Confirm?", tuple(chosen), preview=shown, back=_back(taken, asked))
+
+
+def _back(taken: list[str], asked: list[int]) -> tuple[str, ...]:
+    """The path that asks the last question answered again (the menu when none was asked)."""
+    return tuple(taken[:asked[-1]]) if asked else ()
+
+
+def _in_area(key: str, area: str) -> bool:
+    return _area_key(Cell.parse(key)) == area
+
+
+def _ask(state: GameState, level: _Level, actions: list[Action], taken: tuple[str, ...], chosen: tuple[str, ...],
+         back: tuple[str, ...], area: str | None) -> Step:
+    first: dict[str, Action] = {}
+    for a in actions:
+        first.setdefault(level.key(state, a), a)
+    if level.cells and len(first) > MAX_CHOICES and area is None:
+        areas: dict[str, list[str]] = {}
+        for key in first:
+            areas.setdefault(_area_key(Cell.parse(key)), []).append(key)
+        choices = tuple(
+            Choice(k, _area_label(state, k), f"{len(keys)} places") if len(keys) > 1 else  # one place: itself
+            Choice(keys[0], level.label(state, first[keys[0]])[:100], level.detail(state, first[keys[0]])[:100])
+            for k, keys in sorted(areas.items(), key=lambda kv: (kv[0][2], kv[0][1])))
+        return Step(taken, level.question + " First pick an area of the board.", chosen, choices, back=back)
+    if area is not None:
+        first = {k: a for k, a in first.items() if _in_area(k, area)}
+    choices = tuple(Choice(k, level.label(state, a)[:100], level.detail(state, a)[:100]) for k, a in first.items())
+    return Step(taken, level.question, chosen, choices, back=back)
+
+
+# ---------------------------------------------------------------------------------------------
+# Preview
+
+
+def _total_income(s: GameState, player: int) -> int:
+    return sum(income(s, player, age)[0] for age in Age)
+
+
+def harms(before: GameState, after: GameState, player: int, events: Sequence[ev.Event]) -> list[str]:
+    """What an action costs its own player beyond its price: their buildings removed, destroyed or
+    downsized, and income lost (what they would collect now, board by board)."""
+    out: list[str] = []
+    for e in events:
+        if isinstance(e, (ev.ParadoxRemoved, ev.Destroyed)) and e.building.owner == player:
+            verb = "removes" if isinstance(e, ev.ParadoxRemoved) else "destroys"
+            out.append(f"{verb} your {e.building.kind.value} at {e.building.origin} on {e.age.title}")
+        elif isinstance(e, ev.Downsized) and e.old.owner == player:
+            out.append(f"downsizes your {e.old.kind.value} at {e.old.origin} on {e.age.title} to a {e.new.kind.value}")
+    if before.pending is not None or after.pending is not None:  # income is counted once the question is settled
+        return out
+    was, now = _total_income(before, player), _total_income(after, player)
+    if now < was:
+        out.append(f"lowers your income from {was} to {now} Ecus (what you would collect now)")
+    return out
+
+
+def preview(state: GameState, action: Action) -> Preview:
+    """What ``action`` will do, in words, and how it harms its player."""
+    after, events = apply(state, action)
+    lines = narrate(after, [e for e in events if not isinstance(e, ev.TurnBegan)])
+    return Preview(action, tuple(lines), tuple(harms(state, after, action.player, events)), after)
+
+
+def describe_choice(state: GameState, seat: int, path: Sequence[str]) -> str:
+    """The path in words (for logs and tests)."""
+    s = step(state, seat, path)
+    return " · ".join(s.chosen) or who(state, seat)
+
+
+__all__ = ["MAX_CHOICES", "SEP", "Choice", "Preview", "Step", "harms", "kind_label", "preview", "size", "span",
+           "step"]

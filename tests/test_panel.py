@@ -1,0 +1,122 @@
+"""The turn panel's steps (bot/panel.py): every legal action is reachable by picking from lists of at
+most 25 options, nothing illegal is offered, one-answer questions are never asked, and the preview
+says what an action does and when it harms its own player."""
+
+from __future__ import annotations
+
+import re
+from itertools import islice
+
+import pytest
+
+from bot import panel
+from bot.panel import MAX_CHOICES, SEP, Step, step
+from rules import Action, Age, Construct, GameState, legal_actions
+
+from .gameplay import random_game
+from .scenario import play
+
+KEY = re.compile(r"^[A-Za-z0-9+\-]{1,12}$")
+
+
+def walk(state: GameState, seat: int, path: tuple[str, ...] = (), seen: list[Step] | None = None,
+         legal: list[Action] | None = None) -> list[Action]:
+    """Every action the panel leads to from ``path``, checking each step on the way."""
+    legal = legal_actions(state) if legal is None else legal
+    s = step(state, seat, path, legal=legal, with_preview=False)
+    if seen is not None:
+        seen.append(s)
+    if s.preview is not None:
+        assert not s.choices
+        return [s.preview.action]
+    assert s.choices, f"a step with nothing to pick: {path}"
+    assert len(s.choices) <= MAX_CHOICES, (s.question, len(s.choices))
+    assert len(s.choices) > 1 or not path, f"a question with one answer was asked: {s.question} {s.choices}"
+    out: list[Action] = []
+    for c in s.choices:
+        assert KEY.match(c.key), c.key
+        assert 0 < len(c.label) <= 100 and len(c.detail) <= 100
+        out += walk(state, seat, (*s.path, c.key), seen, legal)
+    return out
+
+
+def positions(seeds: range, players: int = 3, every: int = 7) -> list[GameState]:
+    out = []
+    for seed in seeds:
+        out += [st.before for st in islice(random_game(seed, players, seed % 2 == 0), 0, 160, every)]
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, *(pytest.param(n, marks=pytest.mark.slow) for n in range(1, 4))])
+def test_every_legal_action_is_reached_and_only_those(seed: int) -> None:
+    for state in positions(range(seed, seed + 1), players=3 + seed % 3, every=11):
+        seat = state.waiting_on
+        reached = walk(state, seat)
+        legal = [a for a in legal_actions(state) if a.player == seat]
+        assert sorted(map(repr, reached)) == sorted(map(repr, legal))
+
+
+def test_the_menu_lists_what_the_player_may_do_and_paths_fit_a_custom_id() -> None:
+    state = positions(range(1), every=30)[1]
+    seat = state.active
+    menu = step(state, seat)
+    keys = [c.key for c in menu.choices]
+    assert "build" in keys and "end" in keys
+    seen: list[Step] = []
+    walk(state, seat, (), seen)
+    longest = max(len(SEP.join(s.path)) for s in seen)
+    assert len(f"tiempo:panel:{2**31}:{10**6}:") + longest <= 100
+
+
+def test_a_one_answer_question_is_answered_for_the_player_and_a_full_path_still_reads() -> None:
+    state, _ = play("map: plain 15x12\nRed: hand=MMCC pawns=M,M\n")
+    s = step(state, 0, ("build", "KEEP"))
+    assert "Might" in s.chosen  # only Might: both pawns stand there, so the board is not asked
+    assert s.path[:3] == ("build", "KEEP", "M")
+    again = step(state, 0, s.path)  # the front end sends back the full path, board included
+    assert again.path == s.path and again.question == s.question
+
+
+def test_building_sizes_and_covered_cells_are_named() -> None:
+    state, _ = play("map: plain 15x12\nRed: hand=MMMR pawns=M,M\n")
+    kinds = step(state, 0, ("build",))
+    assert any(c.label == "Keep (2×2)" for c in kinds.choices)
+    places = step(state, 0, ("build", "KEEP"))
+    # 15×12 board: far more than 25 places for a Keep, so an area is asked first
+    assert "area" in places.question and all(c.key.startswith("a") for c in places.choices)
+    area = next(c.key for c in places.choices if c.label.startswith("Columns A–E, rows 1–4"))
+    cells = step(state, 0, (*places.path, area))
+    c4 = next(c for c in cells.choices if c.key == "C4")
+    assert c4.label == "C4–D5" and c4.detail == "2 Military cards; +1 Ecu"
+
+
+def test_a_forest_surcharge_is_named_in_the_cost() -> None:
+    state, _ = play("map: plain 15x12\nplayers: Red White\nterrain: C4=f\nRed: hand=MMMR pawns=M,M\n")
+    s = step(state, 0, ("build", "WATCHTOWER", "a00"))
+    c4 = next(c for c in s.choices if c.key == "C4")
+    assert c4.detail == "1 Military card + 1 for forest"
+
+
+def test_back_asks_the_last_question_again() -> None:
+    state, _ = play("map: plain 15x12\nRed: hand=MMMR pawns=M,F\n")
+    s = step(state, 0, ("build", "KEEP"))
+    assert s.question.startswith("On which board?") and s.back == ("build",)
+    s2 = step(state, 0, (*s.path, "M"))
+    assert s2.back == s.path
+
+
+def test_r51_r53_the_preview_warns_when_a_ripple_removes_the_players_own_building() -> None:
+    state, _ = play("map: plain 15x12\nRed: hand=MMMR pawns=M,M\nF: Chapel[Red]@C4\n")
+    action = next(a for a in legal_actions(state) if isinstance(a, Construct) and a.kind.value == "Keep"
+                  and a.age is Age.MIGHT and str(a.origin) == "C4")
+    p = panel.preview(state, action)
+    assert any("removes your Chapel at C4 on Faith" in h for h in p.harms)
+    assert any("Faith" in line for line in p.lines)
+
+
+def test_a_stale_path_is_refused() -> None:
+    state, _ = play("map: plain 15x12\nRed: hand=MMCC pawns=M,M\n")
+    with pytest.raises(ValueError):
+        step(state, 0, ("build", "ABBEY"))
+    with pytest.raises(ValueError):
+        step(state, 0, ("fly",))
