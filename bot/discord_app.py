@@ -20,7 +20,7 @@ import io
 import logging
 import re
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import discord
 from discord import app_commands
@@ -28,8 +28,9 @@ from discord import app_commands
 from rules import Age
 
 from .config import Config
+from .panel import SEP, Choice
 from .play import Refusal
-from .service import Caller, Post, Reply, Tiempo
+from .service import Caller, PanelView, Post, Reply, Tiempo
 from .storage import Storage, StorageError
 from .texts import RULES
 from .words import Style, Text, render
@@ -98,6 +99,10 @@ def mentions_of(post: Post) -> discord.AllowedMentions:
 def view_of(post: Post) -> discord.ui.View | None:
     """The buttons of a post."""
     view = discord.ui.View(timeout=None)
+    if post.panel is not None:
+        add_panel(view, post.panel)
+    if post.play_game is not None:
+        view.add_item(PlayButton(post.play_game))
     if post.choice_game is not None:
         for label, cell in post.choices:
             view.add_item(ChooseButton(post.choice_game, post.version, cell, label))
@@ -307,7 +312,104 @@ class RematchButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
                      lambda: _service(interaction).rematch(caller_of(interaction), self.game_id))
 
 
-DYNAMIC_ITEMS = (HandButton, BoardButton, ChooseButton, LobbyButton, RematchButton)
+class PlayButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=r"tiempo:play:(?P<game>\d+)"):
+    """"Play": the turn panel of the player who presses it, privately."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(discord.ui.Button(label="Play", style=discord.ButtonStyle.success, emoji="▶️",
+                                           custom_id=f"tiempo:play:{game_id}"))
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
+                             /) -> PlayButton:
+        return cls(int(match["game"]))
+
+    async def callback(self, interaction: Interaction) -> None:
+        await handle(interaction, "play button", lambda: _service(interaction).panel(caller_of(interaction),
+                                                                                      self.game_id))
+
+
+_PATH = r"(?P<path>[A-Za-z0-9+\-.]*)"
+
+
+def _path(text: str) -> tuple[str, ...]:
+    return tuple(text.split(SEP)) if text else ()
+
+
+class PanelSelect(discord.ui.DynamicItem[discord.ui.Select[discord.ui.View]],
+                  template=r"tiempo:pick:(?P<game>\d+):(?P<version>\d+):" + _PATH):
+    """The list of a turn panel's step: the pick goes to the next step, in place."""
+
+    def __init__(self, game_id: int, version: int, path: tuple[str, ...], question: str = "",
+                 choices: tuple[Choice, ...] = ()) -> None:
+        options = [discord.SelectOption(label=c.label, value=c.key, description=c.detail or None,
+                                        emoji="⚠️" if c.harms else None) for c in choices]
+        super().__init__(discord.ui.Select(custom_id=f"tiempo:pick:{game_id}:{version}:{SEP.join(path)}",
+                                           placeholder=question[:150] or None,
+                                           options=options or [discord.SelectOption(label="-")]))
+        self.game_id, self.version, self.path = game_id, version, path
+
+    @classmethod
+    async def from_custom_id(cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
+                             /) -> PanelSelect:
+        return cls(int(match["game"]), int(match["version"]), _path(match["path"]))
+
+    async def callback(self, interaction: Interaction) -> None:
+        values = self.item.values  # filled in from the interaction before the callback
+        path = (*self.path, *values[0].split(SEP)) if values else self.path
+        await handle(interaction, "panel pick", lambda: _service(interaction).panel(
+            caller_of(interaction), self.game_id, self.version, path), update=True)
+
+
+class PanelButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
+                  template=r"tiempo:(?P<what>go|back|ok|undo):(?P<game>\d+):(?P<version>\d+):" + _PATH):
+    """A turn panel's buttons: Menu (``go``), Back, Confirm (``ok``) and Undo."""
+
+    LABELS: ClassVar[dict[str, tuple[str, discord.ButtonStyle]]] = {
+        "go": ("Menu", discord.ButtonStyle.secondary), "back": ("Back", discord.ButtonStyle.secondary),
+        "ok": ("Confirm", discord.ButtonStyle.success), "undo": ("Undo", discord.ButtonStyle.danger)}
+
+    def __init__(self, what: str, game_id: int, version: int, path: tuple[str, ...] = ()) -> None:
+        label, style = self.LABELS[what]
+        super().__init__(discord.ui.Button(label=label, style=style,
+                                           custom_id=f"tiempo:{what}:{game_id}:{version}:{SEP.join(path)}"))
+        self.what, self.game_id, self.version, self.path = what, game_id, version, path
+
+    @classmethod
+    async def from_custom_id(cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
+                             /) -> PanelButton:
+        return cls(match["what"], int(match["game"]), int(match["version"]), _path(match["path"]))
+
+    async def callback(self, interaction: Interaction) -> None:
+        service, caller = _service(interaction), caller_of(interaction)
+        if self.what == "ok":
+            work = lambda: service.panel_confirm(caller, self.game_id, self.version, self.path)  # noqa: E731
+        elif self.what == "undo":
+            work = lambda: service.panel_undo(caller, self.game_id)  # noqa: E731
+        else:
+            work = lambda: service.panel(caller, self.game_id, self.version, self.path)  # noqa: E731
+        await handle(interaction, f"panel {self.what}", work, update=True)
+
+
+def add_panel(view: discord.ui.View, panel: PanelView) -> None:
+    """A turn panel's list and buttons."""
+    if panel.choices:
+        view.add_item(PanelSelect(panel.game_id, panel.version, panel.base, panel.question, panel.choices))
+    if panel.confirm:
+        view.add_item(PanelButton("ok", panel.game_id, panel.version, panel.path))
+    if panel.back is not None:
+        view.add_item(PanelButton("back", panel.game_id, panel.version, panel.back))
+    if panel.back:  # (Back to the menu is the menu)
+        view.add_item(PanelButton("go", panel.game_id, panel.version))
+    if panel.undo:
+        view.add_item(PanelButton("undo", panel.game_id, panel.version))
+    if not panel.choices and not panel.confirm:  # waiting for someone else: look again later
+        view.add_item(PanelButton("go", panel.game_id, panel.version))
+
+
+DYNAMIC_ITEMS = (HandButton, BoardButton, ChooseButton, LobbyButton, RematchButton, PlayButton, PanelSelect,
+                 PanelButton)
 
 
 # ---------------------------------------------------------------------------------------------

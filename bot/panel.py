@@ -34,15 +34,19 @@ from rules import (
     Exchange,
     GameState,
     Kind,
+    NotationError,
     Payment,
     Populate,
     Renovate,
+    RuleError,
     Swap,
     Travel,
     Upgrade,
     apply,
+    format_action,
     income,
     legal_actions,
+    parse_action,
     surcharge,
 )
 from rules import events as ev
@@ -84,8 +88,8 @@ class Preview:
 @dataclass(frozen=True)
 class Step:
     """What the panel shows now. ``path`` is the full path (with the steps taken for the player);
-    ``chosen`` says in words what was picked so far; either ``choices`` (pick one) or ``preview``
-    (confirm) is set, never both."""
+    ``chosen`` says in words what was picked so far; ``choices`` to pick from, or a ``preview`` to
+    confirm (with, as ``choices``, the other ways to pay for it)."""
 
     path: tuple[str, ...]
     question: str
@@ -93,6 +97,13 @@ class Step:
     choices: tuple[Choice, ...] = ()
     preview: Preview | None = None
     back: tuple[str, ...] | None = None
+    #: the path a picked choice's key is added to (``path`` itself, but for other ways to pay a
+    #: previewed action, which replace its payment)
+    base: tuple[str, ...] | None = None
+
+    @property
+    def next_base(self) -> tuple[str, ...]:
+        return self.path if self.base is None else self.base
 
 
 @dataclass(frozen=True)
@@ -104,10 +115,17 @@ class _Level:
     label: Callable[[GameState, Action], str]
     detail: Callable[[GameState, Action], str] = field(default=lambda s, a: "")
     cells: bool = False  # the options are cells: narrowed to an area when there are too many
+    #: not asked: the engine's sensible choice is taken, and the others are offered with the preview
+    suggested: bool = False
 
 
 # ---------------------------------------------------------------------------------------------
 # Words for the options
+
+
+def article(word: str) -> str:
+    """``a`` or ``an``, for ``word``."""
+    return "an" if word[:1].lower() in "aeiou" else "a"
 
 
 def size(kind: Kind) -> str:
@@ -201,7 +219,7 @@ def _pay(a: Action) -> Payment:
     return payment
 
 
-PAYMENT = _Level("How do you pay?", lambda s, a: pay_key(_pay(a)), lambda s, a: pay_label(_pay(a)))
+PAYMENT = _Level("Pay another way?", lambda s, a: pay_key(_pay(a)), lambda s, a: pay_label(_pay(a)), suggested=True)
 BOARD = _Level("On which board?", _age_key, _age_label)
 
 #: the questions for each kind of action, in order; the first word of each label is the menu's
@@ -323,8 +341,7 @@ def step(state: GameState, seat: int, path: Sequence[str] = (), *, legal: Sequen
     action without working out what it does."""
     actions = [a for a in (legal_actions(state) if legal is None else legal) if a.player == seat]
     if not path:
-        verbs = [v for v in VERBS if any(isinstance(a, v) for a in actions)]
-        return Step((), "What do you do?", choices=tuple(Choice(VERBS[v][0], VERBS[v][1]) for v in verbs))
+        return Step((), "What do you do?", choices=tuple(_menu(actions)))
     verb = _VERB_OF.get(path[0])
     if verb is None:
         raise ValueError(f"{path[0]!r} is not an action of the panel")
@@ -335,8 +352,21 @@ def step(state: GameState, seat: int, path: Sequence[str] = (), *, legal: Sequen
     chosen = [VERBS[verb][1]]
     given = list(path[1:])
     asked: list[int] = []  # where in ``taken`` the player answered a question (for Back)
+    others: tuple[Choice, ...] = ()  # the other ways to pay for the action
+    base: tuple[str, ...] | None = None
     for level in LEVELS[verb]:
         keys = list(dict.fromkeys(level.key(state, a) for a in actions))
+        if level.suggested and len(keys) > 1:  # the sensible answer unless the path names another
+            key = given.pop(0) if given else level.key(state, _suggested(state, actions))
+            first = {level.key(state, a): a for a in reversed(actions)}
+            base = tuple(taken)
+            others = tuple(Choice(k, level.label(state, a)) for k, a in first.items() if k != key)
+            actions = [a for a in actions if level.key(state, a) == key]
+            if not actions:
+                raise ValueError(f"{key!r} is not an answer to {level.question!r} now")
+            taken.append(key)
+            chosen.append(level.label(state, actions[0]))
+            continue
         if len(keys) == 1:  # one answer: taken for the player (and passed over if the path has it)
             if given and given[0] == keys[0]:
                 given.pop(0)
@@ -363,7 +393,31 @@ def step(state: GameState, seat: int, path: Sequence[str] = (), *, legal: Sequen
     if len(actions) != 1:
         raise ValueError(f"{SEP.join(path)!r} names {len(actions)} actions")
     shown = preview(state, actions[0]) if with_preview else Preview(actions[0], (), (), state)
-    return Step(tuple(taken), "Confirm?", tuple(chosen), preview=shown, back=_back(taken, asked))
+    return Step(tuple(taken), "Pay another way?" if others else "Confirm?", tuple(chosen), others, shown,
+                back=_back(taken, asked), base=base)
+
+
+def _menu(actions: Sequence[Action]) -> list[Choice]:
+    """The first list: what the player may do, a building kind at a time for building."""
+    out: list[Choice] = []
+    for verb, (key, label) in VERBS.items():
+        if verb is Construct:
+            kinds = sorted({a.kind for a in actions if isinstance(a, Construct)}, key=list(Kind).index)
+            out += [Choice(f"{key}{SEP}{k.name}", f"Build {article(k.value)} {kind_label(k)}") for k in kinds]
+        elif any(isinstance(a, verb) for a in actions):
+            out.append(Choice(key, label))
+    return out
+
+
+def _suggested(state: GameState, actions: Sequence[Action]) -> Action:
+    """Of ``actions`` that differ only in how they are paid, the one the engine chooses when no
+    payment is given (the same sensible cards and pawns as ``/tiempo build`` without ``pay:``)."""
+    head = format_action(state, actions[0]).split(" pay ")[0]
+    try:
+        default = parse_action(head, state)
+    except (NotationError, RuleError):
+        return actions[0]
+    return default if default in actions else actions[0]
 
 
 def _back(taken: list[str], asked: list[int]) -> tuple[str, ...]:

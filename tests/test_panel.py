@@ -17,6 +17,7 @@ from .gameplay import random_game
 from .scenario import play
 
 KEY = re.compile(r"^[A-Za-z0-9+\-]{1,12}$")
+MENU_KEY = re.compile(r"^[a-z]+(\.[A-Z]+)?$")
 
 
 def walk(state: GameState, seat: int, path: tuple[str, ...] = (), seen: list[Step] | None = None,
@@ -26,17 +27,19 @@ def walk(state: GameState, seat: int, path: tuple[str, ...] = (), seen: list[Ste
     s = step(state, seat, path, legal=legal, with_preview=False)
     if seen is not None:
         seen.append(s)
-    if s.preview is not None:
-        assert not s.choices
-        return [s.preview.action]
-    assert s.choices, f"a step with nothing to pick: {path}"
     assert len(s.choices) <= MAX_CHOICES, (s.question, len(s.choices))
+    for c in s.choices:
+        assert (MENU_KEY if not path else KEY).match(c.key), c.key
+        assert 0 < len(c.label) <= 100 and len(c.detail) <= 100
+    if s.preview is not None:  # the suggested payment, and the other ways to pay
+        others = [step(state, seat, (*s.next_base, c.key), legal=legal, with_preview=False).preview
+                  for c in s.choices]
+        return [s.preview.action, *(o.action for o in others if o is not None)]
+    assert s.choices, f"a step with nothing to pick: {path}"
     assert len(s.choices) > 1 or not path, f"a question with one answer was asked: {s.question} {s.choices}"
     out: list[Action] = []
     for c in s.choices:
-        assert KEY.match(c.key), c.key
-        assert 0 < len(c.label) <= 100 and len(c.detail) <= 100
-        out += walk(state, seat, (*s.path, c.key), seen, legal)
+        out += walk(state, seat, (*s.path, *c.key.split(SEP)), seen, legal)
     return out
 
 
@@ -61,7 +64,10 @@ def test_the_menu_lists_what_the_player_may_do_and_paths_fit_a_custom_id() -> No
     seat = state.active
     menu = step(state, seat)
     keys = [c.key for c in menu.choices]
-    assert "build" in keys and "end" in keys
+    assert any(k.startswith("build.") for k in keys) and "end" in keys
+    for c in menu.choices:
+        if c.key.startswith("build."):
+            assert re.fullmatch(r"Build an? [A-Z][a-z]+ \([123]×[123]\)", c.label), c.label
     seen: list[Step] = []
     walk(state, seat, (), seen)
     longest = max(len(SEP.join(s.path)) for s in seen)
@@ -81,6 +87,7 @@ def test_building_sizes_and_covered_cells_are_named() -> None:
     state, _ = play("map: plain 15x12\nRed: hand=MMMR pawns=M,M\n")
     kinds = step(state, 0, ("build",))
     assert any(c.label == "Keep (2×2)" for c in kinds.choices)
+    assert any(c.label == "Build a Keep (2×2)" for c in step(state, 0).choices)
     places = step(state, 0, ("build", "KEEP"))
     # 15×12 board: far more than 25 places for a Keep, so an area is asked first
     assert "area" in places.question and all(c.key.startswith("a") for c in places.choices)
@@ -105,7 +112,7 @@ def test_back_asks_the_last_question_again() -> None:
     assert s2.back == s.path
 
 
-def test_r51_r53_the_preview_warns_when_a_ripple_removes_the_players_own_building() -> None:
+def test_the_preview_warns_when_a_ripple_removes_the_players_own_building() -> None:
     state, _ = play("map: plain 15x12\nRed: hand=MMMR pawns=M,M\nF: Chapel[Red]@C4\n")
     action = next(a for a in legal_actions(state) if isinstance(a, Construct) and a.kind.value == "Keep"
                   and a.age is Age.MIGHT and str(a.origin) == "C4")

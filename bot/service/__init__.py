@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from rules import Action, Age, GameState
 
@@ -35,7 +35,8 @@ from .games import Games
 from .herald import Herald
 from .info import Info, rules_reference
 from .lobby import AI_LEVELS, AI_NAMES, Lobby
-from .messages import Caller, Outbox, Post, Reply
+from .messages import Caller, Outbox, PanelView, Post, Reply
+from .panels import Panels
 from .seats import AISeats
 from .suggest import Suggestions
 from .table import Table
@@ -64,6 +65,7 @@ class Tiempo:
                            default_turn_minutes=default_turn_minutes, drive=self._drive, stop=self.seats.stop)
         self.info = Info(self.games, self.herald, clock)
         self.suggestions = Suggestions(self.games)
+        self.panels = Panels(self.games, self.table)
         self.turns = TurnClock(self.games, self.herald, self.table.commit, self._drive, clock)
 
     def _drive(self, game_id: int) -> None:
@@ -117,6 +119,17 @@ class Tiempo:
     async def undo(self, caller: Caller) -> Reply:
         return await self.table.undo(caller)
 
+    # -- the turn panel --
+    async def panel(self, caller: Caller, game_id: int | None = None, version: int | None = None,
+                    path: Sequence[str] = ()) -> Reply:
+        return await self.panels.show(caller, game_id, version, path)
+
+    async def panel_confirm(self, caller: Caller, game_id: int, version: int, path: Sequence[str]) -> Reply:
+        return await self.panels.confirm(caller, game_id, version, path)
+
+    async def panel_undo(self, caller: Caller, game_id: int) -> Reply:
+        return await self.panels.undo(caller, game_id)
+
     # -- autocompletion --
     async def suggest_cells(self, caller: Caller, command: str, typed: str, *, kind: str | None = None,
                             age: str | None = None, target: str | None = None) -> list[str]:
@@ -155,4 +168,4 @@ class Tiempo:
         await self.seats.close()
 
 
-__all__ = ["AI_LEVELS", "AI_NAMES", "Caller", "Outbox", "Post", "Refusal", "Reply", "Tiempo"]
+__all__ = ["AI_LEVELS", "AI_NAMES", "Caller", "Outbox", "PanelView", "Post", "Refusal", "Reply", "Tiempo"]

@@ -86,13 +86,14 @@ class Herald:
         if state.pending is not None:
             post = self.decision_post(game, state, [*narration, "", scores])
             await self.post(game.channel_id, dataclasses.replace(
-                post, png=png, filename=f"tiempo-{game.id}.png", hand_game=game.id))
+                post, png=png, filename=f"tiempo-{game.id}.png", hand_game=game.id, play_game=game.id))
             return
         turn = (f"{seat.name} (AI) is thinking…" if is_ai(seat) else
                 say("{who}, your turn (round {round} of 7).", who=mention(seat), round=state.round))
         await self.post(game.channel_id, Post(
             lines([*narration, "", scores, "", turn]), png=png, filename=f"tiempo-{game.id}-r{state.round}.png",
-            hand_game=game.id, version=game.action_count, mentions=(seat.user_id,) if not is_ai(seat) else ()))
+            hand_game=game.id, version=game.action_count, mentions=(seat.user_id,) if not is_ai(seat) else (),
+            play_game=None if is_ai(seat) else game.id))
 
     async def post_final(self, game: GameRecord, state: GameState, narration: list[str]) -> None:
         """The end of the game: the last events, the ranking, and a Rematch button."""

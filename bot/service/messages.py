@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..panel import Choice
 from ..words import Text
 
 
@@ -20,6 +21,23 @@ class Caller:
 
 
 @dataclass(frozen=True)
+class PanelView:
+    """The controls of a turn panel (bot/panel.py) for game ``game_id`` at ``version``: a list to pick
+    from (``choices`` after ``path``, with ``question`` as its placeholder), and the buttons the step
+    allows: Back (to the path ``back``), Confirm (the step is a preview), Undo, and Refresh."""
+
+    game_id: int
+    version: int
+    path: tuple[str, ...] = ()
+    base: tuple[str, ...] = ()  # what a pick from ``choices`` is added to
+    question: str = ""
+    choices: tuple[Choice, ...] = ()
+    back: tuple[str, ...] | None = None
+    confirm: bool = False
+    undo: bool = False
+
+
+@dataclass(frozen=True)
 class Post:
     """A message. The front end turns the fields after ``png`` into buttons:
 
@@ -28,6 +46,8 @@ class Post:
     * ``rematch_game``: a Rematch button after a finished game;
     * ``choices``: one button per option of a pending decision, ``(label, cell)``, for ``choice_game``
       at version ``version``.
+    * ``play_game``: the "Play" button that opens the turn panel of that game;
+    * ``panel``: the controls of a turn panel (a private reply).
     ``mentions`` are the users this message may ping."""
 
     text: Text
@@ -40,6 +60,8 @@ class Post:
     version: int = 0
     choices: tuple[tuple[str, str], ...] = ()
     mentions: tuple[int, ...] = ()
+    play_game: int | None = None
+    panel: PanelView | None = None
 
 
 @dataclass(frozen=True)

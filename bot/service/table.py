@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from rules import Action, GameState, format_action, to_json
+from rules import Action, GameState, RuleError, apply, format_action, to_json
 from rules import events as ev
 
 from ..play import Refusal, act, can_undo
@@ -57,6 +57,30 @@ class Table:
             raise Refusal("You are not playing in this game.")
         return Reply(describe_hand(new, seat))
 
+    async def play_action(self, caller: Caller, game_id: int, version: int,
+                          choose: Callable[[GameState, int], Action]) -> tuple[GameRecord, GameState, list[ev.Event]]:
+        """Play the action ``choose(state, seat)`` names for the caller in game ``game_id`` at
+        ``version`` (a stale version is refused); returns the game, the new state and the events."""
+        storage = self.games.storage
+        async with storage.lock(game_id):
+            game = await storage.get_game(game_id)
+            if game.status is not Status.PLAYING:
+                raise Refusal(f"Game #{game.id} is {game.status.value}.")
+            if version != game.action_count:
+                raise Refusal("The game moved on since this panel was drawn; here it is as it is now.")
+            seat = seat_of(game, caller)
+            if seat is None:
+                raise Refusal("You are not playing in this game.")
+            state = self.games.state_of(game)
+            action = choose(state, seat)
+            try:
+                new, events = apply(state, action)
+            except RuleError as err:
+                raise Refusal(str(err)) from None
+            game = await self.commit(game, state, new, action, events, caller.user_id)
+        self.drive(game.id)
+        return game, new, events
+
     async def commit(self, game: GameRecord, before: GameState, new: GameState, action: Action,
                      events: list[ev.Event], actor_id: int) -> GameRecord:
         """Store the action, then tell the channel. Call with the game's lock held."""
@@ -74,9 +98,9 @@ class Table:
         await self.herald.announce(game, new, events)
         return game
 
-    async def undo(self, caller: Caller) -> Reply:
+    async def undo(self, caller: Caller, game_id: int | None = None) -> Reply:
         """Take back the caller's last action of this turn, when it revealed nothing hidden."""
-        game = await self.games.playing_here(caller)
+        game = await self.games.playing_here(caller, game_id)
         storage = self.games.storage
         async with storage.lock(game.id):
             game = await storage.get_game(game.id)

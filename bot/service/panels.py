@@ -1,0 +1,106 @@
+"""The turn panel as the service serves it: the step a player is at, shown privately and updated in
+place, and the action committed when they confirm (bot/panel.py works out the steps)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rules import Action, GameState
+
+from ..panel import Step, step
+from ..play import Refusal
+from ..storage import Status
+from ..texts import narrate, who
+from ..words import Strong, Text, lines, text
+from .games import Games, seat_of
+from .messages import Caller, PanelView, Reply
+from .table import Table
+
+
+class Panels:
+    """Opens a player's panel, moves it along their picks, and plays what they confirm."""
+
+    def __init__(self, games: Games, table: Table) -> None:
+        self.games = games
+        self.table = table
+
+    async def show(self, caller: Caller, game_id: int | None = None, version: int | None = None,
+                   path: Sequence[str] = (), note: Text | str = "") -> Reply:
+        """The caller's panel at ``path`` (the menu by default). A panel drawn before the game moved on
+        starts again from the menu, saying so."""
+        game = await self.games.playing_here(caller, game_id)
+        seat = seat_of(game, caller)
+        if seat is None:
+            raise Refusal("You are not playing in this game: the panel is for its players.")
+        state = self.games.state_of(game)
+        if version is not None and version != game.action_count:
+            path, note = (), "The game moved on since this panel was drawn; here it is as it is now."
+        if game.status is not Status.PLAYING or state.finished:
+            return Reply(lines([note, f"Game #{game.id} is over."]) if note else text(f"Game #{game.id} is over."))
+        head = _header(state, seat)
+        if state.waiting_on != seat:
+            waiting = (f"Waiting for {who(state, state.waiting_on)} to answer a question." if state.pending
+                       else f"It is {who(state, state.active)}'s turn.")
+            return Reply(lines([x for x in (note, head, waiting) if x]),
+                         panel=PanelView(game.id, game.action_count))
+        if state.pending is not None and (not path or path[0] != "choose"):
+            path = ("choose",)
+        try:
+            current = step(state, seat, path)
+        except ValueError:
+            note, current = "That choice is no longer possible; here is what you can do now.", step(state, seat)
+        return Reply(lines([x for x in (note, head, *_body(current)) if x]),
+                     panel=PanelView(game.id, game.action_count, current.path, current.next_base, current.question,
+                                     current.choices, current.back if current.path else None,
+                                     current.preview is not None,
+                                     undo=state.acted and state.pending is None and not current.path))
+
+    async def confirm(self, caller: Caller, game_id: int, version: int, path: Sequence[str]) -> Reply:
+        """Play the action the panel's ``path`` names, then show the panel again."""
+        def chosen(state: GameState, seat: int) -> Action:
+            s = step(state, seat, path, with_preview=False)
+            if s.preview is None:
+                raise Refusal("Pick the rest of the action first.")
+            return s.preview.action
+
+        try:
+            game, new, events = await self.table.play_action(caller, game_id, version, chosen)
+        except ValueError:  # the path no longer names a legal action
+            return await self.show(caller, game_id, None, (), "That choice is no longer possible.")
+        done = narrate(new, events)
+        note = lines([Strong("Done."), *done[:6]])
+        return await self.show(caller, game.id, game.action_count, (), note)
+
+    async def undo(self, caller: Caller, game_id: int) -> Reply:
+        """Take back the caller's last action of the turn, then show the panel again."""
+        try:
+            reply = await self.table.undo(caller, game_id)
+            note: Text | str = reply.text
+        except Refusal as refusal:
+            note = refusal.text
+        return await self.show(caller, game_id, None, (), note)
+
+
+def _header(state: GameState, seat: int) -> Text:
+    """``Round 3 of 7 · 6 Ecus · hand MMRC · pawn 1 on Might (2 cards left) …``."""
+    p = state.players[seat]
+    pawns = ", ".join(f"pawn {i + 1} on {p.pawns[i].title} ({p.allowance(i)} card{'s' if p.allowance(i) != 1 else ''}"
+                      " left)" for i in (0, 1))
+    reserve = f" · reserve {state.reserve}" if state.options.holdem else ""
+    return text(Strong(f"Round {state.round} of 7"), f" · {p.ecus} Ecus · hand {p.hand} · {pawns}{reserve}")
+
+
+def _body(s: Step) -> list[Text | str]:
+    out: list[Text | str] = []
+    if s.chosen:
+        out.append(text(Strong(" › ".join(s.chosen))))
+    if s.preview is not None:
+        out += [f"• {line}" for line in s.preview.lines]
+        out += [f"⚠️ This {h}." for h in s.preview.harms]
+        out.append("Confirm to play it" + (", pay another way from the list," if s.choices else "") + " or go back.")
+    else:
+        out.append(s.question)
+    return out
+
+
+__all__ = ["Panels"]

@@ -1,0 +1,125 @@
+"""The turn panel on (simulated) Discord: a turn played with the Play button, select menus and
+buttons only, the panel updated in place, and every message within Discord's limits."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot.panel import SEP, step
+from rules import Action, Construct, EndTurn, GameState, legal_actions
+from tests.discord_sim import DiscordSim, SimMessage, SimUser
+from tests.test_bot_e2e import answer, make_bot, open_table, public, state_of, user_of
+
+
+@pytest.fixture
+async def sim(discord_sim: DiscordSim) -> AsyncIterator[DiscordSim]:
+    yield discord_sim
+    assert discord_sim.errors == [], [r.getMessage() for r in discord_sim.errors]
+
+
+def path_to(state: GameState, seat: int, wanted: Action, path: tuple[str, ...] = ()) -> tuple[str, ...] | None:
+    """The panel path whose last step is ``wanted``."""
+    legal = legal_actions(state)
+    s = step(state, seat, path, legal=legal, with_preview=False)
+    if s.preview is not None and s.preview.action == wanted:
+        return s.path
+    if s.preview is not None and path[-1:] != s.path[-1:]:  # the suggested payment: try the others
+        for c in s.choices:
+            other = step(state, seat, (*s.next_base, c.key), legal=legal, with_preview=False)
+            if other.preview is not None and other.preview.action == wanted:
+                return other.path
+    if s.preview is not None:
+        return None
+    for c in s.choices:
+        found = path_to(state, seat, wanted, (*s.path, *c.key.split(SEP)))
+        if found is not None:
+            return found
+    return None
+
+
+async def tap(sim: DiscordSim, panel: SimMessage, user: SimUser, target: tuple[str, ...]) -> tuple[SimMessage, int]:
+    """Pick through ``panel`` towards ``target`` and confirm; the panel after, and the taps it took."""
+    taps = 0
+    while True:
+        assert len(panel.content) <= 2000
+        confirm = next((c for c in panel.custom_ids() if c.startswith("tiempo:ok:")), None)
+        if confirm is not None and confirm.rsplit(":", 1)[1] == SEP.join(target):
+            after = await answer(sim, sim.click(confirm, panel, user=user))
+            assert after.id == panel.id  # updated in place
+            return after, taps + 1
+        select = next(c for c in panel.custom_ids() if c.startswith("tiempo:pick:"))
+        at = select.rsplit(":", 1)[1]
+        done = tuple(at.split(SEP)) if at else ()
+        assert target[:len(done)] == done, (done, target)
+        menu = next(c for c in panel.components_flat() if c.get("custom_id") == select)
+        assert len(menu["options"]) <= 25
+        values = [o["value"] for o in menu["options"]]
+        key = next((v for v in values if target[len(done):len(done) + len(v.split(SEP))] == tuple(v.split(SEP))),
+                   None)
+        assert key is not None, (target, done, values)
+        updated = await answer(sim, sim.click(select, panel, user=user, values=[key]))
+        assert updated.id == panel.id and updated.ephemeral
+        panel, taps = updated, taps + 1
+
+
+async def test_a_build_and_the_end_of_a_turn_by_taps_only(sim: DiscordSim, tmp_path: Path) -> None:
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    users = await open_table(sim, bot, "bob")
+    game_id, state = await state_of(bot, sim)
+    player = user_of(users, state, state.active)
+    board_post = public(sim)[-1]
+    assert f"tiempo:play:{game_id}" in board_post.custom_ids()
+
+    panel = await answer(sim, sim.click(f"tiempo:play:{game_id}", board_post, user=player))
+    assert panel.ephemeral and "What do you do?" in panel.content and "Round 1 of 7" in panel.content
+
+    some = next(a for a in legal_actions(state) if isinstance(a, Construct) and a.kind.level == 2)
+    found = path_to(state, state.active, some)
+    assert found is not None
+    suggested = step(state, state.active, found[:-1]).preview  # paid the way the panel suggests
+    assert suggested is not None
+    build = suggested.action
+    target = path_to(state, state.active, build)
+    assert target is not None
+    panel, taps = await tap(sim, panel, player, target)
+    assert taps <= 4, taps  # a kind, an area, a place, Confirm (and Play before: 5 taps)
+    assert "Done." in panel.content and "What do you do?" in panel.content
+    _, after = await state_of(bot, sim)
+    board = after.boards[build.age]
+    assert board.at(after.map.index(build.origin)) is not None  # built where the taps said
+
+    end = min((a for a in legal_actions(after) if isinstance(a, EndTurn)), key=lambda a: a.discard.total)
+    target = path_to(after, after.active, end)
+    assert target is not None
+    panel, _ = await tap(sim, panel, player, target)
+    _, later = await state_of(bot, sim)
+    assert later.active != state.active or later.turn != state.turn
+    assert "It is bob" in panel.content or "It is alice" in panel.content
+
+
+async def test_a_panel_from_before_the_game_moved_on_starts_again_from_the_menu(sim: DiscordSim,
+                                                                             tmp_path: Path) -> None:
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    users = await open_table(sim, bot, "bob")
+    game_id, state = await state_of(bot, sim)
+    player = user_of(users, state, state.active)
+    panel = await answer(sim, sim.click(f"tiempo:play:{game_id}", public(sim)[-1], user=player))
+    build = next(a for a in legal_actions(state) if isinstance(a, Construct))
+    await answer(sim, sim.slash("tiempo", "build", {"kind": build.kind.value, "cell": str(build.origin),
+                                                    "age": build.age.title}, user=player))
+    select = next(c for c in panel.custom_ids() if c.startswith("tiempo:pick:"))
+    stale = await answer(sim, sim.click(select, panel, user=player, values=["build"]))
+    assert "moved on" in stale.content and "What do you do?" in stale.content
+
+
+async def test_someone_else_s_panel_waits_for_their_turn(sim: DiscordSim, tmp_path: Path) -> None:
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    users = await open_table(sim, bot, "bob")
+    game_id, state = await state_of(bot, sim)
+    other = next(u for u in users if u.name != state.players[state.active].name)
+    panel = await answer(sim, sim.click(f"tiempo:play:{game_id}", public(sim)[-1], user=other))
+    assert panel.ephemeral and "turn" in panel.content
+    assert not any(c.startswith("tiempo:pick:") for c in panel.custom_ids())
