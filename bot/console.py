@@ -121,6 +121,7 @@ COMMANDS: dict[str, Command] = {c.word: c for c in (
     Command("choose", "answer the decision the game is waiting on", (Option("cell", True),), "choose E1",
             plays=True),
     Command("undo", "take back your last action this turn (not after drawing cards)"),
+    Command("yes", "play the action you were just warned about (it harms your own buildings)"),
     Command("rematch", "after the game: play again with the same seats"),
     Command("cancel", "give the game up (it cannot be resumed)"),
     Command("help", "this list"),
@@ -324,6 +325,8 @@ class Table:
     bold: bool = False
     humans: list[Caller] = field(default_factory=list)
     game_id: int | None = None
+    #: an action the player was warned about and may confirm with ``yes``: (game, version, notation)
+    unconfirmed: tuple[int, int, str] | None = None
     #: the game version the last public post showed the board of (it said whose turn it is)
     last_board: int | None = None
     #: the channel's posts while a command runs, to print in order with its answer
@@ -361,6 +364,8 @@ class Table:
                 self.whisper(f"[picture: {picture}]")
         if post.choices:
             self.say("Answer with " + " or ".join(f"`choose {cell}`" for _, cell in post.choices) + ".")
+        if not public:
+            self.unconfirmed = post.confirm
 
     # -- the game ---------------------------------------------------------------------------------
 
@@ -539,6 +544,11 @@ class Table:
             return await s.game_log(caller, count)
         if word == "undo":
             return await s.undo(caller)
+        if word == "yes":
+            if self.unconfirmed is None:
+                raise Refusal("There is nothing to confirm.")
+            game_id, version, notation = self.unconfirmed
+            return await s.play_confirmed(caller, game_id, version, notation)
         if word == "cancel":
             return await s.cancel(caller)
         if word == "rematch":

@@ -103,6 +103,8 @@ def view_of(post: Post) -> discord.ui.View | None:
         add_panel(view, post.panel)
     if post.play_game is not None:
         view.add_item(PlayButton(post.play_game))
+    if post.confirm is not None:
+        view.add_item(ConfirmButton(*post.confirm))
     if post.choice_game is not None:
         for label, cell in post.choices:
             view.add_item(ChooseButton(post.choice_game, post.version, cell, label))
@@ -392,6 +394,25 @@ class PanelButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
         await handle(interaction, f"panel {self.what}", work, update=True)
 
 
+class ConfirmButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
+                    template=r"tiempo:sure:(?P<game>\d+):(?P<version>\d+):(?P<action>.+)"):
+    """Confirm an action the player was warned harms their own buildings; refused once the game moved on."""
+
+    def __init__(self, game_id: int, version: int, notation: str) -> None:
+        super().__init__(discord.ui.Button(label="Confirm", style=discord.ButtonStyle.danger,
+                                           custom_id=f"tiempo:sure:{game_id}:{version}:{notation}"))
+        self.game_id, self.version, self.notation = game_id, version, notation
+
+    @classmethod
+    async def from_custom_id(cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
+                             /) -> ConfirmButton:
+        return cls(int(match["game"]), int(match["version"]), match["action"])
+
+    async def callback(self, interaction: Interaction) -> None:
+        await handle(interaction, "confirm button", lambda: _service(interaction).play_confirmed(
+            caller_of(interaction), self.game_id, self.version, self.notation), update=True)
+
+
 def add_panel(view: discord.ui.View, panel: PanelView) -> None:
     """A turn panel's list and buttons."""
     if panel.choices:
@@ -409,7 +430,7 @@ def add_panel(view: discord.ui.View, panel: PanelView) -> None:
 
 
 DYNAMIC_ITEMS = (HandButton, BoardButton, ChooseButton, LobbyButton, RematchButton, PlayButton, PanelSelect,
-                 PanelButton)
+                 PanelButton, ConfirmButton)
 
 
 # ---------------------------------------------------------------------------------------------

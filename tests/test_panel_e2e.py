@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.panel import SEP, step
-from rules import Action, Construct, EndTurn, GameState, legal_actions
+from rules import Action, Age, Cell, Construct, EndTurn, GameState, legal_actions
 from tests.discord_sim import DiscordSim, SimMessage, SimUser
 from tests.test_bot_e2e import answer, make_bot, open_table, public, state_of, user_of
 
@@ -123,3 +123,36 @@ async def test_someone_else_s_panel_waits_for_their_turn(sim: DiscordSim, tmp_pa
     panel = await answer(sim, sim.click(f"tiempo:play:{game_id}", public(sim)[-1], user=other))
     assert panel.ephemeral and "turn" in panel.content
     assert not any(c.startswith("tiempo:pick:") for c in panel.custom_ids())
+
+
+async def test_a_slash_command_that_harms_the_player_asks_for_confirmation_first(sim: DiscordSim,
+                                                                                tmp_path: Path) -> None:
+    """Seed 24: bob moves first with a Religious and two Military cards. A Chapel on Faith at C1, then
+    a Keep on Might at C1: its ripple would remove his own Chapel."""
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3", seed_source=lambda: 24))
+    users = await open_table(sim, bot, "bob")
+    bob = users[1]
+    for options in ({"pawn": 1, "to": "Faith"},):
+        await answer(sim, sim.slash("tiempo", "travel", options, user=bob))
+    await answer(sim, sim.slash("tiempo", "build", {"kind": "Chapel", "cell": "C1", "age": "Faith"}, user=bob))
+    _, before = await state_of(bot, sim)
+    warned = await answer(sim, sim.slash("tiempo", "build", {"kind": "Keep", "cell": "C1", "age": "Might"},
+                                         user=bob))
+    assert warned.ephemeral and "Nothing is played yet" in warned.content
+    assert "removes your Chapel at C1 on Faith" in warned.content
+    _, same = await state_of(bot, sim)
+    assert same.turn == before.turn and same.boards[Age.MIGHT].at(same.map.index(Cell.parse("C1"))) is None
+    confirm = next(c for c in warned.custom_ids() if c.startswith("tiempo:sure:"))
+    done = await answer(sim, sim.click(confirm, warned, user=bob))
+    assert done.id == warned.id and "Your hand" in done.content
+    _, after = await state_of(bot, sim)
+    keep = after.boards[Age.MIGHT].at(after.map.index(Cell.parse("C1")))
+    assert keep is not None and keep.kind.value == "Keep"
+    assert after.boards[Age.FAITH].at(after.map.index(Cell.parse("C1"))).kind.value == "Keep"  # the Chapel went
+
+    await answer(sim, sim.slash("tiempo", "undo", user=bob))  # back to before the Keep
+    again = await answer(sim, sim.slash("tiempo", "build", {"kind": "Keep", "cell": "C1", "age": "Might"}, user=bob))
+    await answer(sim, sim.slash("tiempo", "undo", user=bob))  # and before the Chapel: the warning is stale
+    stale = await answer(sim, sim.click(next(c for c in again.custom_ids() if c.startswith("tiempo:sure:")), again,
+                                        user=bob))
+    assert "moved on" in stale.content

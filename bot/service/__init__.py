@@ -116,6 +116,9 @@ class Tiempo:
                    game_id: int | None = None, version: int | None = None) -> Reply:
         return await self.table.play(caller, command, options, game_id, version)
 
+    async def play_confirmed(self, caller: Caller, game_id: int, version: int, notation: str) -> Reply:
+        return await self.table.play_confirmed(caller, game_id, version, notation)
+
     async def undo(self, caller: Caller) -> Reply:
         return await self.table.undo(caller)
 

@@ -47,7 +47,8 @@ class Post:
     * ``choices``: one button per option of a pending decision, ``(label, cell)``, for ``choice_game``
       at version ``version``.
     * ``play_game``: the "Play" button that opens the turn panel of that game;
-    * ``panel``: the controls of a turn panel (a private reply).
+    * ``panel``: the controls of a turn panel (a private reply);
+    * ``confirm``: a Confirm button that plays an action the player was warned about.
     ``mentions`` are the users this message may ping."""
 
     text: Text
@@ -62,6 +63,8 @@ class Post:
     mentions: tuple[int, ...] = ()
     play_game: int | None = None
     panel: PanelView | None = None
+    #: a Confirm button for an action that harms its player: (game, version, the action's notation)
+    confirm: tuple[int, int, str] | None = None
 
 
 @dataclass(frozen=True)

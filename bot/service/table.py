@@ -4,18 +4,28 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from rules import Action, GameState, RuleError, apply, format_action, to_json
+from rules import Action, GameState, NotationError, RuleError, apply, format_action, parse_action, to_json
 from rules import events as ev
 
+from ..panel import harms
 from ..play import Refusal, act, can_undo
 from ..storage import GameRecord, Status
 from ..texts import describe_hand, describe_status, narrate, who
-from ..words import Button, Command, say
+from ..words import Button, Command, Strong, lines, say
 from .clock import turn_deadline
 from .games import Games, History, seat_of, seats_of
 from .herald import Herald
 from .messages import Caller, Post, Reply
 from .suggest import upgrade_origin
+
+
+def _ask_to_confirm(game_id: int, version: int, notation: str, after: GameState, events: list[ev.Event],
+                    hurt: list[str]) -> Reply:
+    """A reply that shows what an action would do and asks the player to confirm it."""
+    said = narrate(after, [e for e in events if not isinstance(e, ev.TurnBegan)])
+    anyway = say("To play it anyway, {confirm}.", confirm=Button("Confirm", "yes"))
+    return Reply(lines([Strong("This harms your own game. Nothing is played yet."), *(f"• {x}" for x in said),
+                        *(f"⚠️ It {h}." for h in hurt), anyway]), confirm=(game_id, version, notation))
 
 
 class Table:
@@ -50,10 +60,30 @@ class Table:
             if command == "upgrade" and not options.get("at"):
                 options = {**options, "at": upgrade_origin(state, seat_of(game, caller), options)}
             new, events, action = act(state, seats_of(game), caller.user_id, command, options)
+            hurt = harms(state, new, action.player, events)
+            if hurt and command != "choose":  # the player confirms first, by a button
+                return _ask_to_confirm(game.id, game.action_count, format_action(state, action), new, events, hurt)
             game = await self.commit(game, state, new, action, events, caller.user_id)
         self.drive(game.id)
         seat = seat_of(game, caller)
         if seat is None:  # act() refuses anyone not seated
+            raise Refusal("You are not playing in this game.")
+        return Reply(describe_hand(new, seat))
+
+    async def play_confirmed(self, caller: Caller, game_id: int, version: int, notation: str) -> Reply:
+        """Play the action ``notation`` names, which the caller confirmed (it harms their own buildings)."""
+        def named(state: GameState, seat: int) -> Action:
+            try:
+                action = parse_action(notation, state)
+            except NotationError as err:
+                raise Refusal(str(err)) from None
+            if action.player != seat:
+                raise Refusal("That confirmation is another player's.")
+            return action
+
+        game, new, _ = await self.play_action(caller, game_id, version, named)
+        seat = seat_of(game, caller)
+        if seat is None:
             raise Refusal("You are not playing in this game.")
         return Reply(describe_hand(new, seat))
 
@@ -67,7 +97,7 @@ class Table:
             if game.status is not Status.PLAYING:
                 raise Refusal(f"Game #{game.id} is {game.status.value}.")
             if version != game.action_count:
-                raise Refusal("The game moved on since this panel was drawn; here it is as it is now.")
+                raise Refusal("The game moved on since this was shown, so nothing was played.")
             seat = seat_of(game, caller)
             if seat is None:
                 raise Refusal("You are not playing in this game.")
