@@ -652,7 +652,10 @@ class _Run:
 
     def identical(self, age: Age, src: Building) -> Building | None:
         """R54, A18: the building on ``age`` identical to ``src`` (a building of the board before):
-        same type and cells, and on Faith the same owner."""
+        same type and cells, and on Faith the same owner. A value-1 tile never ripples (R47), so it has
+        no shadow: only a printed hamlet is identical to a value-1 building (the one on the same cell)."""
+        if src.level < 2 and not src.printed:
+            return None
         y = self.s.boards[age].at(src.cells[0])
         if y is None or y.kind is not src.kind or y.cells != src.cells or y.printed != src.printed:
             return None
@@ -744,8 +747,7 @@ class _Run:
         if new_kind is None:
             self.remove(age, b, paradox=False)
             self.emit(Destroyed(age, b))
-            if b.level >= 2:  # R30, R47: a value-1 building never has shadows (decision D16)
-                self.remove_chain(age, b)
+            self.remove_chain(age, b)
             return
         size = new_kind.level
         span = b.level - size

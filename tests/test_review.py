@@ -3,6 +3,8 @@ against R1–R78 and A1–A44."""
 
 from __future__ import annotations
 
+import pytest
+
 from rules import (
     INITIAL_STOCK,
     Age,
@@ -30,7 +32,7 @@ from rules.events import (
     ShadowRemoved,
 )
 
-from .scenario import board_line, play, refused
+from .scenario import board_line, play, refused, same_position
 
 PLAIN = "map: plain 15x12\n"
 P2, P3, P4, P5 = "Red White", "Red White Green", "Red White Green Blue", "Red White Green Blue Yellow"
@@ -741,3 +743,32 @@ def test_r52_r60_r62_a_civil_upgrade_copy_joins_faith_domains_through_its_old_sh
     s, _ = play(pos, "Red upgrade C2 on M to City at C2 pay C\nRed choose B3")
     assert board_line(s, "F") == "City@C2 Watchtower[Red]@B3 Keep[White]@F3"
     assert board_line(s, "R") == "City@C2{White:1}"
+
+
+@pytest.mark.parametrize("faith_owner", ["Red", "White"])
+def test_r51_r52_r54_d16_a_value_one_lookalike_on_faith_is_a_victim_not_the_old_shadow(faith_owner: str) -> None:
+    """R52/R54: a Watchtower never ripples, so the Faith Watchtower under Red's new Keep is a paradox
+    victim whoever owns it, never the old shadow. Without it the Keep would join the two Faith
+    Hamlets, so the copy is refused (R51) and Faith and Reason stay exactly as they were."""
+    faith = f"F: Hamlet@B2 Watchtower[{faith_owner}]@C2 Hamlet@C3\n"
+    s, events = play(PLAIN + "Red: hand=M\nM: Watchtower[Red]@C2\n" + faith,
+                     "Red upgrade C2 on M to Keep at C1 pay M 1+0")
+    same_position(s, PLAIN + "turn: acted\nRed: ecus=11 played=1,0\nM: Keep[Red]@C1\n" + faith + "discard: M\n")
+    assert [e.rule for e in events if isinstance(e, RippleForbidden)] == ["dominion"]
+    assert not any(isinstance(e, (Rippled, ParadoxRemoved)) for e in events)
+
+
+def test_r52_r53_r54_d16_a_hamlet_tile_lookalike_under_a_town_copy_is_a_paradox_victim() -> None:
+    """R52/R54: a Hamlet tile has no shadow; the Faith Hamlet tile under the Town's copy is removed by
+    paradox (R53) rather than replaced, while a printed hamlet there would only be covered."""
+    s, events = play(PLAIN + "Red: hand=C\nM: Hamlet@B2\nF: Hamlet@B2\n", "Red upgrade B2 on M to Town at B2 pay C 1+0")
+    same_position(s, PLAIN + """
+        turn: acted
+        Red: ecus=11 played=1,0
+        M: Town@B2
+        F: Town@B2
+        R: Town@B2
+        discard: C
+        """)
+    assert [(e.age, e.building.kind) for e in events if isinstance(e, ParadoxRemoved)] == [(Age.FAITH, Kind.HAMLET)]
+    assert [e.replaced for e in events if isinstance(e, Rippled)] == [None, None]
