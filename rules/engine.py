@@ -286,9 +286,12 @@ def pool(s: GameState, player: int, age: Age) -> int:
     return sum(p.allowance(i) for i in (0, 1) if p.pawns[i] is age)
 
 
-def check_payment(s: GameState, player: int, age: Age, need: Cards, extra: int, payment: Payment, what: str) -> None:
+def check_payment(
+    s: GameState, player: int, age: Age, need: Cards, extra: int, payment: Payment, what: str, rule: str
+) -> None:
     """R16–R18, R25, R37–R39: ``payment`` must hold ``need`` (family colour) plus ``extra`` cards of
-    any colour, all in hand, played through pawns on ``age`` within their allowance."""
+    any colour, all in hand, played through pawns on ``age`` within their allowance. ``rule`` is the
+    action's own rule (R27, R29–R32), cited when the colours or the cards in hand do not fit."""
     p = s.players[player]
     total = need.total + extra
     room = pool(s, player, age)
@@ -304,7 +307,7 @@ def check_payment(s: GameState, player: int, age: Age, need: Cards, extra: int, 
         if need.count(fam) and p.hand.count(fam) < need.count(fam):
             n = need.count(fam)
             raise RuleError(
-                "wrong-colour", "R27",
+                "wrong-colour", rule,
                 f"{what} needs {n} {fam.title} ({fam.value}) card{'s' if n > 1 else ''} and you hold "
                 f"{p.hand.count(fam)} (your hand: {p.hand}).",
             )
@@ -314,12 +317,12 @@ def check_payment(s: GameState, player: int, age: Age, need: Cards, extra: int, 
     if not cards.contains(need):
         fam = next(f for f in Family if need.count(f))
         raise RuleError(
-            "wrong-colour", "R27",
+            "wrong-colour", rule,
             f"{what} needs {need.total} {fam.title} ({fam.value}) card{'s' if need.total > 1 else ''}; "
             f"no other colour may stand in for them (you offered {cards}).",
         )
     if not p.hand.contains(cards):
-        raise RuleError("not-in-hand", "R27", f"You do not hold {cards} (your hand: {p.hand}).")
+        raise RuleError("not-in-hand", rule, f"You do not hold {cards} (your hand: {p.hand}).")
     if len(payment.pawns) != 2 or min(payment.pawns) < 0 or sum(payment.pawns) != total:
         raise RuleError("bad-split", "R17", f"The pawns must play {total} cards in all.")
     for i in (0, 1):
@@ -434,7 +437,7 @@ def check_construct(s: GameState, a: Construct) -> CardPlan:
     _check_stock(s, a.player, a.kind, cube=a.kind.is_mr)
     check_payment(
         s, a.player, a.age, Cards.of(a.kind.family, a.kind.level), surcharge(s, cells), a.payment,
-        f"A {a.kind.value}",
+        f"A {a.kind.value}", "R27",
     )
     return CardPlan(a.player, a.age, a.kind, a.origin, cells, a.payment, None)
 
@@ -490,7 +493,7 @@ def check_upgrade(s: GameState, a: Upgrade) -> CardPlan:
     _check_stock(s, a.player, a.kind, cube=False)
     check_payment(
         s, a.player, a.age, Cards.of(a.kind.family, a.kind.level - old.level), surcharge(s, cells), a.payment,
-        f"Upgrading to a {a.kind.value}",
+        f"Upgrading to a {a.kind.value}", "R29",
     )
     return CardPlan(a.player, a.age, a.kind, a.origin, cells, a.payment, old)
 
@@ -509,7 +512,7 @@ def check_demolish(s: GameState, a: Demolish) -> CardPlan:
         )
     if s.players[a.player].ecus < DEMOLISH_COST:
         raise RuleError("no-ecus", "R30", "Demolishing costs 1 Ecu and you have none.")
-    check_payment(s, a.player, a.age, Cards.of(b.kind.family), 0, a.payment, f"Demolishing a {b.kind.value}")
+    check_payment(s, a.player, a.age, Cards.of(b.kind.family), 0, a.payment, f"Demolishing a {b.kind.value}", "R30")
     return CardPlan(a.player, a.age, b.kind, b.origin, b.cells, a.payment, b, demolish=True)
 
 
@@ -527,7 +530,7 @@ def check_populate(s: GameState, a: Populate) -> Building:
         )
     if s.players[a.player].supply <= 0:
         raise RuleError("no-cube", "R45", "You have no control cube left in your supply.")
-    check_payment(s, a.player, Age.REASON, Cards(c=1), 0, a.payment, "Populating")
+    check_payment(s, a.player, Age.REASON, Cards(c=1), 0, a.payment, "Populating", "R31")
     return b
 
 
@@ -554,7 +557,7 @@ def check_renovate(s: GameState, a: Renovate) -> Building:
         )
     elif n == 1 and s.players[a.player].supply <= 0:
         raise RuleError("no-cube", "R45", "Paying one card of two needs a cube for the marker, and you have none.")
-    check_payment(s, a.player, Age.REASON, Cards.of(b.kind.family, n), 0, a.payment, "Renovating")
+    check_payment(s, a.player, Age.REASON, Cards.of(b.kind.family, n), 0, a.payment, "Renovating", "R32")
     return b
 
 

@@ -772,3 +772,42 @@ def test_r52_r53_r54_d16_a_hamlet_tile_lookalike_under_a_town_copy_is_a_paradox_
         """)
     assert [(e.age, e.building.kind) for e in events if isinstance(e, ParadoxRemoved)] == [(Age.FAITH, Kind.HAMLET)]
     assert [e.replaced for e in events if isinstance(e, Rippled)] == [None, None]
+
+
+@pytest.mark.parametrize(
+    ("position", "action", "rule"),
+    [
+        ("Red: hand=RR\n", "Red build Keep B2 on M pay RR 1+1", "R27"),
+        ("Red: hand=MMRR\n", "Red build Keep B2 on M pay RR 1+1", "R27"),
+        ("Red: hand=R\nM: Watchtower[Red]@B2\n", "Red upgrade B2 on M to Keep pay R 1+0", "R29"),
+        ("Red: hand=MR\nM: Watchtower[Red]@B2\n", "Red upgrade B2 on M to Keep pay R 1+0", "R29"),
+        ("Red: hand=M\nM: Chapel[White]@B2\n", "Red demolish B2 on M pay M 1+0", "R30"),
+        ("Red: hand=RM\nM: Chapel[White]@B2\n", "Red demolish B2 on M pay M 1+0", "R30"),
+        ("Red: pawns=R,M hand=M\nR: Town@B2\n", "Red populate B2 pay M 1+0", "R31"),
+        ("Red: pawns=R,M hand=MC\nR: Town@B2\n", "Red populate B2 pay M 1+0", "R31"),
+        ("Red: pawns=R,M hand=R\nR: Keep-ruin@B2\n", "Red renovate B2 pay R 1+0", "R32"),
+        ("Red: pawns=R,M hand=MR\nR: Keep-ruin@B2\n", "Red renovate B2 pay R 1+0", "R32"),
+    ],
+)
+def test_r27_r29_r30_r31_r32_a_wrong_colour_cites_the_rule_of_the_action(position: str, action: str, rule: str) -> None:
+    """Each card action's own rule says which colour pays for it: R27 construct, R29 upgrade, R30
+    demolish, R31 populate, R32 renovate; a refusal for the wrong colour cites that rule, whether the
+    hand lacks the colour or the payment offers another."""
+    refused(PLAIN + position, action, "wrong-colour", rule)
+
+
+@pytest.mark.parametrize(
+    ("position", "action", "rule"),
+    [
+        ("players: Red White Green\nterrain: B2=f\nRed: hand=MMM\n", "Red build Keep B2 on M pay MMR 2+1", "R27"),
+        ("players: Red White Green\nterrain: B3=f\nRed: hand=MM\nM: Watchtower[Red]@B2\n",
+         "Red upgrade B2 on M to Keep pay MR 1+1", "R29"),
+    ],
+)
+def test_r27_r29_r39_surcharge_cards_not_in_hand_cite_the_rule_of_the_action(
+    position: str, action: str, rule: str
+) -> None:
+    """R39: the surcharge is paid in cards of any colour, but they must be in hand; the refusal cites
+    the rule of the action being paid for."""
+    refused(PLAIN + position, action, "not-in-hand", rule)
+
