@@ -212,6 +212,11 @@ def describe_decision(state: GameState, d: Decision) -> str:
     return f"choose which domain on {d.age.title} is resolved first (one of its tied buildings: {opts})"
 
 
+def _s(n: int) -> str:
+    """The plural ending for ``n`` of something: "1 card", "2 cards", "0 cards"."""
+    return "" if n == 1 else "s"
+
+
 def _article(word: str) -> str:
     return ("an " if word[0] in "AEIOU" else "a ") + word
 
@@ -299,7 +304,7 @@ def check_payment(
         detail = f" ({need.total} + {extra} for terrain)" if extra else ""
         raise RuleError(
             "allowance", "R17",
-            f"{what} costs {total} cards{detail}, but your pawns on {age.title} can play only {room} more "
+            f"{what} costs {total} card{_s(total)}{detail}, but your pawns on {age.title} can play only {room} more "
             f"this turn (2 per pawn; both pawns must be on that board for a 3- or 4-card action).",
         )
     cards = payment.cards
@@ -308,23 +313,23 @@ def check_payment(
             n = need.count(fam)
             raise RuleError(
                 "wrong-colour", rule,
-                f"{what} needs {n} {fam.title} ({fam.value}) card{'s' if n > 1 else ''} and you hold "
+                f"{what} needs {n} {fam.title} ({fam.value}) card{_s(n)} and you hold "
                 f"{p.hand.count(fam)} (your hand: {p.hand}).",
             )
     if cards.total != total:
         detail = f" ({need} + {extra} of any colour for terrain)" if extra else f" ({need})"
-        raise RuleError("wrong-cards", "R25", f"{what} costs {total} cards{detail}; you offered {cards}.")
+        raise RuleError("wrong-cards", "R25", f"{what} costs {total} card{_s(total)}{detail}; you offered {cards}.")
     if not cards.contains(need):
         fam = next(f for f in Family if need.count(f))
         raise RuleError(
             "wrong-colour", rule,
-            f"{what} needs {need.total} {fam.title} ({fam.value}) card{'s' if need.total > 1 else ''}; "
+            f"{what} needs {need.total} {fam.title} ({fam.value}) card{_s(need.total)}; "
             f"no other colour may stand in for them (you offered {cards}).",
         )
     if not p.hand.contains(cards):
         raise RuleError("not-in-hand", rule, f"You do not hold {cards} (your hand: {p.hand}).")
     if len(payment.pawns) != 2 or min(payment.pawns) < 0 or sum(payment.pawns) != total:
-        raise RuleError("bad-split", "R17", f"The pawns must play {total} cards in all.")
+        raise RuleError("bad-split", "R17", f"The pawns must play {total} card{_s(total)} in all.")
     for i in (0, 1):
         k = payment.pawns[i]
         if k and p.pawns[i] is not age:
@@ -335,7 +340,7 @@ def check_payment(
         if k > p.allowance(i):
             raise RuleError(
                 "allowance", "R16",
-                f"Pawn {i + 1} can play only {p.allowance(i)} more card{'s' if p.allowance(i) != 1 else ''} "
+                f"Pawn {i + 1} can play only {p.allowance(i)} more card{_s(p.allowance(i))} "
                 f"this turn (2 per pawn).",
             )
 
@@ -526,7 +531,7 @@ def check_populate(s: GameState, a: Populate) -> Building:
     cap = POPULATION_CAP[b.kind]
     if len(b.population) >= cap:
         raise RuleError(
-            "full", "R31", f"The {_where(s, b)} already holds {cap} cube{'s' if cap > 1 else ''}, its limit."
+            "full", "R31", f"The {_where(s, b)} already holds {cap} cube{_s(cap)}, its limit."
         )
     if s.players[a.player].supply <= 0:
         raise RuleError("no-cube", "R45", "You have no control cube left in your supply.")

@@ -811,3 +811,23 @@ def test_r27_r29_r39_surcharge_cards_not_in_hand_cite_the_rule_of_the_action(
     the rule of the action being paid for."""
     refused(PLAIN + position, action, "not-in-hand", rule)
 
+
+@pytest.mark.parametrize(
+    ("position", "action", "code", "words"),
+    [
+        ("Red: hand=RC played=2,2\nM: Chapel[White]@B2\n", "Red demolish B2 on M pay R 1+0", "allowance",
+         "Demolishing a Chapel costs 1 card, but your pawns on Might can play only 0 more"),
+        ("Red: pawns=R,M hand=CC\nR: Town@B2\n", "Red populate B2 pay CC 1+1", "wrong-cards",
+         "Populating costs 1 card (C); you offered CC."),
+        ("Red: pawns=R,R hand=C\nR: Town@B2\n", "Red populate B2 pay C 1+1", "bad-split",
+         "The pawns must play 1 card in all."),
+        ("Red: pawns=R,R hand=RR played=1,0\nR: Abbey-ruin@B2\n", "Red renovate B2 pay RR 2+0", "allowance",
+         "Pawn 1 can play only 1 more card this turn"),
+        ("Red: pawns=R,R hand=C played=1,2\nR: Town@B2\n", "Red populate B2 pay C 0+1", "allowance",
+         "Pawn 2 can play only 0 more cards this turn"),
+    ],
+)
+def test_r16_r17_r25_refusals_count_one_card_in_the_singular(position: str, action: str, code: str, words: str) -> None:
+    """A refusal counting cards says "1 card", never "1 cards"."""
+    error = refused(PLAIN + position, action, code)
+    assert words in str(error) and "1 cards" not in str(error)
