@@ -23,7 +23,7 @@ RANGES = {"R": 78, "A": 44, "T": 24}
 def citations() -> dict[str, list[str]]:
     """Rule id (R51, A15, T10) -> the tests citing it, as ``file::name``."""
     found: dict[str, set[str]] = defaultdict(set)
-    for path in sorted((ROOT / "tests").glob("test_*.py")):
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test_"):

@@ -34,7 +34,7 @@ from rules.events import (
     ShadowRemoved,
 )
 
-from .scenario import board_line, play, refused, same_position
+from ..scenario import board_line, play, refused, same_position
 
 PLAIN = "map: plain 15x12\n"
 

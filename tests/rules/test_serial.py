@@ -19,7 +19,7 @@ from rules import (
     view_for,
 )
 
-from .gameplay import random_game
+from ..gameplay import random_game
 
 
 def _pending_state():  # type: ignore[no-untyped-def]
