@@ -7,6 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+#: every test here runs ``python -m rules`` in a process of its own
+pytestmark = pytest.mark.slow
+
 
 def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "rules", *args], input=stdin, capture_output=True, text=True,

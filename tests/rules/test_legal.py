@@ -32,6 +32,9 @@ from rules import (
 
 from ..gameplay import accepted, random_game
 
+#: every test here plays random games to the end
+pytestmark = pytest.mark.slow
+
 
 def random_cards(r: random.Random, most: int = 4) -> Cards:
     return Cards(r.randint(0, most), r.randint(0, most // 2), r.randint(0, most // 2))

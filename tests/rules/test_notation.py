@@ -103,6 +103,7 @@ def test_parse_position_raises_notation_error_for_a_bad_map_line(text: str, word
     assert words in str(info.value)
 
 
+@pytest.mark.slow  # a process of its own
 def test_parse_position_checks_hold_under_python_dash_o() -> None:
     """``python -O`` strips ``assert``: the four checks that used to be asserts still refuse."""
     script = (

@@ -145,6 +145,7 @@ def test_r17_split_pawns_cannot_pay_a_three_card_upgrade_skip() -> None:
     assert board_line(s, "M") == "Castle[Red]@A1"
 
 
+@pytest.mark.slow  # a whole random game
 def test_r17_default_payment_is_legal_whenever_a_payment_exists() -> None:
     for step in random_game(3, 3, False):
         s = step.before
