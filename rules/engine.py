@@ -212,6 +212,11 @@ def describe_decision(state: GameState, d: Decision) -> str:
     return f"choose which domain on {d.age.title} is resolved first (one of its tied buildings: {opts})"
 
 
+def _s(n: int) -> str:
+    """The plural ending for ``n`` of something: "1 card", "2 cards", "0 cards"."""
+    return "" if n == 1 else "s"
+
+
 def _article(word: str) -> str:
     return ("an " if word[0] in "AEIOU" else "a ") + word
 
@@ -286,9 +291,12 @@ def pool(s: GameState, player: int, age: Age) -> int:
     return sum(p.allowance(i) for i in (0, 1) if p.pawns[i] is age)
 
 
-def check_payment(s: GameState, player: int, age: Age, need: Cards, extra: int, payment: Payment, what: str) -> None:
+def check_payment(
+    s: GameState, player: int, age: Age, need: Cards, extra: int, payment: Payment, what: str, rule: str
+) -> None:
     """R16–R18, R25, R37–R39: ``payment`` must hold ``need`` (family colour) plus ``extra`` cards of
-    any colour, all in hand, played through pawns on ``age`` within their allowance."""
+    any colour, all in hand, played through pawns on ``age`` within their allowance. ``rule`` is the
+    action's own rule (R27, R29–R32), cited when the colours or the cards in hand do not fit."""
     p = s.players[player]
     total = need.total + extra
     room = pool(s, player, age)
@@ -296,7 +304,7 @@ def check_payment(s: GameState, player: int, age: Age, need: Cards, extra: int, 
         detail = f" ({need.total} + {extra} for terrain)" if extra else ""
         raise RuleError(
             "allowance", "R17",
-            f"{what} costs {total} cards{detail}, but your pawns on {age.title} can play only {room} more "
+            f"{what} costs {total} card{_s(total)}{detail}, but your pawns on {age.title} can play only {room} more "
             f"this turn (2 per pawn; both pawns must be on that board for a 3- or 4-card action).",
         )
     cards = payment.cards
@@ -304,24 +312,24 @@ def check_payment(s: GameState, player: int, age: Age, need: Cards, extra: int, 
         if need.count(fam) and p.hand.count(fam) < need.count(fam):
             n = need.count(fam)
             raise RuleError(
-                "wrong-colour", "R27",
-                f"{what} needs {n} {fam.title} ({fam.value}) card{'s' if n > 1 else ''} and you hold "
+                "wrong-colour", rule,
+                f"{what} needs {n} {fam.title} ({fam.value}) card{_s(n)} and you hold "
                 f"{p.hand.count(fam)} (your hand: {p.hand}).",
             )
     if cards.total != total:
         detail = f" ({need} + {extra} of any colour for terrain)" if extra else f" ({need})"
-        raise RuleError("wrong-cards", "R25", f"{what} costs {total} cards{detail}; you offered {cards}.")
+        raise RuleError("wrong-cards", "R25", f"{what} costs {total} card{_s(total)}{detail}; you offered {cards}.")
     if not cards.contains(need):
         fam = next(f for f in Family if need.count(f))
         raise RuleError(
-            "wrong-colour", "R27",
-            f"{what} needs {need.total} {fam.title} ({fam.value}) card{'s' if need.total > 1 else ''}; "
+            "wrong-colour", rule,
+            f"{what} needs {need.total} {fam.title} ({fam.value}) card{_s(need.total)}; "
             f"no other colour may stand in for them (you offered {cards}).",
         )
     if not p.hand.contains(cards):
-        raise RuleError("not-in-hand", "R27", f"You do not hold {cards} (your hand: {p.hand}).")
+        raise RuleError("not-in-hand", rule, f"You do not hold {cards} (your hand: {p.hand}).")
     if len(payment.pawns) != 2 or min(payment.pawns) < 0 or sum(payment.pawns) != total:
-        raise RuleError("bad-split", "R17", f"The pawns must play {total} cards in all.")
+        raise RuleError("bad-split", "R17", f"The pawns must play {total} card{_s(total)} in all.")
     for i in (0, 1):
         k = payment.pawns[i]
         if k and p.pawns[i] is not age:
@@ -332,7 +340,7 @@ def check_payment(s: GameState, player: int, age: Age, need: Cards, extra: int, 
         if k > p.allowance(i):
             raise RuleError(
                 "allowance", "R16",
-                f"Pawn {i + 1} can play only {p.allowance(i)} more card{'s' if p.allowance(i) != 1 else ''} "
+                f"Pawn {i + 1} can play only {p.allowance(i)} more card{_s(p.allowance(i))} "
                 f"this turn (2 per pawn).",
             )
 
@@ -434,7 +442,7 @@ def check_construct(s: GameState, a: Construct) -> CardPlan:
     _check_stock(s, a.player, a.kind, cube=a.kind.is_mr)
     check_payment(
         s, a.player, a.age, Cards.of(a.kind.family, a.kind.level), surcharge(s, cells), a.payment,
-        f"A {a.kind.value}",
+        f"A {a.kind.value}", "R27",
     )
     return CardPlan(a.player, a.age, a.kind, a.origin, cells, a.payment, None)
 
@@ -490,7 +498,7 @@ def check_upgrade(s: GameState, a: Upgrade) -> CardPlan:
     _check_stock(s, a.player, a.kind, cube=False)
     check_payment(
         s, a.player, a.age, Cards.of(a.kind.family, a.kind.level - old.level), surcharge(s, cells), a.payment,
-        f"Upgrading to a {a.kind.value}",
+        f"Upgrading to a {a.kind.value}", "R29",
     )
     return CardPlan(a.player, a.age, a.kind, a.origin, cells, a.payment, old)
 
@@ -509,7 +517,7 @@ def check_demolish(s: GameState, a: Demolish) -> CardPlan:
         )
     if s.players[a.player].ecus < DEMOLISH_COST:
         raise RuleError("no-ecus", "R30", "Demolishing costs 1 Ecu and you have none.")
-    check_payment(s, a.player, a.age, Cards.of(b.kind.family), 0, a.payment, f"Demolishing a {b.kind.value}")
+    check_payment(s, a.player, a.age, Cards.of(b.kind.family), 0, a.payment, f"Demolishing a {b.kind.value}", "R30")
     return CardPlan(a.player, a.age, b.kind, b.origin, b.cells, a.payment, b, demolish=True)
 
 
@@ -523,11 +531,11 @@ def check_populate(s: GameState, a: Populate) -> Building:
     cap = POPULATION_CAP[b.kind]
     if len(b.population) >= cap:
         raise RuleError(
-            "full", "R31", f"The {_where(s, b)} already holds {cap} cube{'s' if cap > 1 else ''}, its limit."
+            "full", "R31", f"The {_where(s, b)} already holds {cap} cube{_s(cap)}, its limit."
         )
     if s.players[a.player].supply <= 0:
         raise RuleError("no-cube", "R45", "You have no control cube left in your supply.")
-    check_payment(s, a.player, Age.REASON, Cards(c=1), 0, a.payment, "Populating")
+    check_payment(s, a.player, Age.REASON, Cards(c=1), 0, a.payment, "Populating", "R31")
     return b
 
 
@@ -554,7 +562,7 @@ def check_renovate(s: GameState, a: Renovate) -> Building:
         )
     elif n == 1 and s.players[a.player].supply <= 0:
         raise RuleError("no-cube", "R45", "Paying one card of two needs a cube for the marker, and you have none.")
-    check_payment(s, a.player, Age.REASON, Cards.of(b.kind.family, n), 0, a.payment, "Renovating")
+    check_payment(s, a.player, Age.REASON, Cards.of(b.kind.family, n), 0, a.payment, "Renovating", "R32")
     return b
 
 
@@ -652,7 +660,10 @@ class _Run:
 
     def identical(self, age: Age, src: Building) -> Building | None:
         """R54, A18: the building on ``age`` identical to ``src`` (a building of the board before):
-        same type and cells, and on Faith the same owner."""
+        same type and cells, and on Faith the same owner. A value-1 tile never ripples (R47), so it has
+        no shadow: only a printed hamlet is identical to a value-1 building (the one on the same cell)."""
+        if src.level < 2 and not src.printed:
+            return None
         y = self.s.boards[age].at(src.cells[0])
         if y is None or y.kind is not src.kind or y.cells != src.cells or y.printed != src.printed:
             return None
@@ -744,8 +755,7 @@ class _Run:
         if new_kind is None:
             self.remove(age, b, paradox=False)
             self.emit(Destroyed(age, b))
-            if b.level >= 2:  # R30, R47: a value-1 building never has shadows (decision D16)
-                self.remove_chain(age, b)
+            self.remove_chain(age, b)
             return
         size = new_kind.level
         span = b.level - size

@@ -29,7 +29,7 @@ from .actions import (
 from .engine import apply, describe_decision, surcharge
 from .errors import NotationError
 from .legal import default_payment
-from .maps import TERRAIN_CODES, Cell, GameMap, load_map, plain_map
+from .maps import COLUMNS, TERRAIN_CODES, Cell, GameMap, MapError, load_map, plain_map
 from .model import (
     CUBES_PER_PLAYER,
     DECK_COMPOSITION,
@@ -223,9 +223,16 @@ def parse_position(text: str) -> GameState:
         m = re.fullmatch(r"(\d+)[xX](\d+)", spec[1]) if len(spec) > 1 else re.fullmatch(r"(\d+)x(\d+)", "15x12")
         if not m:
             raise NotationError("map: write 'default', a shipped map's name, or 'plain 15x12'")
-        game_map = plain_map(int(m.group(1)), int(m.group(2)))
+        width, height = int(m.group(1)), int(m.group(2))
+        if not (3 <= width <= len(COLUMNS) and 3 <= height <= 99):
+            raise NotationError(f"map: a plain grid has 3–26 columns and 3–99 rows, e.g. 'plain 15x12', "
+                                f"not {width}x{height}")
+        game_map = plain_map(width, height)
     else:
-        game_map = load_map(spec[0] if spec else "default")
+        try:
+            game_map = load_map(spec[0] if spec else "default")
+        except MapError as exc:
+            raise NotationError(f"map: {exc}; or write 'plain 15x12'") from None
     codes = list(game_map.codes)
     for item in fields.get("terrain", "").split():
         cell_text, _, code = item.partition("=")
@@ -276,7 +283,7 @@ def parse_position(text: str) -> GameState:
 
     options = Options(holdem="holdem" in fields.get("options", "").lower().split(),
                       ecus_public="ecus-hidden" not in fields.get("options", "").lower().split())
-    seed = int(fields.get("seed", "0"))
+    seed = _number(fields.get("seed", "0"), "seed", "seed: 12345")
     state = GameState(
         map=game_map, options=options,
         players=[Player(names[c], c, ecus=DEFAULT_ECUS) for c in colours],
@@ -337,7 +344,7 @@ def parse_position(text: str) -> GameState:
     state.stock = _stock_from_boards(state.boards)
     for item in fields.get("stock", "").split():
         k, _, v = item.partition("=")
-        state.stock[Kind.parse(k)] = int(v)
+        state.stock[Kind.parse(k)] = _number(v, f"stock: {item!r}", "stock: Keep=21 Castle=0")
     state.reserve = _cards_field(fields.get("reserve", "-"), "reserve")
     state.discard = _families(fields.get("discard", "-"), "discard")
     if "deck" in fields:
@@ -352,16 +359,18 @@ def parse_position(text: str) -> GameState:
         deck = [f for f in Family for _ in range(max(0, left[f]))]
         rngmod.shuffle(rngmod.seed_state(seed), deck)
         state.deck = deck
-    state.round = int(fields.get("round", "1"))
-    state.first = seat[fields["first"].lower()] if "first" in fields else 0
-    state.active = seat[fields["active"].lower()] if "active" in fields else state.first
+    state.round = _number(fields.get("round", "1"), "round", "round: 3")
+    state.first = _seat(seat, fields["first"], "first") if "first" in fields else 0
+    state.active = _seat(seat, fields["active"], "active") if "active" in fields else state.first
     flags = set(fields.get("turn", "").lower().split())
     state.exchanged, state.swapped, state.acted = ("exchanged" in flags, "swapped" in flags, "acted" in flags)
-    state.turn = int(fields.get("turns", "1"))
+    state.turn = _number(fields.get("turns", "1"), "turns", "turns: 12")
     if "finished" in fields:
         state.finished = True
-        state.winners = tuple(seat[w.lower()] for w in fields["finished"].split())
+        state.winners = tuple(_seat(seat, w, "finished") for w in fields["finished"].split())
 
+    if "answers" in fields and "resolving" not in fields:
+        raise NotationError("answers: there is no question to answer; write 'resolving: ACTION' first")
     if "resolving" in fields:
         state, _ = apply(state, parse_action(fields["resolving"], state))
         for word in fields.get("answers", "").split():
@@ -369,6 +378,22 @@ def parse_position(text: str) -> GameState:
                 raise NotationError(f"answers: {word} answers no question; the action leaves none open")
             state, _ = apply(state, Choose(state.pending.decision.player, game_map.parse_cell(word)))
     return state
+
+
+def _number(text: str, what: str, example: str) -> int:
+    """A whole number >= 0 in a position, or a NotationError showing ``example``."""
+    if not re.fullmatch(r"\s*\d+\s*", text):
+        raise NotationError(f"{what}: {text.strip()!r} is not a whole number; write e.g. '{example}'")
+    return int(text)
+
+
+def _seat(seat: dict[str, int], word: str, what: str) -> int:
+    """The seat of a player named by colour, initial or name, or a NotationError."""
+    try:
+        return seat[word.strip().lower()]
+    except KeyError:
+        raise NotationError(f"{what}: {word.strip()!r} is not a player here; name one listed in 'players:', "
+                            f"e.g. '{what}: Red'") from None
 
 
 def _place(state: GameState, board: Board, lineno: int, mt: re.Match[str], seat: dict[str, int]) -> None:
@@ -381,7 +406,11 @@ def _place(state: GameState, board: Board, lineno: int, mt: re.Match[str], seat:
     if mt.group("kind").upper() == "PH":
         ph = board.at(state.map.index(cell))
         if ph is None or not ph.printed:
-            raise NotationError(f"{where}: the map has no printed Hamlet at {cell}")
+            covered = f" (the {ph.describe()} covers it)" if ph is not None else ""
+            raise NotationError(
+                f"{where}: there is no printed Hamlet to show at {cell}{covered}; write PH@ only on an uncovered "
+                f"printed hamlet, e.g. 'R: PH@{cell}{{Red:1}}'"
+            )
         if population and board.age is not Age.REASON:
             raise NotationError(f"{where}: population cubes stand only on Reason")
         board.swap(Building(ph.id, ph.kind, ph.origin, ph.cells, population=population, printed=True))

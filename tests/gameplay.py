@@ -6,7 +6,19 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from rules import Action, Cell, EndTurn, GameMap, GameState, Options, apply, legal_actions, new_game, plain_map
+from rules import (
+    Action,
+    Cell,
+    EndTurn,
+    GameMap,
+    GameState,
+    Options,
+    RuleError,
+    apply,
+    legal_actions,
+    new_game,
+    plain_map,
+)
 from rules.events import Event
 
 #: a small plain map with some terrain and hamlets, used where the default map is not the point
@@ -49,3 +61,17 @@ def random_game(seed: int, players: int, holdem: bool, game_map: GameMap | None 
         after, events = apply(state, action)
         yield Step(state, action, after, events)
         state = after
+
+
+def accepted(s: GameState, a: Action) -> bool:
+    """Whether ``apply`` accepts ``a``; either way ``s`` is unchanged, and a refusal is a RuleError
+    with a code and a sentence."""
+    before = s.clone()
+    try:
+        apply(s, a)
+    except RuleError as err:
+        assert str(err) and err.code
+        assert s == before, "a refused action changed the state"
+        return False
+    assert s == before, "apply changed the state it was given"
+    return True

@@ -34,7 +34,7 @@ from rules.events import (
     ShadowRemoved,
 )
 
-from .scenario import board_line, play, refused, same_position
+from ..scenario import board_line, play, refused, same_position
 
 PLAIN = "map: plain 15x12\n"
 
@@ -161,7 +161,7 @@ def test_t5_demolishing_a_chapel_r30() -> None:
     [
         ("Red demolish B5 on F pay C 1+0", "printed-hamlet", "R30"),
         ("Red demolish E5 on F pay R 1+0", "too-big", "R30"),
-        ("Red demolish C3 on F pay M 1+0", "wrong-colour", "R27"),
+        ("Red demolish C3 on F pay M 1+0", "wrong-colour", "R30"),
         ("Red demolish B5 on R pay C 0+1", "wrong-age", "A31"),
     ],
 )
@@ -475,16 +475,16 @@ def test_t17_populating_r31_a5_a33() -> None:
 
 
 @pytest.mark.parametrize(
-    ("actions", "code"),
+    ("actions", "code", "rule"),
     [
-        ("Red populate B2 pay C\nRed populate B2 pay C", "full"),
-        ("Red populate D2 pay M", "wrong-colour"),
-        ("Red travel 1 M\nRed populate D2 pay C", "presence"),
+        ("Red populate B2 pay C\nRed populate B2 pay C", "full", "R31"),
+        ("Red populate D2 pay M", "wrong-colour", "R31"),
+        ("Red travel 1 M\nRed populate D2 pay C", "presence", "R15"),
     ],
 )
-def test_t17_populating_refusals_r31(actions: str, code: str) -> None:
+def test_t17_populating_refusals_r31(actions: str, code: str, rule: str) -> None:
     pos = T17.replace("Red: pawns=R,M hand=CC", "Red: pawns=R,M hand=CCMC")
-    refused(pos, actions, code)
+    refused(pos, actions, code, rule)
 
 
 # -- T18 Renovating (R32, A6, A32) ------------------------------------------------------------------------

@@ -7,10 +7,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+#: every test here runs ``python -m rules`` in a process of its own
+pytestmark = pytest.mark.slow
+
 
 def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "rules", *args], input=stdin, capture_output=True, text=True,
-                          timeout=60, cwd=Path(__file__).resolve().parent.parent)
+                          timeout=60, cwd=Path(__file__).resolve().parents[2])
 
 
 def test_r9_new_prints_a_position_that_show_reproduces(tmp_path: Path) -> None:

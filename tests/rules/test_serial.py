@@ -19,7 +19,7 @@ from rules import (
     view_for,
 )
 
-from .gameplay import random_game
+from ..gameplay import random_game
 
 
 def _pending_state():  # type: ignore[no-untyped-def]
@@ -91,6 +91,7 @@ def test_json_refuses_another_format_version_with_a_clear_message() -> None:
         from_json(json.dumps(data))
 
 
+@pytest.mark.slow  # a whole random game
 def test_actions_and_events_survive_json() -> None:
     for step in random_game(4, 3, True):
         d = action_to_dict(step.action)

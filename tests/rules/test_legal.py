@@ -23,17 +23,17 @@ from rules import (
     Payment,
     Populate,
     Renovate,
-    RuleError,
     Swap,
     Travel,
     Upgrade,
-    apply,
-    default_payment,
     legal_actions,
     placements,
 )
 
-from .gameplay import random_game
+from ..gameplay import accepted, random_game
+
+#: every test here plays random games to the end
+pytestmark = pytest.mark.slow
 
 
 def random_cards(r: random.Random, most: int = 4) -> Cards:
@@ -93,18 +93,6 @@ def random_action(r: random.Random, s: GameState) -> Action:
     return r.choice(options)
 
 
-def accepted(s: GameState, a: Action) -> bool:
-    before = s.clone()
-    try:
-        apply(s, a)
-    except RuleError as err:
-        assert str(err) and err.code
-        assert s == before, "a refused action changed the state"
-        return False
-    assert s == before, "apply changed the state it was given"
-    return True
-
-
 @pytest.mark.parametrize("seed", range(10))
 def test_listing_and_apply_agree_both_ways(seed: int) -> None:
     r = random.Random(1000 + seed)
@@ -143,14 +131,3 @@ def test_filtered_listing_and_placements_match_the_full_listing(seed: int) -> No
                     {a.origin for a in expect}, key=lambda c: (c.row, c.col)
                 )
 
-
-def test_r17_default_payment_is_legal_whenever_a_payment_exists() -> None:
-    for step in random_game(3, 3, False):
-        s = step.before
-        for a in legal_actions(s, types=[Construct]):
-            assert isinstance(a, Construct)
-            pay = default_payment(s, a.player, a.age, Cards.of(a.kind.family, a.kind.level),
-                                  a.payment.cards.total - a.kind.level)
-            assert pay is not None
-            assert accepted(s, dataclasses.replace(a, payment=pay))
-            break

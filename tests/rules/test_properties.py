@@ -28,7 +28,10 @@ from rules import (
 )
 from rules.events import GameEnded
 
-from .gameplay import random_game
+from ..gameplay import random_game
+
+#: every test here plays random games to the end
+pytestmark = pytest.mark.slow
 
 #: how many random games the property test plays (TIEMPO_PROPERTY_GAMES=2000 for a long soak)
 GAMES = [(seed, 2 + seed % 4, seed % 2 == 0) for seed in range(int(os.environ.get("TIEMPO_PROPERTY_GAMES", "24")))]
