@@ -33,7 +33,7 @@ from rules import Action, Colour, GameState, Options, apply, format_action, form
 from rules import events as ev
 
 from .ai.helpers import MAX_WORKERS, default_workers
-from .texts import ranking, who
+from .texts import ecu_word, ranking, who
 
 LEVELS = ("random", "greedy", "strong")
 NAMES = {"random": "Dice", "greedy": "Magpie", "strong": "Oracle"}  # as the table service names AI seats
@@ -195,7 +195,7 @@ def summary(result: Result, stream: TextIO) -> None:
     stream.write(f"Game over after {result.turns} turns ({result.actions} actions, {result.seconds:.1f} s).\n")
     for place, seat, ecus in ranking(s):
         medal = {1: "🥇", 2: "🥈", 3: "🥉"}.get(place, f"{place}.")
-        stream.write(f"{medal} {who(s, seat)} — {ecus} Ecus\n")
+        stream.write(f"{medal} {who(s, seat)} — {ecus} {ecu_word(ecus)}\n")
     out = result.out
     stream.write(f"\nWritten to {out}/:\n")
     if result.pictures:

@@ -57,6 +57,11 @@ def ecu_word(n: int) -> str:
     return "Ecu" if n == 1 else "Ecus"
 
 
+def count(n: int, noun: str) -> str:
+    """``1 card``, ``2 cards``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def _a(word: str) -> str:
     return ("an " if word[0].lower() in "aeiou" else "a ") + word
 
@@ -266,8 +271,8 @@ def describe_status(s: GameState) -> Text:
     for i, p in enumerate(s.players):
         ecus = str(p.ecus) if s.options.ecus_public or s.finished else "?"
         marker = "▶ " if i == s.active and not s.finished else ""
-        rows.append(f"{marker}{p.colour.letter} {who(s, i)}: {ecus} {ecu_word(p.ecus)}, {p.supply} cubes, "
-                    f"{p.hand.total} cards, pawns on {p.pawns[0].letter}/{p.pawns[1].letter}")
+        rows.append(f"{marker}{p.colour.letter} {who(s, i)}: {ecus} {ecu_word(p.ecus)}, {count(p.supply, 'cube')}, "
+                    f"{count(p.hand.total, 'card')}, pawns on {p.pawns[0].letter}/{p.pawns[1].letter}")
     stock = ", ".join(f"{k.value} {n}" for k, n in s.stock.items())
     rows.append(f"Stock: {stock}. Deck {len(s.deck)}, discard {len(s.discard)}.")
     if s.pending is not None:

@@ -500,6 +500,7 @@ def test_real_engine_events_through_a_random_game_render_and_check(tmp_path: Pat
     assert checked >= 10
 
 
+@pytest.mark.slow
 def test_a_finished_game_names_its_winners_and_shows_every_ecu() -> None:
     last = None
     for step in random_game(5, 3, False):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bot.discord_app import markdown
 from bot.texts import RULES, describe_hand, describe_status, narrate, ranking
 from rules import apply, legal_actions, parse_action
@@ -59,6 +61,7 @@ def test_r24_the_hand_message_shows_only_its_owners_cards_and_the_status_none() 
     assert "MMRC" not in status and "CCCC" not in status and "4 cards" in status
 
 
+@pytest.mark.slow
 def test_narration_covers_every_event_of_random_games_without_a_blank() -> None:
     for step in random_game(8, 4, True):
         for line in narrate(step.after, step.events):
@@ -99,3 +102,9 @@ def test_the_hand_says_what_can_be_built_and_where_upgrades_and_populations_go()
     assert "build a Watchtower, Keep, Hamlet or Town on Might" in text, text
     assert "upgrade A1 on Might" in text and "populate D2 or F5" in text, text
     assert "renovate" not in text  # no ruin on Reason
+
+
+def test_the_status_counts_one_cube_and_one_card_in_the_singular() -> None:
+    s, _ = play("map: plain 15x12\nRed: hand=M cubes=1\n")
+    status = markdown(describe_status(s))
+    assert "1 cube, 1 card," in status and "1 cubes" not in status and "1 cards" not in status
