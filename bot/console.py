@@ -515,7 +515,9 @@ class Table:
             more = " …" if len(values) >= 25 else "."  # the service offers 25, as Discord shows
             self.whisper(f"{what}: {', '.join(values)}{more}")
         elif what:
-            self.whisper(f"{what}: none right now (type one anyway to read why).")
+            why = await s.why_no_suggestion(caller, word if wanted != "at" else "upgrade-at",
+                                            kind=options.get("kind") or options.get("to"), target=options.get("cell"))
+            self.whisper(f"{what}: none right now. {why}")
 
     @staticmethod
     def _waits_on(here: tuple[GameRecord, GameState]) -> int | None:

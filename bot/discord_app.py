@@ -441,21 +441,33 @@ def _choices(values: list[str]) -> list[app_commands.Choice[str]]:
     return [app_commands.Choice(name=v, value=v) for v in values]
 
 
+async def _explained(interaction: Interaction, command: str, current: str, values: list[str], *,
+                     kind: str | None = None, target: str | None = None) -> list[app_commands.Choice[str]]:
+    """The suggestions, or one entry saying why there are none (never a silent empty list)."""
+    if values:
+        return _choices(values)
+    why = await _service(interaction).why_no_suggestion(caller_of(interaction), command, current, kind=kind,
+                                                         target=target)
+    return [app_commands.Choice(name=why[:100], value=current.strip()[:100] or "?")]
+
+
 async def _cells(interaction: Interaction, command: str, current: str) -> list[app_commands.Choice[str]]:
     ns = interaction.namespace
+    kind = getattr(ns, "kind", None) or getattr(ns, "to", None)
+    target = getattr(ns, "cell", None) if command == "upgrade-at" else None
     try:
         cells = await _service(interaction).suggest_cells(
-            caller_of(interaction), command, current, kind=getattr(ns, "kind", None) or getattr(ns, "to", None),
-            age=getattr(ns, "age", None), target=getattr(ns, "cell", None) if command == "upgrade-at" else None)
+            caller_of(interaction), command, current, kind=kind, age=getattr(ns, "age", None), target=target)
+        return await _explained(interaction, command, current, cells, kind=kind, target=target)
     except Exception:
         log.exception("cell autocompletion failed")
         return []
-    return _choices(cells)
 
 
 async def _cards(interaction: Interaction, command: str, current: str) -> list[app_commands.Choice[str]]:
     try:
-        return _choices(await _service(interaction).suggest_cards(caller_of(interaction), command, current))
+        cards = await _service(interaction).suggest_cards(caller_of(interaction), command, current)
+        return await _explained(interaction, command, current, cards)
     except Exception:
         log.exception("card autocompletion failed")
         return []
@@ -470,8 +482,8 @@ async def _payments(interaction: Interaction, command: str, current: str) -> lis
         value = getattr(ns, name, None)
         options["kind" if name == "to" else name] = None if value is None else str(value)
     try:
-        return _choices(await _service(interaction).suggest_payments(caller_of(interaction), command, options,
-                                                                     current))
+        pays = await _service(interaction).suggest_payments(caller_of(interaction), command, options, current)
+        return await _explained(interaction, command, current, pays, kind=options.get("kind"))
     except Exception:
         log.exception("payment autocompletion failed")
         return []

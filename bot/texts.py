@@ -193,7 +193,7 @@ def _what_you_can_do(s: GameState, actions: Sequence[object]) -> list[str]:
     for a in actions:
         kinds.add(type(a))
         if isinstance(a, Construct):
-            age, item = a.age, a.kind.value
+            age, item = a.age, f"{a.kind.value} ({a.kind.level}×{a.kind.level})"
         elif isinstance(a, (Upgrade, Demolish)):
             age, item = a.age, str(a.target)
         elif isinstance(a, (Populate, Renovate)):
@@ -208,7 +208,7 @@ def _what_you_can_do(s: GameState, actions: Sequence[object]) -> list[str]:
         shown = items[:limit] + ([f"{len(items) - limit} more"] if len(items) > limit else [])
         return ", ".join(shown[:-1]) + " or " + shown[-1] if len(shown) > 1 else shown[0]
 
-    order = [k.value for k in Kind]
+    order = [f"{k.value} ({k.level}×{k.level})" for k in Kind]
     out: list[str] = []
     for t, word in _ACTION_WORDS:
         if t not in kinds:
@@ -311,7 +311,9 @@ _RULES: dict[str, tuple[str, str]] = {
         "Mountain: +2 with 2–3 players, +1 with 4, none with 5. Both add up."
     ),
     "building": (
-        "Building", " (Might and Faith). Construct on empty cells; upgrade your own Military/Religious "
+        "Building", " (Might and Faith). A building covers as many cells each way as its value: Watchtower, "
+        "Chapel and Hamlet 1×1; Keep, Monastery and Town 2×2; Castle, Abbey and City 3×3. Construct on empty "
+        "cells; upgrade your own Military/Religious "
         "building or any Civil one to a bigger one covering it (pay the difference). A value 2–3 result pays "
         "+1 Ecu on Might, +2 on Faith. Demolish a Watchtower, Chapel or Hamlet tile: 1 card of its colour "
         "and 1 Ecu."

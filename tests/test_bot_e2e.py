@@ -289,7 +289,7 @@ async def test_autocomplete_suggests_legal_cells(sim: DiscordSim, tmp_path: Path
              and a.kind.value == "Watchtower" and a.age.title == "Might"}
     assert 0 < len(cells) <= 25 and set(cells) <= legal
     iid = sim.inject(sim.autocomplete("tiempo", "end", {"discard": "x"}, "discard", user=mover))
-    assert await sim.choices(iid) == []
+    assert await sim.choices(iid) == [{"name": "Nothing you can play starts with 'x'.", "value": "x"}]
     iid = sim.inject(sim.autocomplete("tiempo", "end", {"discard": ""}, "discard", user=mover))
     offered = [c["value"] for c in await sim.choices(iid)]
     assert offered and all(set(o) <= set("MRC") for o in offered)
@@ -491,7 +491,7 @@ async def test_card_autocompletion_follows_the_turn_and_the_reserve(sim: Discord
         iid = sim.inject(sim.autocomplete("tiempo", command, options, focused, user=user))
         return [c["value"] for c in await sim.choices(iid)]
 
-    assert await offered("exchange", {"cards": ""}, "cards", waiting) == []
+    assert await offered("exchange", {"cards": ""}, "cards", waiting) == ["?"]  # with why: not their turn
     mine = await offered("exchange", {"cards": ""}, "cards", mover)
     assert mine and all(set(x) <= set(str(state.players[state.active].hand)) for x in mine)
     takes = await offered("swap", {"take": "", "give": ""}, "take", mover)

@@ -19,6 +19,7 @@ from rules import (
     EndTurn,
     Exchange,
     GameState,
+    Kind,
     Populate,
     Renovate,
     Swap,
@@ -99,6 +100,14 @@ async def cells(sim: DiscordSim, command: str, options: dict[str, Any], user: Si
     return [c["value"] for c in await sim.choices(iid)]
 
 
+async def why(sim: DiscordSim, command: str, options: dict[str, Any], user: SimUser) -> str:
+    """The one entry cell completion offers when nothing fits: the reason, never a silent empty list."""
+    iid = sim.inject(sim.autocomplete("tiempo", command, options, "cell", user=user))
+    choices = await sim.choices(iid)
+    assert len(choices) == 1, choices
+    return str(choices[0]["name"])
+
+
 def no_hand_in_public(sim: DiscordSim, state: GameState, channel: SimChannel | None = None) -> None:
     for m in sim.channel_messages(channel):
         assert "**Your hand:**" not in m.content and "(`" not in m.content, m.content
@@ -140,7 +149,7 @@ async def test_a_decision_belongs_to_its_player_and_its_buttons_outlive_a_restar
     assert first.ephemeral and first.content.startswith("First choose") and "/tiempo choose" in first.content
     # `choose` completes with the answers, for its player only
     assert await cells(sim, "choose", {"cell": ""}, alice) == options
-    assert await cells(sim, "choose", {"cell": ""}, bob) == []
+    assert await why(sim, "choose", {"cell": ""}, bob) == "There is no question for you to answer."
     _, still = await state_of(bot, sim)
     assert still.pending is not None
 
@@ -335,5 +344,17 @@ async def test_cell_completion_is_filtered_by_what_is_typed_and_capped_at_25(sim
     typed = await cells(sim, "build", {"kind": "Hamlet", "cell": "b1"}, mover)
     assert typed and set(typed) <= legal and all(c.startswith("B1") for c in typed)
     assert set(typed) == {c for c in legal if c.startswith("B1")}
-    assert await cells(sim, "build", {"kind": "Hamlet", "cell": ""}, other) == []
-    assert await cells(sim, "populate", {"cell": ""}, mover) == []  # no pawn on Reason yet
+    colour = state.players[state.active].colour.value
+    assert await why(sim, "build", {"kind": "Hamlet", "cell": ""}, other) == f"It is {mover.name} ({colour})'s turn."
+    assert await why(sim, "populate", {"cell": ""}, mover) == "You cannot populate anything now."  # no pawn on Reason
+
+
+async def test_cell_completion_says_why_it_has_nothing(sim: DiscordSim, tmp_path: Path) -> None:
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    users = await open_table(sim, bot, "bob")
+    _, state = await state_of(bot, sim)
+    mover = user_of(users, state, state.active)
+    held = state.players[state.active].hand
+    lacking = next(k for k in ("Castle", "Abbey", "City") if held.count(Kind.parse(k).family) < 3)
+    reason = await why(sim, "build", {"kind": lacking, "cell": ""}, mover)
+    assert reason.startswith(f"No {lacking} fits: it needs 3 ") and "you hold" in reason

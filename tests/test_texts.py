@@ -99,7 +99,7 @@ def test_the_hand_says_what_can_be_built_and_where_upgrades_and_populations_go()
                 "R: Hamlet@D2 Town@F5\n")
     text = markdown(describe_hand(s, 0))
     # what legal_actions allows, grouped: kinds per board, upgrade targets, populate targets
-    assert "build a Watchtower, Keep, Hamlet or Town on Might" in text, text
+    assert "build a Watchtower (1×1), Keep (2×2), Hamlet (1×1) or Town (2×2) on Might" in text, text
     assert "upgrade A1 on Might" in text and "populate D2 or F5" in text, text
     assert "renovate" not in text  # no ruin on Reason
 
@@ -108,3 +108,11 @@ def test_the_status_counts_one_cube_and_one_card_in_the_singular() -> None:
     s, _ = play("map: plain 15x12\nRed: hand=M cubes=1\n")
     status = markdown(describe_status(s))
     assert "1 cube, 1 card," in status and "1 cubes" not in status and "1 cards" not in status
+
+
+def test_building_sizes_are_named_in_the_hand_and_the_rules() -> None:
+    s, _ = play("map: plain 15x12\nRed: hand=MMCC pawns=M,M\n")
+    hand = markdown(describe_hand(s, 0))
+    assert "Watchtower (1×1)" in hand and "Keep (2×2)" in hand
+    rules = markdown(RULES["building"])
+    assert "Keep, Monastery and Town 2×2" in rules and "Castle, Abbey and City 3×3" in rules

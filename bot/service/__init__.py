@@ -138,6 +138,10 @@ class Tiempo:
                             age: str | None = None, target: str | None = None) -> list[str]:
         return await self.suggestions.cells(caller, command, typed, kind=kind, age=age, target=target)
 
+    async def why_no_suggestion(self, caller: Caller, command: str, typed: str = "", *, kind: str | None = None,
+                                target: str | None = None) -> str:
+        return await self.suggestions.why_none(caller, command, typed, kind=kind, target=target)
+
     async def suggest_cards(self, caller: Caller, command: str, typed: str) -> list[str]:
         return await self.suggestions.cards(caller, command, typed)
 

@@ -21,10 +21,12 @@ from rules import (
     legal_actions,
     parse_action,
     placements,
+    pool,
     sub_multisets,
 )
 
 from ..play import Refusal, action_text
+from ..texts import who
 from ..words import Code, say
 from .games import Games
 from .messages import Caller
@@ -92,6 +94,54 @@ class Suggestions:
         pays = [pay for head, sep, pay in (t.partition(" pay ") for t in texts) if sep and head == key]
         typed = typed.strip().upper()
         return [p for p in dict.fromkeys(pays) if p.upper().startswith(typed)][:limit]
+
+
+    async def why_none(self, caller: Caller, command: str, typed: str = "", *, kind: str | None = None,
+                       target: str | None = None) -> str:
+        """Why nothing can be suggested for ``command`` now, in one short sentence (autocompletion shows
+        it instead of an empty list)."""
+        seated = await self.games.seated_here(caller)
+        if seated is None:
+            game = await self.games.storage.active_game_in_channel(caller.channel_id)
+            return "No game is being played here." if game is None or game.snapshot is None else (
+                "You are not playing in this game.")
+        state, seat = seated
+        pending = state.pending
+        if command == "choose":
+            if pending is None or pending.decision.player != seat:
+                return "There is no question for you to answer."
+            return f"No answer starts with {typed.strip()!r}."
+        if pending is not None:
+            return ("Answer the open question first (choose)." if pending.decision.player == seat else
+                    f"Waiting for {who(state, pending.decision.player)} to answer a question.")
+        if state.active != seat:
+            return f"It is {who(state, state.active)}'s turn."
+        if command == "build" and not kind:
+            return "Set kind: first."
+        if command == "upgrade-at" and not target:
+            return "Set cell: first."
+        if typed.strip():
+            return f"Nothing you can play starts with {typed.strip()!r}."
+        if command == "build" and kind:
+            return _why_no_place(state, seat, kind)
+        return f"You cannot {command.split('-')[0]} anything now."
+
+
+def _why_no_place(state: GameState, seat: int, kind_name: str) -> str:
+    """Why no place fits a ``kind_name`` for ``seat``: the cards, the pawns, or the board."""
+    try:
+        kind = Kind.parse(kind_name)
+    except NotationError:
+        return f"{kind_name!r} is not a building."
+    held = state.players[seat].hand.count(kind.family)
+    if held < kind.level:
+        return (f"No {kind.value} fits: it needs {kind.level} {kind.family.title} card{'s' if kind.level > 1 else ''}"
+                f" and you hold {held}.")
+    room = max(pool(state, seat, age) for age in (Age.MIGHT, Age.FAITH))
+    if room < kind.level:
+        cards = f"{room} more card{'s' if room != 1 else ''}"
+        return f"No {kind.value} fits: your pawns can play {cards} on Might or Faith."
+    return f"No place fits a {kind.value} now."
 
 
 def upgrades_of(state: GameState, seat: int, options: dict[str, str | None]) -> list[Upgrade]:
