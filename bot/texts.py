@@ -75,14 +75,19 @@ def narrate(s: GameState, events: Sequence[ev.Event]) -> list[str]:
     (used for names only)."""
     out: list[str] = []
     ripple_ages: list[str] = []
+    rippling = ""  # the building that ripples, named unless its line is the one just before
+    said_last = False  # the line just before is the one that built or upgraded it
 
     def flush_ripples() -> None:
         if ripple_ages:
-            out.append("It ripples to " + " and ".join(ripple_ages) + ".")
+            subject = "It" if said_last else f"The {rippling}"
+            out.append(f"{subject} ripples to " + " and ".join(ripple_ages) + ".")
             ripple_ages.clear()
 
     for e in events:
         if isinstance(e, ev.Rippled):
+            if not ripple_ages:
+                rippling = f"{e.building.kind.value} at {e.building.origin}"
             what = "as a ruin" if e.age is Age.REASON and e.building.kind.is_mr else ""
             ripple_ages.append(f"{e.age.title}{' ' + what if what else ''}"
                                + (" (replacing its old shadow)" if e.replaced is not None and not e.replaced.printed
@@ -95,13 +100,14 @@ def narrate(s: GameState, events: Sequence[ev.Event]) -> list[str]:
                 out[-1] = out[-1].rstrip(".") + f" (+{e.amount} Ecu{'s' if e.amount > 1 else ''})."
             else:
                 out.append(line)
+                said_last = isinstance(e, (ev.Built, ev.Upgraded))
     flush_ripples()
     return out
 
 
 def _sentence(s: GameState, e: ev.Event) -> str:
     if isinstance(e, ev.Exchanged):
-        return f"{who(s, e.player)} exchanges {e.count} card{'s' if e.count > 1 else ''} for 2 Ecus."
+        return f"{who(s, e.player)} pays 2 Ecus to exchange {e.count} card{'s' if e.count > 1 else ''}."
     if isinstance(e, ev.Swapped):
         return f"{who(s, e.player)} swaps {e.gave} for {e.took} from the reserve."
     if isinstance(e, ev.Travelled):

@@ -411,7 +411,7 @@ def _check_dominion_hierarchy(
     if len(merged) >= 2:
         raise RuleError(
             "dominion", "R42" if old else "R41",
-            f"Rule of Dominion: a {kind.value} there would join {len(merged)} domains; only Civil buildings "
+            f"Rule of Dominion: {_article(kind.value)} there would join {len(merged)} domains; only Civil buildings "
             f"may join domains.",
         )
     if merged:
@@ -422,8 +422,8 @@ def _check_dominion_hierarchy(
             owner = f"{s.players[rival.owner].colour.value}, " if rival.owner is not None else ""
             raise RuleError(
                 "hierarchy", "R43",
-                f"Rule of Hierarchy: this domain's highest {kind.family.title} building is already a "
-                f"{rival.kind.value} ({owner}{rival.origin}); a {kind.value} may not equal it.",
+                f"Rule of Hierarchy: this domain's highest {kind.family.title} building is already "
+                f"{_article(rival.kind.value)} ({owner}{rival.origin}); {_article(kind.value)} may not equal it.",
             )
     return merged
 

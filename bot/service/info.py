@@ -58,7 +58,8 @@ class Info:
                 break
             out[:0] = narrate(state, events)
         if len(out) > limit:
-            out = [f"… ({len(out) - limit} earlier lines)", *out[-limit:]]
+            earlier = len(out) - limit
+            out = [f"… ({earlier} earlier line{'s' if earlier != 1 else ''})", *out[-limit:]]
         return "\n".join(out)
 
     async def board(self, caller: Caller, age: Age | None = None, game_id: int | None = None) -> Reply:
