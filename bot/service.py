@@ -15,12 +15,9 @@ Nothing here reveals a hand other than the caller's: public posts are made from 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import dataclasses
-import functools
 import logging
-import multiprocessing
 import secrets
 import time
 from collections import OrderedDict
@@ -57,6 +54,7 @@ from rules import (
 )
 from rules import events as ev
 
+from .ai import LEVEL_NAMES, LEVELS, AIWorker, Players, WorkerDied
 from .play import Refusal, Seat, act, action_text, can_undo, start
 from .storage import ActionRecord, ChannelBusyError, GameRecord, SeatRecord, Status, Storage
 from .texts import RULES, describe_hand, describe_status, ecu_word, narrate, ranking, who
@@ -64,8 +62,8 @@ from .texts import RULES, describe_hand, describe_status, ecu_word, narrate, ran
 log = logging.getLogger("tiempo.service")
 
 MAX_TEXT = 1900  # Discord allows 2000 characters in a message; keep room for a footer
-AI_LEVELS = ("random", "greedy", "strong")
-AI_NAMES = {"random": "Dice", "greedy": "Magpie", "strong": "Oracle"}
+AI_LEVELS = LEVEL_NAMES
+AI_NAMES = {level.name: level.display for level in LEVELS}
 #: the user id an AI seat carries (never a Discord user: snowflakes are far larger)
 AI_USER_BASE = 1000
 
@@ -162,9 +160,10 @@ def _seats(record: GameRecord) -> list[Seat]:
 class Tiempo:
     """The games of one bot: lobby, play, information and the background work.
 
-    ``clock`` gives unix seconds (tests pass a fake); ``choose_ai`` decides an AI seat's next action
-    (``bot.ai.choose_action`` by default, whose strong level's play-outs use ``ai_processes``
-    processes at once); it runs in one worker process with ``ai_process``, else in a thread."""
+    ``clock`` gives unix seconds (tests pass a fake); ``choose_ai`` decides an AI seat's next action,
+    called like ``bot.ai.Players.choose`` (by default the ``bot.ai`` players, one per level, kept
+    from turn to turn, whose strong level's play-outs use ``ai_processes`` processes at once); it
+    runs in one worker process (``bot.ai.AIWorker``) with ``ai_process``, else in a thread."""
 
     def __init__(self, storage: Storage, outbox: Outbox, *, default_turn_minutes: int = 0,
                  ai_think_seconds: float = 2.0, clock: Callable[[], float] = time.time,
@@ -184,8 +183,11 @@ class Tiempo:
         self._histories: OrderedDict[int, _History] = OrderedDict()
         self._ai_tasks: dict[int, asyncio.Task[None]] = {}
         self._closing = False
-        #: AI seats think in one worker process, so that a long search never slows the event loop
-        self._pool = _ai_pool() if ai_process else None
+        #: AI seats think in one worker process, which keeps its players, so that a long search never
+        #: slows the event loop; otherwise (or when the worker died) in a thread, with these players,
+        #: which start no helper process in the bot's own process when it has a worker
+        self._worker = AIWorker(workers=ai_processes, choose=choose_ai) if ai_process else None
+        self._players = Players(workers=1 if ai_process else ai_processes)
 
     # -- loading ------------------------------------------------------------------------------
 
@@ -782,21 +784,15 @@ class Tiempo:
         """The AI's action, decided off the event loop (in the worker process, or a thread); if the AI
         fails, a safe legal action instead (the first option of its decision, or the end of its turn),
         so that a game never stalls on a broken AI."""
-        def thinking(processes: int) -> Callable[[], Action]:
-            choose = self._choose_ai or _default_ai(processes)
-            return functools.partial(choose, state, seat, level, seed=seed, budget_s=self.ai_think_seconds)
-
-        call = thinking(self.ai_processes)
+        choose = self._choose_ai or self._players.choose
         try:
-            if self._pool is not None:
+            if self._worker is not None:
                 try:
-                    return await asyncio.get_running_loop().run_in_executor(self._pool, call)
-                except concurrent.futures.BrokenExecutor:
+                    return await asyncio.wrap_future(
+                        self._worker.submit(state, seat, level, seed=seed, budget_s=self.ai_think_seconds))
+                except WorkerDied:
                     log.exception("the AI worker process died; starting a new one, and thinking in a thread now")
-                    self._pool.shutdown(wait=False, cancel_futures=True)
-                    self._pool = _ai_pool()
-                    call = thinking(1)  # no helper processes in the bot's own process
-            return await asyncio.to_thread(call)
+            return await asyncio.to_thread(choose, state, seat, level, seed=seed, budget_s=self.ai_think_seconds)
         except Exception:
             log.exception("AI (%s) failed for seat %s; playing a safe action instead", level, seat)
             if state.pending is not None:
@@ -879,8 +875,9 @@ class Tiempo:
         for t in tasks:
             with contextlib.suppress(BaseException):
                 await t
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+        if self._worker is not None:
+            self._worker.close()
+        self._players.close()
 
     async def idle(self) -> None:
         """Wait until no AI seat is thinking (for tests and the console)."""
@@ -889,18 +886,6 @@ class Tiempo:
             if not tasks:
                 return
             await asyncio.gather(*tasks, return_exceptions=True)
-
-
-def _ai_pool() -> concurrent.futures.ProcessPoolExecutor:
-    """One worker process for AI seats; spawned, not forked: a fork would copy the event loop's and
-    the database thread's locks."""
-    return concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-
-
-def _default_ai(processes: int) -> Callable[..., Action]:
-    from .ai import choose_action
-
-    return functools.partial(choose_action, workers=processes)
 
 
 def _decision_question(state: GameState) -> str:
