@@ -99,6 +99,7 @@ def _play(levels: list[str], seed: int, holdem: bool = False) -> tuple[GameState
     return s, kinds
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("levels", "seed", "holdem"),
     [
@@ -118,6 +119,7 @@ def test_complete_games_between_all_levels_end_with_a_ranking(levels: list[str],
     assert kinds.get("Construct", 0) + kinds.get("Upgrade", 0) > 0
 
 
+@pytest.mark.slow
 def test_greedy_and_strong_outscore_random_in_a_seeded_game() -> None:
     s, _ = _play(["random", "greedy", "strong"], 21)
     assert s.players[1].ecus > s.players[0].ecus
@@ -257,6 +259,7 @@ def test_a_decision_does_not_change_when_hidden_information_does(level: str) -> 
             assert got == expected, f"{level} changed its action when only hidden cards changed"
 
 
+@pytest.mark.slow
 def test_strong_with_more_play_outs_still_ignores_hidden_cards() -> None:
     """The same check with enough play-outs for the Monte Carlo comparison to weigh in, where a
     leak through the sampled deals would show most."""
@@ -451,6 +454,7 @@ def test_a_play_out_is_only_begun_if_it_would_end_by_the_deadline() -> None:
     assert times.typical(3) == 1.0 and times.typical(4) == 0.0
 
 
+@pytest.mark.slow
 def test_strong_plays_the_same_with_a_helper_process() -> None:
     """``workers=2`` hands half the rounds to a helper process; with a fixed number of play-outs the
     action is the one a single process finds."""
@@ -465,6 +469,7 @@ def test_strong_plays_the_same_with_a_helper_process() -> None:
         helped.close()
 
 
+@pytest.mark.slow
 def test_closing_a_strong_player_stops_its_helpers() -> None:
     player = StrongPlayer(workers=2)
     assert player.helpers is not None and player.helpers.pids() == [], "helpers start at their first use"
@@ -554,6 +559,7 @@ def _running(pid: int) -> bool:
     return True
 
 
+@pytest.mark.slow
 def test_a_helper_ends_when_the_process_that_started_it_is_killed() -> None:
     """A killed AI worker must not leave its helper processes behind (the bot starts a new worker)."""
     code = (
@@ -584,6 +590,7 @@ def _gone(pids: list[int], message: str) -> None:
     assert not any(_running(p) for p in pids), message
 
 
+@pytest.mark.slow
 def test_a_pool_worker_with_helpers_still_ends_when_its_pool_shuts_down() -> None:
     """A process that is a pool's worker waits for its children at exit before any atexit handler
     runs, so a strong player's helpers must be stopped first, or the pool never shuts down."""
@@ -622,6 +629,7 @@ def test_default_workers_is_one_per_core_at_most_two(monkeypatch: pytest.MonkeyP
 # The bot's AI worker
 
 
+@pytest.mark.slow
 def test_the_ai_worker_keeps_its_players_between_calls() -> None:
     """A strong turn played through the worker is the turn a strong player plays here, and the
     helper processes of its strong player last from one call to the next."""
@@ -645,6 +653,7 @@ def test_the_ai_worker_keeps_its_players_between_calls() -> None:
     _gone([pid, *helpers], "the worker or its helper outlived close()")
 
 
+@pytest.mark.slow
 def test_a_dead_ai_worker_is_replaced_at_the_next_call(tmp_path: Path) -> None:
     from .ai_worker import broken, die_once
 
