@@ -10,12 +10,17 @@ rotated by ``g``. A win shared by k players counts 1/k. Times are per *turn*: ev
 seat during its own turn is added up (decisions answered during another player's turn are listed
 separately). Run it with ``nice -n 10`` on a shared machine.
 
-``--workers`` is how many processes a strong player's play-outs use at once (``bot.ai.helpers``;
-default: one per core, at most two, as the bot does). ``--jobs`` is how many games are played at
-once, each in its own process; a matchup with a strong player plays ``jobs // workers`` games at
-once (at least one), so that the processes never outnumber ``jobs``. On a two-core machine the
-default ``--jobs 2`` plays the greedy/random matchups two at a time and the strong ones one at a
-time, each strong turn on both cores: the configuration the bot runs with.
+``--workers`` is how many processes a strong player's play-outs use at once (its helpers,
+``bot.ai.Helpers``; default: one per core, at most two, as the bot does). ``--jobs`` is how many
+games are played at once, each in its own process; a matchup with a strong player plays
+``jobs // workers`` games at once (at least one), so that the processes never outnumber ``jobs``.
+On a two-core machine the default ``--jobs 2`` plays the greedy/random matchups two at a time and
+the strong ones one at a time, each strong turn on both cores: the configuration the bot runs with.
+
+Games played one at a time share one set of players (``bot.ai.Players``), as the bot's AI worker
+does from game to game: a strong player keeps its helpers and its measure of a play-out's length.
+A game played in a process of its own gets new players. Every level given must be one of
+``bot.ai.LEVELS``.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bot.ai import choose_action, helpers  # noqa: E402
+from bot.ai import Players, StrongPlayer, default_workers, get_level  # noqa: E402
 from rules import apply, legal_actions, new_game  # noqa: E402
 
 DEFAULT_MATCHUPS = [
@@ -57,9 +62,17 @@ class Tally:
     decision_times: list[float] = field(default_factory=list)
 
 
-def play(levels: list[str], seed: int, budget: float, iterations: int | None, check: bool, workers: int) -> \
+def play(levels: list[str], seed: int, budget: float, iterations: int | None, check: bool, workers: int,
+         players: Players | None = None) -> \
         tuple[list[int], tuple[int, ...], list[list[float]], list[list[float]]]:
-    """One game; returns final Ecus, winners, per-seat turn times and off-turn decision times."""
+    """One game; returns final Ecus, winners, per-seat turn times and off-turn decision times. With
+    no ``players``, new ones play it (their play-outs using ``workers`` processes), closed at its end."""
+    if players is None:
+        players = Players(workers=workers)
+        try:
+            return play(levels, seed, budget, iterations, check, workers, players)
+        finally:
+            players.close()
     s = new_game([f"{lv}{i}" for i, lv in enumerate(levels)], seed=seed)
     n = len(levels)
     turn_times: list[list[float]] = [[] for _ in range(n)]
@@ -68,8 +81,7 @@ def play(levels: list[str], seed: int, budget: float, iterations: int | None, ch
     while not s.finished:
         who = s.waiting_on
         t = time.perf_counter()
-        a = choose_action(s, who, levels[who], seed=seed * 1009 + s.turn, budget_s=budget, iterations=iterations,
-                          workers=workers)
+        a = players.choose(s, who, levels[who], seed=seed * 1009 + s.turn, budget_s=budget, iterations=iterations)
         dt = time.perf_counter() - t
         if check:
             assert a in legal_actions(s), a
@@ -93,13 +105,14 @@ def _play_args(args: Job) -> tuple[list[int], tuple[int, ...], list[list[float]]
     return play(*args)
 
 
-def _games(jobs: list[Job], processes: int) -> \
+def _games(jobs: list[Job], processes: int, players: Players) -> \
         Iterator[tuple[list[int], tuple[int, ...], list[list[float]], list[list[float]]]]:
-    """The games' results in order, played ``processes`` at a time (in processes that may start
-    helpers of their own, unlike a ``multiprocessing.Pool``'s)."""
+    """The games' results in order: one at a time by ``players``, or ``processes`` at a time, each
+    by new players in a process of its own (which may start helpers of its own, unlike a
+    ``multiprocessing.Pool``'s)."""
     if processes <= 1:
         for job in jobs:
-            yield play(*job)
+            yield play(*job, players=players)
         return
     with concurrent.futures.ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn")) as pool:
         yield from pool.map(_play_args, jobs)
@@ -121,10 +134,16 @@ def main() -> None:
     ap.add_argument("--matchups", nargs="*", default=DEFAULT_MATCHUPS)
     ap.add_argument("--check", action="store_true", help="also check every action is in legal_actions")
     ap.add_argument("--jobs", type=int, default=1, help="games played at once, in that many processes")
-    ap.add_argument("--workers", type=int, default=helpers.default_workers(),
+    ap.add_argument("--workers", type=int, default=default_workers(),
                     help="processes a strong player's play-outs use at once (default: cores, at most 2)")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "ai.json"))
     args = ap.parse_args()
+    for spec in args.matchups:
+        for level in spec.split(","):
+            try:
+                get_level(level)
+            except ValueError as err:
+                ap.error(str(err))
 
     started = time.perf_counter()
     report: dict[str, object] = {
@@ -137,6 +156,7 @@ def main() -> None:
         "matchups": {},
     }
     matchups: dict[str, object] = {}
+    players = Players(workers=args.workers)
     for spec in args.matchups:
         levels = spec.split(",")
         n = len(levels)
@@ -147,9 +167,11 @@ def main() -> None:
         jobs: list[Job] = [(seated, args.seed + g, args.budget, args.iterations, args.check, args.workers)
                            for g, seated in enumerate(seatings)]
         at_once = max(1, args.jobs // args.workers) if "strong" in levels else args.jobs
-        if at_once == 1 and "strong" in levels and args.workers > 1:
-            helpers.start(args.workers - 1)
-        for g, (ecus, winners, turns, decisions) in enumerate(_games(jobs, at_once)):
+        if at_once == 1 and "strong" in levels:
+            strong = players.player("strong")
+            if isinstance(strong, StrongPlayer):
+                strong.start_helpers()
+        for g, (ecus, winners, turns, decisions) in enumerate(_games(jobs, at_once, players)):
             seated = seatings[g]
             for i, lv in enumerate(seated):
                 t = tallies[lv]
@@ -181,6 +203,7 @@ def main() -> None:
         res["levels"] = per_level
         matchups[spec] = res
         print(f"{spec}: {json.dumps(per_level)}", flush=True)
+    players.close()
     report["matchups"] = matchups
     report["total_seconds"] = round(time.perf_counter() - started, 1)
     out = Path(args.out)

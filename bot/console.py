@@ -751,8 +751,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = ("Play Khronos at this terminal: people take turns at the keyboard, AI seats play "
                           "by themselves. Type `help` at the prompt for the commands.")
     parser.add_argument("--seats", help="the seats in order, comma-separated: a name for a person, ai:LEVEL for an "
-                        "AI player (random, greedy or strong); default: you against two greedy AI players, "
-                        'e.g. "Ana,Ben,ai:greedy"')
+                        f"AI player ({', '.join(AI_LEVELS[:-1])} or {AI_LEVELS[-1]}); default: you against two greedy "
+                        'AI players, e.g. "Ana,Ben,ai:greedy"')
     parser.add_argument("--holdem", action="store_true", help="play the Hold'em variant (a face-up reserve)")
     parser.add_argument("--seed", type=int, help="the deal's seed, to play the same game again")
     parser.add_argument("--out", default=DEFAULT_OUT,

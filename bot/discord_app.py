@@ -27,6 +27,7 @@ from discord import app_commands
 
 from rules import Age
 
+from .ai import LEVELS as AI_LEVELS
 from .config import Config
 from .panel import SEP, Choice
 from .play import Refusal
@@ -541,8 +542,9 @@ def build_group() -> app_commands.Group:
         await handle(interaction, "cancel", lambda: svc(interaction).cancel(caller_of(interaction)))
 
     @group.command(description="Seat an AI player in the lobby")
-    @app_commands.describe(level="random: for tests; greedy: quick and sensible; strong: looks ahead")
-    async def addbot(interaction: Interaction, level: Literal["random", "greedy", "strong"] = "greedy") -> None:
+    @app_commands.describe(level="; ".join(f"{lv.name}: {lv.description}" for lv in AI_LEVELS))
+    @app_commands.choices(level=_choices([lv.name for lv in AI_LEVELS]))
+    async def addbot(interaction: Interaction, level: str = "greedy") -> None:
         await handle(interaction, "addbot", lambda: svc(interaction).add_bot(caller_of(interaction), level))
 
     # -- information --

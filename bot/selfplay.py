@@ -12,9 +12,9 @@ In ``--out`` it writes:
 * ``turn-000-start.png`` and ``turn-NNN-roundR-Colour.png``: the picture after every turn;
 * ``ranking.json`` the final ranking (places shared on a tie) and how the game was played.
 
-It plays the rules engine directly with ``bot.ai.choose_action`` (no storage). The game depends only
-on the seed, the levels and, for ``strong``, ``--iterations``; without it the strong players think
-for ``--think`` seconds a turn, and the game depends on the machine's speed too.
+It plays the rules engine directly with ``bot.ai`` players (no storage), new ones for every game.
+The game depends only on the seed, the levels and, for ``strong``, ``--iterations``; without it the
+strong players think for ``--think`` seconds a turn, and the game depends on the machine's speed too.
 """
 
 from __future__ import annotations
@@ -24,23 +24,19 @@ import json
 import random
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from rules import Action, Colour, GameState, Options, apply, format_action, format_position, new_game
+from rules import Colour, GameState, Options, apply, format_action, format_position, new_game
 from rules import events as ev
 
-from .ai.helpers import MAX_WORKERS, default_workers
+from .ai import LEVEL_NAMES, MAX_WORKERS, Chooser, Players, default_workers, get_level
 from .texts import ecu_word, ranking, who
 
-LEVELS = ("random", "greedy", "strong")
-NAMES = {"random": "Dice", "greedy": "Magpie", "strong": "Oracle"}  # as the table service names AI seats
 ROUNDS = 7
 MAX_ACTIONS = 20_000  # a game takes a few hundred; more means an AI that never ends its turn
-
-Chooser = Callable[..., Action]
 
 
 @dataclass(frozen=True)
@@ -83,30 +79,30 @@ class Progress:
         self.stream.flush()
 
 
-def default_chooser() -> Chooser:
-    from .ai import choose_action
-
-    return choose_action
-
-
 def play_game(levels: Sequence[str], *, seed: int, out: Path, holdem: bool = False, iterations: int | None = None,
               think: float = 1.0, choose: Chooser | None = None, progress: TextIO | None = None,
               pictures: bool = True, processes: int = 1) -> Result:
     """Play a whole game between AI players of ``levels`` (one per seat) and write its files in ``out``.
-    With the default ``choose``, a strong player's play-outs use ``processes`` processes at once."""
-    from render import game_picture
-
+    ``choose`` is called like ``bot.ai.Players.choose``; by default new players are made for this
+    game (so that nothing remembered from an earlier game steers this one), a strong player's
+    play-outs using ``processes`` processes at once, and closed at its end."""
     for level in levels:
-        if level not in LEVELS:
-            raise ValueError(f"{level!r} is not an AI level: use {', '.join(LEVELS)}")
+        get_level(level)
     if not 2 <= len(levels) <= 5:
         raise ValueError(f"Khronos is for 2 to 5 players, not {len(levels)}")
-    extra: dict[str, int] = {} if choose else {"workers": processes}
-    choose = choose or default_chooser()
-    if choose.__module__.startswith("bot.ai"):
-        from .ai import clear_cache
+    if choose is not None:
+        return _play(levels, seed, out, holdem, iterations, think, choose, progress, pictures)
+    players = Players(workers=processes)
+    try:
+        return _play(levels, seed, out, holdem, iterations, think, players.choose, progress, pictures)
+    finally:
+        players.close()
 
-        clear_cache()  # the plans remembered from an earlier game in this process must not steer this one
+
+def _play(levels: Sequence[str], seed: int, out: Path, holdem: bool, iterations: int | None, think: float,
+          choose: Chooser, progress: TextIO | None, pictures: bool) -> Result:
+    from render import game_picture
+
     out.mkdir(parents=True, exist_ok=True)
     for old in out.glob("turn-*.png"):
         old.unlink()
@@ -137,7 +133,7 @@ def play_game(levels: Sequence[str], *, seed: int, out: Path, holdem: bool = Fal
             log.append(f"# turn {state.turn}, round {state.round}: {who(state, state.active)}")
         seat = state.waiting_on
         action = choose(state, seat, levels[seat], seed=seed * 1000 + state.turn, budget_s=think,
-                        iterations=iterations, **extra)
+                        iterations=iterations)
         log.append(format_action(state, action))
         before = state
         state, events = apply(state, action)
@@ -166,9 +162,9 @@ def player_names(levels: Sequence[str]) -> list[str]:
     names: list[str] = []
     for i, level in enumerate(levels):
         if levels.count(level) == 1:
-            names.append(NAMES[level])
+            names.append(get_level(level).display)
         else:
-            names.append(f"{NAMES[level]} {levels[: i + 1].count(level)}")
+            names.append(f"{get_level(level).display} {levels[: i + 1].count(level)}")
     return names
 
 
@@ -215,7 +211,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=int, help="how many players, 2–5 (default 4, or as many as --levels)")
     parser.add_argument("--seed", type=int, help="the game's seed (default: a random one, printed)")
     parser.add_argument("--out", default="tiempo-selfplay", help="the folder to write to (default ./tiempo-selfplay)")
-    parser.add_argument("--level", default="greedy", choices=LEVELS, help="every player's level (default greedy)")
+    parser.add_argument("--level", default="greedy", choices=LEVEL_NAMES, help="every player's level (default greedy)")
     parser.add_argument("--levels", help="one level per seat, comma-separated, e.g. strong,greedy,random")
     parser.add_argument("--iterations", type=int,
                         help="the strong players' search per turn: makes a game depend on the seed only")
@@ -238,8 +234,7 @@ def levels_of(args: argparse.Namespace) -> list[str]:
     else:
         levels = [args.level] * (4 if args.players is None else args.players)
     for level in levels:
-        if level not in LEVELS:
-            raise ValueError(f"{level!r} is not an AI level: use {', '.join(LEVELS)}")
+        get_level(level)
     if not 2 <= len(levels) <= 5:
         raise ValueError(f"Khronos is for 2 to 5 players, not {len(levels)}")
     return levels

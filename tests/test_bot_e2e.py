@@ -438,10 +438,9 @@ async def test_an_all_ai_table_plays_a_whole_game_with_the_real_ai(sim: DiscordS
     assert state.finished and len([m for m in public(sim) if m.attachments]) >= 1 + 21
     names = {p.name for p in state.players}
     assert names == {"Oracle", "Magpie", "Dice"}
-    pool = bot.service.seats._pool
-    assert pool is not None
-    workers = list(pool._processes)
-    assert workers and any(_children(w) for w in workers), "the AI worker started no helper process"
+    worker = bot.service.seats._worker
+    assert worker is not None and worker.pid is not None
+    assert _children(worker.pid), "the AI worker started no helper process"
 
 
 async def test_upgrade_without_at_finds_the_place_or_asks_for_it(sim: DiscordSim, tmp_path: Path) -> None:

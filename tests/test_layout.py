@@ -99,3 +99,52 @@ def test_no_class_is_longer_than_300_lines() -> None:
                 if size > MAX_CLASS_LINES and where not in LONG_CLASSES:
                     long.append(f"{where[0]}: {node.name} has {size} lines")
     assert not long, "\n".join(long)
+
+
+def _project_imports() -> dict[str, set[str]]:
+    """Each module of rules, render and bot, with the project modules it imports (anywhere in it,
+    functions included), leaving out its own packages (which Python loads before it anyway)."""
+    modules: dict[str, tuple[Path, bool]] = {}
+    for package in ("rules", "render", "bot"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            init = parts[-1] == "__init__"
+            modules[".".join(parts[:-1] if init else parts)] = (path, init)
+    graph: dict[str, set[str]] = {}
+    for module, (path, init) in modules.items():
+        package = module if init else module.rpartition(".")[0]
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+                source = ".".join([*base, node.module] if node.module else base)
+                names = [source, *(f"{source}.{a.name}" for a in node.names)]
+            else:
+                continue
+            deps |= {n for n in names if n in modules and n != module and not module.startswith(n + ".")}
+        graph[module] = deps
+    return graph
+
+
+def test_no_project_modules_import_each_other() -> None:
+    """No circle of imports between modules of rules, render and bot, directly or through others."""
+    graph = _project_imports()
+    assert "bot.ai.levels" in graph["bot.ai.players"] and "bot.ai.helpers" in graph["bot.ai.levels"]
+    circles = []
+    for start in graph:
+        seen: set[str] = set()
+        todo = list(graph[start])
+        while todo:
+            m = todo.pop()
+            if m == start:
+                circles.append(start)
+                break
+            if m not in seen:
+                seen.add(m)
+                todo.extend(graph[m])
+    assert not circles, f"these modules import themselves through others: {sorted(circles)}"
+    ai = {m for m in graph if m.startswith("bot.ai")}
+    outside = {(m, d) for m in ai for d in graph[m] if d.startswith("bot") and not d.startswith("bot.ai")}
+    assert not outside, f"bot.ai imports the rest of the bot: {sorted(outside)}"

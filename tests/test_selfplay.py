@@ -36,6 +36,7 @@ def replay(out: Path) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=60, cwd=ROOT)
 
 
+@pytest.mark.slow
 def test_a_game_is_written_turn_by_turn_and_replays_to_the_same_end(tmp_path: Path) -> None:
     out = tmp_path / "game"
     progress = io.StringIO()
@@ -76,6 +77,7 @@ def test_a_game_is_written_turn_by_turn_and_replays_to_the_same_end(tmp_path: Pa
     assert len(bars) == 7 and bars[-1].startswith("[" + "#" * 28 + "] 21/21 turns  game over")
 
 
+@pytest.mark.slow
 def test_the_same_seed_plays_the_same_game(tmp_path: Path) -> None:
     for name in ("a", "b"):
         selfplay.play_game(["random", "random"], seed=9, out=tmp_path / name, choose=random_ai, pictures=False)
@@ -83,6 +85,7 @@ def test_the_same_seed_plays_the_same_game(tmp_path: Path) -> None:
     assert not list((tmp_path / "a").glob("*.png"))
 
 
+@pytest.mark.slow
 def test_the_strong_player_is_deterministic_with_an_iteration_budget(tmp_path: Path) -> None:
     for name in ("a", "b"):
         selfplay.play_game(["strong", "random"], seed=2, out=tmp_path / name, iterations=1, pictures=False)
@@ -90,6 +93,7 @@ def test_the_strong_player_is_deterministic_with_an_iteration_budget(tmp_path: P
     assert replay(tmp_path / "a").stdout == (tmp_path / "a" / "final.txt").read_text()
 
 
+@pytest.mark.slow
 def test_the_command_line(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "bot", "selfplay", "--players", "2", "--level", "random", "--seed",
                           "4", "--out", str(tmp_path / "g")], capture_output=True, text=True, timeout=60, cwd=ROOT)

@@ -25,6 +25,7 @@ the AI maximises.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from rules import INCOME_ROUNDS, Age, GameState, Kind, domains
@@ -66,7 +67,7 @@ def income_events(s: GameState, player: int) -> tuple[bool, int]:
 
 
 #: id(kind) -> (family index 0/1/2 for M/R/C, level); ids because Enum hashing is slow
-_INFO: dict[int, tuple[int, int]] = {id(k): ("MRC".index(k.family.value), k.level) for k in Kind}
+_INFO: Mapping[int, tuple[int, int]] = {id(k): ("MRC".index(k.family.value), k.level) for k in Kind}
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,15 +1,19 @@
-"""The three levels: ``random``, ``greedy`` and ``strong``.
+"""What the three levels do: ``random``, ``greedy`` and ``strong`` (the player objects that use it
+are in ``bot.ai.players``).
 
-Every function here takes the seat's *view* (``rules.serial.View``), never the full state, so the
-levels cannot use what the player in that seat could not see.
+Every function here takes the seat's *view* (``rules.View``), never the full state, so the levels
+cannot use what the player in that seat could not see. Nothing here keeps anything from one call to
+the next: what the strong level remembers (its plans, the typical length of a play-out) belongs to
+its player, which passes it in.
 """
 
 from __future__ import annotations
 
 import random
 import statistics
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from rules import (
@@ -27,9 +31,12 @@ from rules import (
     legal_actions,
 )
 
-from . import helpers
 from .common import View, candidates, determinize, end_turn, fingerprint, mix_seed, resolve_pending
 from .evaluate import DEFAULT, Weights, score
+from .helpers import EARLY_S, Batch, Helpers
+
+#: a clock for the strong level's budget: seconds from any fixed point (``time.perf_counter``)
+Clock = Callable[[], float]
 
 #: the strong level's evaluation weights (the greedy level uses ``evaluate.DEFAULT``): the same,
 #: with later incomes discounted by how firmly they are held, and the rivalry aimed at the
@@ -191,10 +198,12 @@ def _state_key(s: GameState) -> tuple[object, ...]:
     )
 
 
-def beam_plans(s0: GameState, seat: int, *, width: int, depth: int, deadline: float, keep: int) -> list[Plan]:
+def beam_plans(s0: GameState, seat: int, *, width: int, depth: int, deadline: float, keep: int,
+               clock: Clock = time.perf_counter) -> list[Plan]:
     """Best-first beam search over the seat's own moves this turn (constructions, upgrades,
-    demolitions, populating, renovating, travel), each move's decisions answered by ``best_choice``.
-    Returns up to ``keep`` plans by score, the empty plan (end the turn now) included."""
+    demolitions, populating, renovating, travel), each move's decisions answered by ``best_choice``,
+    until ``clock()`` passes ``deadline``. Returns up to ``keep`` plans by score, the empty plan (end
+    the turn now) included."""
     w = STRONG_WEIGHTS
     start = Plan([], [s0], score(s0, seat, w))
     beam = [start]
@@ -206,7 +215,7 @@ def beam_plans(s0: GameState, seat: int, *, width: int, depth: int, deadline: fl
             if s.pending is not None or s.active != seat:
                 continue
             for a in candidates(s, seat):
-                if time.perf_counter() > deadline and grown:
+                if clock() > deadline and grown:
                     break
                 try:
                     s2, _ = apply(s, a)
@@ -229,7 +238,7 @@ def beam_plans(s0: GameState, seat: int, *, width: int, depth: int, deadline: fl
             break
         beam = _distinct(sorted(grown, key=lambda p: -p.value), width)
         finals.extend(beam)
-        if time.perf_counter() > deadline:
+        if clock() > deadline:
             break
     ranked = _distinct(sorted(finals, key=lambda p: -p.value), 4 * keep)
     if not DIVERSE:
@@ -302,7 +311,7 @@ QUICK_FROM = 4
 #: three, one more round of replies to what it does next, closer to the incomes of rounds 4 and 7
 #: (R21); with four or five a round costs too much (three or four greedy turns): twice as many
 #: play-outs to the seat's next turn measured better than half as many one round longer
-HORIZON: dict[int, int] = {2: 1, 3: 1}
+HORIZON: Mapping[int, int] = {2: 1, 3: 1}
 
 
 def _play_on(s: GameState, seat: int) -> GameState:
@@ -361,8 +370,32 @@ def _exchange_turn(det: GameState, seat: int, exchange: Exchange) -> GameState |
     return _play_out_turn(s, seat, [])
 
 
+class PlayoutTimes:
+    """The typical duration of a strong play-out in recent plans, by number of players (a running
+    average of each plan's mean, on the player's clock): a play-out is only begun if the longer of
+    that and the slowest of the plan so far would still end in time. Thread-safe; one per player."""
+
+    def __init__(self) -> None:
+        self._by_players: dict[int, float] = {}
+        self._lock = threading.Lock()
+
+    def typical(self, players: int) -> float:
+        """The typical play-out with ``players`` players, in seconds (0 before the first)."""
+        with self._lock:
+            return self._by_players.get(players, 0.0)
+
+    def record(self, players: int, typical: float, rounds: Rounds) -> None:
+        """Fold the play-outs of ``rounds``, begun when the typical one took ``typical``, into the average."""
+        if not rounds.done:
+            return
+        mean = rounds.spent / rounds.done
+        with self._lock:
+            self._by_players[players] = mean if not typical else 0.5 * (typical + mean)
+
+
 def strong_plan(
-    view: View, seat: int, rng: random.Random, *, time_s: float, iterations: int | None, workers: int = 1
+    view: View, seat: int, rng: random.Random, *, time_s: float, iterations: int | None,
+    helpers: Helpers | None = None, clock: Clock = time.perf_counter, times: PlayoutTimes | None = None,
 ) -> list[Action]:
     """The ``strong`` level's plan for the rest of the turn.
 
@@ -373,15 +406,17 @@ def strong_plan(
        the turn, the other players' turns played greedily until the seat's next turn, then
        ``HORIZON`` more rounds (the seat's turn and the others', all greedy) — and the position
        scored. ``_pick`` keeps the beam's best plan unless another clearly did better.
-       ``iterations`` is the number of play-outs; otherwise they run while the time lasts.
-       With ``workers`` above 1, helper processes (``bot.ai.helpers``) play some of the rounds at
-       the same time; the result does not depend on how many do.
+       ``iterations`` is the number of play-outs; otherwise they run while ``time_s`` seconds of
+       ``clock`` last, a play-out begun only if the typical one (``times``) would end in time.
+       With ``helpers``, helper processes play some of the rounds at the same time (on the wall
+       clock); the result does not depend on how many do.
     """
-    start = time.perf_counter()
+    start = clock()
     timed = iterations is None
     deadline_beam = start + time_s * BEAM_SHARE if timed else float("inf")
     s = view.state
-    plans = beam_plans(s, seat, width=BEAM_WIDTH, depth=BEAM_DEPTH, deadline=deadline_beam, keep=PLAN_KEEP)
+    plans = beam_plans(s, seat, width=BEAM_WIDTH, depth=BEAM_DEPTH, deadline=deadline_beam, keep=PLAN_KEEP,
+                       clock=clock)
     p = s.players[seat]
     if not (s.exchanged or s.acted or s.swapped) and p.ecus >= 4 and p.hand.total:
         plans.append(Plan([Exchange(seat, exchange_option(p.hand))], [s], plans[0].value - 2.0))
@@ -389,60 +424,74 @@ def strong_plan(
         return plans[0].actions
     seed = rng.getrandbits(64)
     moves = [plan.actions for plan in plans]
-    deadline = time.time() + max(0.0, start + time_s - time.perf_counter()) if timed else None
-    early = None if deadline is None else deadline - helpers.EARLY_S  # its answer is back when ours is done
-    helping = helpers.submit(workers - 1, play_rounds, view, seat, moves, seed, iterations, early)
+    n_players = len(s.players)
+    times = times if times is not None else PlayoutTimes()
+    typical = times.typical(n_players) if timed else 0.0
+    stop = start + time_s if timed else None
+    # the helpers' deadline is on the wall clock, which every process shares
+    wall = None if stop is None else time.time() + max(0.0, stop - clock())
+    early = None if wall is None else wall - EARLY_S  # its answer is back when ours is done
+    helping = (helpers.submit(play_rounds, view, seat, moves, seed, iterations, early, typical=typical)
+               if helpers is not None else Batch(None, []))
     step = len(helping.futures) + 1
-    results = [play_rounds(view, seat, moves, seed, iterations, deadline, first=0, step=step)]
-    results += helpers.collect(helping, deadline)
-    for found in results:
-        for (r, k), v in found.items():
+    own = play_rounds(view, seat, moves, seed, iterations, stop, first=0, step=step, typical=typical, clock=clock)
+    if timed:
+        times.record(n_players, typical, own)
+    found = [own] + (helpers.collect(helping, wall) if helpers is not None else [])
+    for rounds in found:
+        for (r, k), v in rounds.scores.items():
             plans[k].samples[r] = v
     if iterations is not None:  # a helper that failed: its rounds are played here, for the same result
-        rounds = -(-iterations // len(plans))
-        for r in range(rounds):
+        n_rounds = -(-iterations // len(plans))
+        for r in range(n_rounds):
             if r not in plans[0].samples:
-                for (r2, k), v in play_rounds(view, seat, moves, seed, iterations, None, first=r, step=rounds).items():
+                missed = play_rounds(view, seat, moves, seed, iterations, None, first=r, step=n_rounds)
+                for (r2, k), v in missed.scores.items():
                     plans[k].samples[r2] = v
     return _pick(plans).actions
 
 
+@dataclass
+class Rounds:
+    """What ``play_rounds`` found: the scores by (round, plan), and how many play-outs it timed and
+    how long they took in all (only with a deadline)."""
+
+    scores: dict[tuple[int, int], float] = field(default_factory=dict)
+    done: int = 0
+    spent: float = 0.0
+
+
 def play_rounds(
     view: View, seat: int, moves: list[list[Action]], seed: int, iterations: int | None, deadline: float | None,
-    first: int = 0, step: int = 1,
-) -> dict[tuple[int, int], float]:
+    first: int = 0, step: int = 1, *, typical: float = 0.0, clock: Clock = time.time,
+) -> Rounds:
     """Play-outs of the plans ``moves`` (see ``strong_plan``), round by round: in round ``r`` every
     plan is played out on one determinization, dealt by a generator seeded with ``seed`` and ``r``
     alone, so that a round comes out the same in whichever process plays it. This process plays
     rounds ``first``, ``first + step``, ... — play-out ``r * len(moves) + k`` is plan ``k`` in
-    round ``r`` — up to ``iterations`` play-outs in all, or while the wall-clock ``deadline``
-    (``time.time()``) allows. Returns the scores by (round, plan)."""
-    out: dict[tuple[int, int], float] = {}
+    round ``r`` — up to ``iterations`` play-outs in all, or while ``clock()`` (the wall clock unless
+    told) is before ``deadline``: a play-out is begun only if the longer of ``typical`` and the
+    slowest one so far would end by then."""
+    out = Rounds()
     n_plans = len(moves)
-    n_players = len(view.state.players)
-    stop = time.perf_counter() + (deadline - time.time()) if deadline is not None else float("inf")
-    typical = _playout_s.get(n_players, 0.0) if deadline is not None else 0.0
-    slowest = typical
-    done = 0
-    spent = 0.0
+    stop = deadline if deadline is not None else float("inf")
+    slowest = typical if deadline is not None else 0.0
     r = first
     going = True
     while going and (iterations is None or r * n_plans < iterations):
         det = determinize(view, random.Random(mix_seed(seed, r)))
         for k, actions in enumerate(moves):
-            began = time.perf_counter()
+            began = clock()
             if (iterations is not None and r * n_plans + k >= iterations) or began + slowest > stop:
                 going = False
                 break
-            out[r, k] = _play_out(det, seat, actions)
-            took = time.perf_counter() - began
-            done += 1
-            spent += took
-            slowest = max(slowest, took)
+            out.scores[r, k] = _play_out(det, seat, actions)
+            if deadline is not None:
+                took = clock() - began
+                out.done += 1
+                out.spent += took
+                slowest = max(slowest, took)
         r += step
-    if deadline is not None and done:
-        mean = spent / done
-        _playout_s[n_players] = mean if not typical else 0.5 * (typical + mean)
     return out
 
 
@@ -452,12 +501,6 @@ def _play_out(det: GameState, seat: int, actions: list[Action]) -> float:
     head = actions[0] if actions else None
     end = _exchange_turn(det, seat, head) if isinstance(head, Exchange) else _play_out_turn(det, seat, actions)
     return -1e9 if end is None else score(_play_on(end, seat), seat, STRONG_WEIGHTS)
-
-
-#: strong: the typical duration of a play-out in recent plans, by number of players (a running
-#: average of each plan's mean): a play-out is only begun if the longer of that and the slowest of
-#: this plan so far would still end in time
-_playout_s: dict[int, float] = {}
 
 
 #: strong: how much better (in Ecus, on the same determinizations) a plan must play out than the
@@ -484,16 +527,18 @@ def _pick(plans: list[Plan]) -> Plan:
     return best
 
 
-ChooseFn = Callable[[View, int, random.Random], Action]
-
 __all__ = [
+    "Clock",
     "Plan",
+    "PlayoutTimes",
+    "Rounds",
     "beam_plans",
     "best_choice",
     "decide",
     "fingerprint",
     "greedy_action",
     "greedy_step",
+    "play_rounds",
     "random_action",
     "strong_plan",
 ]

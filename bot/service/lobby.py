@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from rules import Colour, to_json
 
+from ..ai import LEVEL_NAMES, LEVELS
 from ..play import Refusal
 from ..storage import ChannelBusyError, GameRecord, SeatRecord, Status
 from ..texts import who
@@ -15,8 +16,8 @@ from .games import Games, is_ai
 from .herald import Herald
 from .messages import Caller, Reply
 
-AI_LEVELS = ("random", "greedy", "strong")
-AI_NAMES = {"random": "Dice", "greedy": "Magpie", "strong": "Oracle"}
+AI_LEVELS = LEVEL_NAMES
+AI_NAMES = {level.name: level.display for level in LEVELS}
 #: the user id an AI seat carries (never a Discord user: snowflakes are far larger)
 AI_USER_BASE = 1000
 #: the longest turn limit, in minutes (a week)

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
-import functools
 import logging
-import multiprocessing
 from collections.abc import Callable
 
 from rules import Action, GameState, apply
 
+from ..ai import AIWorker, Players, WorkerDied
 from ..storage import Status
 from ..words import Command, say
 from .clock import Commit, safe_action
@@ -25,8 +23,9 @@ log = logging.getLogger("tiempo.service")
 class AISeats:
     """Plays the AI seats of every game, one background task per game.
 
-    ``choose`` decides an AI seat's next action (``bot.ai.choose_action`` by default, whose strong
-    level's play-outs use ``processes`` processes at once); it runs in one worker process with
+    ``choose`` decides an AI seat's next action, called like ``bot.ai.Players.choose`` (by default the
+    ``bot.ai`` players, one per level, kept from turn to turn, whose strong level's play-outs use
+    ``processes`` processes at once); it runs in one worker process (``bot.ai.AIWorker``) with
     ``in_process``, else in a thread."""
 
     def __init__(self, games: Games, herald: Herald, commit: Commit, *, think_seconds: float = 2.0,
@@ -39,8 +38,11 @@ class AISeats:
         self._choose = choose
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._closing = False
-        #: AI seats think in one worker process, so that a long search never slows the event loop
-        self._pool = _ai_pool() if in_process else None
+        #: AI seats think in one worker process, which keeps its players, so that a long search never
+        #: slows the event loop; otherwise (or when the worker died) in a thread, with these players,
+        #: which start no helper process in the bot's own process when it has a worker
+        self._worker = AIWorker(workers=processes, choose=choose) if in_process else None
+        self._players = Players(workers=1 if in_process else processes)
 
     def drive(self, game_id: int) -> None:
         """Let AI seats play while the game waits on one (in the background)."""
@@ -89,21 +91,15 @@ class AISeats:
         """The AI's action, decided off the event loop (in the worker process, or a thread); if the AI
         fails, a safe legal action instead (the first option of its decision, or the end of its turn),
         so that a game never stalls on a broken AI."""
-        def thinking(processes: int) -> Callable[[], Action]:
-            choose = self._choose or _default_ai(processes)
-            return functools.partial(choose, state, seat, level, seed=seed, budget_s=self.think_seconds)
-
-        call = thinking(self.processes)
+        choose = self._choose or self._players.choose
         try:
-            if self._pool is not None:
+            if self._worker is not None:
                 try:
-                    return await asyncio.get_running_loop().run_in_executor(self._pool, call)
-                except concurrent.futures.BrokenExecutor:
+                    return await asyncio.wrap_future(
+                        self._worker.submit(state, seat, level, seed=seed, budget_s=self.think_seconds))
+                except WorkerDied:
                     log.exception("the AI worker process died; starting a new one, and thinking in a thread now")
-                    self._pool.shutdown(wait=False, cancel_futures=True)
-                    self._pool = _ai_pool()
-                    call = thinking(1)  # no helper processes in the bot's own process
-            return await asyncio.to_thread(call)
+            return await asyncio.to_thread(choose, state, seat, level, seed=seed, budget_s=self.think_seconds)
         except Exception:
             log.exception("AI (%s) failed for seat %s; playing a safe action instead", level, seat)
             action = safe_action(state)
@@ -127,8 +123,9 @@ class AISeats:
         for t in tasks:
             with contextlib.suppress(BaseException):
                 await t
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+        if self._worker is not None:
+            self._worker.close()
+        self._players.close()
 
     async def idle(self) -> None:
         """Wait until no AI seat is thinking (for tests and the console)."""
@@ -137,15 +134,3 @@ class AISeats:
             if not tasks:
                 return
             await asyncio.gather(*tasks, return_exceptions=True)
-
-
-def _ai_pool() -> concurrent.futures.ProcessPoolExecutor:
-    """One worker process for AI seats; spawned, not forked: a fork would copy the event loop's and
-    the database thread's locks."""
-    return concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-
-
-def _default_ai(processes: int) -> Callable[..., Action]:
-    from ..ai import choose_action
-
-    return functools.partial(choose_action, workers=processes)
