@@ -374,7 +374,7 @@ def step(state: GameState, seat: int, path: Sequence[str] = (), *, legal: Sequen
             chosen.append(level.label(state, actions[0]))
             continue
         area: str | None = None
-        if level.cells and len(keys) > MAX_CHOICES and given and given[0].startswith("a"):
+        if level.cells and len(keys) > MAX_CHOICES and given and _is_area(given[0]):
             area = given.pop(0)
             asked.append(len(taken))
             taken.append(area)
@@ -418,6 +418,38 @@ def _suggested(state: GameState, actions: Sequence[Action]) -> Action:
     except (NotationError, RuleError):
         return actions[0]
     return default if default in actions else actions[0]
+
+
+def path_to(state: GameState, seat: int, action: Action, *, legal: Sequence[Action] | None = None) -> tuple[str, ...]:
+    """The panel path that ends on ``action`` (a legal action of ``seat``): what a player picks to
+    play it. Raises ``ValueError`` if the panel does not lead to it."""
+    legal = legal_actions(state) if legal is None else legal
+    verb = type(action)
+    keys = [level.key(state, action) for level in LEVELS[verb]]
+    path: tuple[str, ...] = (VERBS[verb][0],)
+    for _ in range(2 * len(keys) + 2):
+        s = step(state, seat, path, legal=legal, with_preview=False)
+        if s.preview is not None:
+            if s.preview.action == action:
+                return s.path
+            other = (*s.next_base, keys[-1])  # paid another way than the suggested one
+            found = step(state, seat, other, legal=legal, with_preview=False).preview
+            if found is not None and found.action == action:
+                return other
+            break
+        answered = sum(1 for k in s.path[1:] if not _is_area(k))
+        wanted = keys[answered]
+        offered = {c.key for c in s.choices}
+        if wanted not in offered:
+            wanted = _area_key(Cell.parse(wanted))
+        if wanted not in offered:
+            break
+        path = (*s.path, wanted)
+    raise ValueError(f"the panel does not lead to {action}")
+
+
+def _is_area(key: str) -> bool:
+    return key.startswith("a") and key[1:].isdigit()
 
 
 def _back(taken: list[str], asked: list[int]) -> tuple[str, ...]:
@@ -488,5 +520,5 @@ def describe_choice(state: GameState, seat: int, path: Sequence[str]) -> str:
     return " · ".join(s.chosen) or who(state, seat)
 
 
-__all__ = ["MAX_CHOICES", "SEP", "Choice", "Preview", "Step", "harms", "kind_label", "preview", "size", "span",
-           "step"]
+__all__ = ["MAX_CHOICES", "SEP", "Choice", "Preview", "Step", "harms", "kind_label", "path_to", "preview", "size",
+           "span", "step"]

@@ -65,6 +65,9 @@ ROOT = Path(__file__).resolve().parent.parent
 AI_DIR = ROOT / "bot" / "ai"
 STRONG_ITERATIONS = 2
 
+#: every level, the strong one in the full suite only (its look-ahead takes seconds)
+QUICK_LEVELS = [pytest.param(n, marks=pytest.mark.slow) if n == "strong" else n for n in LEVEL_NAMES]
+
 
 class Ticks:
     """A clock for a strong player that moves on ``step`` seconds each time it is read, so that its
@@ -238,7 +241,7 @@ def hidden() -> tuple[GameState, ...]:
     return (*out[:7], *decisions())
 
 
-@pytest.mark.parametrize("level", LEVEL_NAMES)
+@pytest.mark.parametrize("level", QUICK_LEVELS)
 def test_a_decision_does_not_change_when_hidden_information_does(level: str) -> None:
     """Other hands and the deck order are hidden (R24): dealing them differently, consistently with
     what the seat sees, must not change the action, for the same seed and iterations."""
@@ -282,7 +285,7 @@ def test_the_reshuffle_does_change_what_a_player_who_could_see_it_would_do() -> 
     assert len(hands) > 1
 
 
-@pytest.mark.parametrize("level", LEVEL_NAMES)
+@pytest.mark.parametrize("level", QUICK_LEVELS)
 def test_same_view_seed_and_iterations_give_the_same_action(level: str) -> None:
     for s in hidden()[:4]:
         a = make_player(level).choose(s, s.waiting_on, seed=4, iterations=STRONG_ITERATIONS)
@@ -424,6 +427,7 @@ def _plans_for(s: GameState) -> tuple[View, int, list[list[Action]]]:
     return view, seat, [p.actions for p in plans]
 
 
+@pytest.mark.slow
 def test_play_out_rounds_come_out_the_same_in_whichever_process_plays_them() -> None:
     """A round's deal depends on the seed and the round alone: two processes playing the even and
     the odd rounds find exactly what one process playing them all finds."""
@@ -490,6 +494,7 @@ def _alone(players: int, seed: int, steps: int, iterations: int) -> Action:
     return StrongPlayer().choose(s, s.active, seed=3, iterations=iterations)
 
 
+@pytest.mark.slow
 def test_strong_plays_on_alone_when_its_helpers_fail(monkeypatch: pytest.MonkeyPatch,
                                                       caplog: pytest.LogCaptureFixture) -> None:
     """A helper that cannot be started, or whose answer is an error, costs only its rounds."""

@@ -50,13 +50,24 @@ def positions(seeds: range, players: int = 3, every: int = 7) -> list[GameState]
     return out
 
 
-@pytest.mark.parametrize("seed", [0, *(pytest.param(n, marks=pytest.mark.slow) for n in range(1, 4))])
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(4))
 def test_every_legal_action_is_reached_and_only_those(seed: int) -> None:
     for state in positions(range(seed, seed + 1), players=3 + seed % 3, every=11):
         seat = state.waiting_on
         reached = walk(state, seat)
         legal = [a for a in legal_actions(state) if a.player == seat]
         assert sorted(map(repr, reached)) == sorted(map(repr, legal))
+
+
+def test_path_to_leads_to_each_legal_action() -> None:
+    for state in positions(range(1), every=40):
+        seat = state.waiting_on
+        legal = legal_actions(state)
+        for action in [a for a in legal if a.player == seat][::15]:
+            path = panel.path_to(state, seat, action, legal=legal)
+            last = step(state, seat, path, legal=legal, with_preview=False)
+            assert last.preview is not None and last.preview.action == action, (action, path)
 
 
 def test_the_menu_lists_what_the_player_may_do_and_paths_fit_a_custom_id() -> None:

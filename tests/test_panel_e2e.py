@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.panel import SEP, step
-from rules import Action, Age, Cell, Construct, EndTurn, GameState, legal_actions
+from bot.panel import SEP, path_to, step
+from rules import Age, Cell, Construct, EndTurn, legal_actions
 from tests.discord_sim import DiscordSim, SimMessage, SimUser
 from tests.test_bot_e2e import answer, make_bot, open_table, public, state_of, user_of
 
@@ -18,26 +18,6 @@ from tests.test_bot_e2e import answer, make_bot, open_table, public, state_of, u
 async def sim(discord_sim: DiscordSim) -> AsyncIterator[DiscordSim]:
     yield discord_sim
     assert discord_sim.errors == [], [r.getMessage() for r in discord_sim.errors]
-
-
-def path_to(state: GameState, seat: int, wanted: Action, path: tuple[str, ...] = ()) -> tuple[str, ...] | None:
-    """The panel path whose last step is ``wanted``."""
-    legal = legal_actions(state)
-    s = step(state, seat, path, legal=legal, with_preview=False)
-    if s.preview is not None and s.preview.action == wanted:
-        return s.path
-    if s.preview is not None and path[-1:] != s.path[-1:]:  # the suggested payment: try the others
-        for c in s.choices:
-            other = step(state, seat, (*s.next_base, c.key), legal=legal, with_preview=False)
-            if other.preview is not None and other.preview.action == wanted:
-                return other.path
-    if s.preview is not None:
-        return None
-    for c in s.choices:
-        found = path_to(state, seat, wanted, (*s.path, *c.key.split(SEP)))
-        if found is not None:
-            return found
-    return None
 
 
 async def tap(sim: DiscordSim, panel: SimMessage, user: SimUser, target: tuple[str, ...]) -> tuple[SimMessage, int]:
@@ -78,12 +58,10 @@ async def test_a_build_and_the_end_of_a_turn_by_taps_only(sim: DiscordSim, tmp_p
 
     some = next(a for a in legal_actions(state) if isinstance(a, Construct) and a.kind.level == 2)
     found = path_to(state, state.active, some)
-    assert found is not None
     suggested = step(state, state.active, found[:-1]).preview  # paid the way the panel suggests
     assert suggested is not None
     build = suggested.action
     target = path_to(state, state.active, build)
-    assert target is not None
     panel, taps = await tap(sim, panel, player, target)
     assert taps <= 4, taps  # a kind, an area, a place, Confirm (and Play before: 5 taps)
     assert "Done." in panel.content and "What do you do?" in panel.content
@@ -93,7 +71,6 @@ async def test_a_build_and_the_end_of_a_turn_by_taps_only(sim: DiscordSim, tmp_p
 
     end = min((a for a in legal_actions(after) if isinstance(a, EndTurn)), key=lambda a: a.discard.total)
     target = path_to(after, after.active, end)
-    assert target is not None
     panel, _ = await tap(sim, panel, player, target)
     _, later = await state_of(bot, sim)
     assert later.active != state.active or later.turn != state.turn
