@@ -81,7 +81,7 @@ class Command:
 def _is_age(word: str) -> bool:
     try:
         Age.parse(word)
-    except ValueError:
+    except NotationError:
         return False
     return True
 
@@ -162,8 +162,7 @@ def parse_line(line: str) -> tuple[Command, dict[str, str | None]]:
             given[name] = [m.group(2)] if m.group(2) else []
             last, keyed = name, True
             continue
-        if keyed:
-            assert last is not None
+        if keyed and last is not None:  # after ``name:value``, the words that follow belong to it
             given[last].append(token)
             continue
         free = [o for o in command.options if o.name not in given and names.index(o.name) > _index(names, last)]
