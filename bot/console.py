@@ -121,7 +121,7 @@ COMMANDS: dict[str, Command] = {c.word: c for c in (
     Command("choose", "answer the decision the game is waiting on", (Option("cell", True),), "choose E1",
             plays=True),
     Command("undo", "take back your last action this turn (not after drawing cards)"),
-    Command("yes", "play the action you were just warned about (it harms your own buildings)"),
+    Command("yes", "confirm what you were just asked about (an action that harms you, cancelling the game)"),
     Command("rematch", "after the game: play again with the same seats"),
     Command("cancel", "give the game up (it cannot be resumed)"),
     Command("help", "this list"),
@@ -326,6 +326,8 @@ class Table:
     game_id: int | None = None
     #: an action the player was warned about and may confirm with ``yes``: (game, version, notation)
     unconfirmed: tuple[int, int, str] | None = None
+    #: a game in play whose cancelling the player may confirm with ``yes``
+    unconfirmed_cancel: int | None = None
     #: the game version the last public post showed the board of (it said whose turn it is)
     last_board: int | None = None
     #: the channel's posts while a command runs, to print in order with its answer
@@ -364,7 +366,7 @@ class Table:
         if post.choices:
             self.say("Answer with " + " or ".join(f"`choose {cell}`" for _, cell in post.choices) + ".")
         if not public:
-            self.unconfirmed = post.confirm
+            self.unconfirmed, self.unconfirmed_cancel = post.confirm, post.cancel_game
 
     # -- the game ---------------------------------------------------------------------------------
 
@@ -546,6 +548,8 @@ class Table:
         if word == "undo":
             return await s.undo(caller)
         if word == "yes":
+            if self.unconfirmed_cancel is not None:
+                return await s.cancel(caller, self.unconfirmed_cancel, confirmed=True)
             if self.unconfirmed is None:
                 raise Refusal("There is nothing to confirm.")
             game_id, version, notation = self.unconfirmed

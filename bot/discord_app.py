@@ -106,6 +106,8 @@ def view_of(post: Post) -> discord.ui.View | None:
         view.add_item(PlayButton(post.play_game))
     if post.confirm is not None:
         view.add_item(ConfirmButton(*post.confirm))
+    if post.cancel_game is not None:
+        view.add_item(CancelButton(post.cancel_game))
     if post.choice_game is not None:
         for label, cell in post.choices:
             view.add_item(ChooseButton(post.choice_game, post.version, cell, label))
@@ -414,6 +416,25 @@ class ConfirmButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
             caller_of(interaction), self.game_id, self.version, self.notation), update=True)
 
 
+class CancelButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
+                   template=r"tiempo:cancel:(?P<game>\d+)"):
+    """Confirms cancelling a game in play."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(discord.ui.Button(label="Cancel the game", style=discord.ButtonStyle.danger,
+                                           custom_id=f"tiempo:cancel:{game_id}"))
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
+                             /) -> CancelButton:
+        return cls(int(match["game"]))
+
+    async def callback(self, interaction: Interaction) -> None:
+        await handle(interaction, "cancel button", lambda: _service(interaction).cancel(
+            caller_of(interaction), self.game_id, confirmed=True))
+
+
 def add_panel(view: discord.ui.View, panel: PanelView) -> None:
     """A turn panel's list and buttons."""
     if panel.choices:
@@ -431,7 +452,7 @@ def add_panel(view: discord.ui.View, panel: PanelView) -> None:
 
 
 DYNAMIC_ITEMS = (HandButton, BoardButton, ChooseButton, LobbyButton, RematchButton, PlayButton, PanelSelect,
-                 PanelButton, ConfirmButton)
+                 PanelButton, ConfirmButton, CancelButton)
 
 
 # ---------------------------------------------------------------------------------------------

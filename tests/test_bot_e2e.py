@@ -204,7 +204,12 @@ async def test_refusals_are_private_and_say_why(sim: DiscordSim, tmp_path: Path)
     payload["member"]["permissions"] = "0"
     reply = await answer(sim, payload)
     assert reply.ephemeral and "Only the player who opened" in reply.content
-    reply = await answer(sim, sim.slash("tiempo", "cancel"))
+    asked = await answer(sim, sim.slash("tiempo", "cancel"))  # a game in play: asked first, privately
+    assert asked.ephemeral and "Cancelling ends it for good" in asked.content
+    assert "press Cancel the game" in asked.content
+    _, still = await state_of(bot, sim)
+    assert (await bot.service.storage.list_games())[0].status.value == "playing" and not still.finished
+    reply = await answer(sim, sim.click("tiempo:cancel:1", asked))
     assert not reply.ephemeral and "cancelled" in reply.content
 
 

@@ -214,7 +214,11 @@ async def test_a_thread_is_a_table_of_its_own_and_a_channel_manager_may_cancel(s
     # bob neither opened nor sits at the thread's table, but may manage the channel: he may cancel it
     payload = sim.slash("tiempo", "cancel", user=bob, channel=thread)
     payload["member"]["permissions"] = str(MANAGE_CHANNELS)
-    cancelled = await answer(sim, payload)
+    asked = await answer(sim, payload)  # the game is in play: he confirms first
+    assert asked.ephemeral and "Game #2 is being played" in asked.content
+    click = sim.click("tiempo:cancel:2", asked, user=bob)
+    click["member"]["permissions"] = str(MANAGE_CHANNELS)
+    cancelled = await answer(sim, click)
     assert not cancelled.ephemeral and cancelled.content == "Game #2 is cancelled by bob."
     assert cancelled.channel_id == thread.id
     gone = await answer(sim, sim.slash("tiempo", "end", user=dora, channel=thread))

@@ -85,8 +85,8 @@ class Tiempo:
     async def leave(self, caller: Caller, game_id: int | None = None) -> Reply:
         return await self.lobby.leave(caller, game_id)
 
-    async def cancel(self, caller: Caller) -> Reply:
-        return await self.lobby.cancel(caller)
+    async def cancel(self, caller: Caller, game_id: int | None = None, *, confirmed: bool = False) -> Reply:
+        return await self.lobby.cancel(caller, game_id, confirmed=confirmed)
 
     async def start_game(self, caller: Caller, game_id: int | None = None) -> Reply:
         return await self.lobby.start(caller, game_id)

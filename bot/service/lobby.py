@@ -10,7 +10,7 @@ from ..ai import LEVEL_NAMES, LEVELS
 from ..play import Refusal
 from ..storage import ChannelBusyError, GameRecord, SeatRecord, Status
 from ..texts import who
-from ..words import HERE, Command, Here, Mention, Strong, Text, lines, say
+from ..words import HERE, Button, Command, Here, Mention, Strong, Text, lines, say
 from .clock import turn_deadline
 from .games import Games, is_ai
 from .herald import Herald
@@ -138,11 +138,22 @@ class Lobby:
             game = await self.games.storage.update_lobby(game.id, seats=seats, now=self.clock())
         return self._reply(game, f"{caller.name} leaves.")
 
-    async def cancel(self, caller: Caller) -> Reply:
-        """Cancel the channel's game (the opener, or a channel manager)."""
-        game = await self.games.here(caller)
+    async def cancel(self, caller: Caller, game_id: int | None = None, *, confirmed: bool = False) -> Reply:
+        """Cancel the channel's game (the opener, or a channel manager). A game in play is cancelled
+        only once confirmed: the reply to the first ask carries a button that confirms."""
+        game = await (self.games.here(caller) if game_id is None else self.games.storage.get_game(game_id))
+        if not game.status.is_active:
+            raise Refusal(f"Game #{game.id} is already over.")
         _check_opener(game, caller, "cancel it")
+        if game.status is Status.PLAYING and not confirmed:
+            state = self.games.state_of(game)
+            return Reply(say("Game #{id} is being played (round {round} of 7). Cancelling ends it for good, for "
+                             "everyone at the table. To cancel it, {confirm}.", id=game.id, round=state.round,
+                             confirm=Button("Cancel the game", "yes")), cancel_game=game.id)
         async with self.games.storage.lock(game.id):
+            fresh = await self.games.storage.get_game(game.id)
+            if not fresh.status.is_active:
+                raise Refusal(f"Game #{game.id} is already over.")
             await self.games.storage.set_status(game.id, Status.CANCELLED, now=self.clock())
         self.stop(game.id)
         return Reply(say("Game #{id} is cancelled by {name}.", id=game.id, name=caller.name), public=True)

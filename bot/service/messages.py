@@ -65,6 +65,8 @@ class Post:
     panel: PanelView | None = None
     #: a Confirm button for an action that harms its player: (game, version, the action's notation)
     confirm: tuple[int, int, str] | None = None
+    #: a button that confirms cancelling this game (in play)
+    cancel_game: int | None = None
 
 
 @dataclass(frozen=True)
