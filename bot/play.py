@@ -134,15 +134,20 @@ def replay(first: GameState, actions: Sequence[Action]) -> GameState:
     return state
 
 
-def can_undo(state: GameState, last_events: Sequence[ev.Event], last_action: Action | None) -> str | None:
-    """Why the last action cannot be undone, or None if it can: only the active player's own action
-    of this turn, and not one that revealed hidden cards (a draw) or ended the turn."""
-    if last_action is None:
-        return "Nothing to undo yet."
-    if isinstance(last_action, Choose) or state.pending is not None:
-        return "A decision has been made or is waited on; it cannot be undone."
-    if any(isinstance(e, (ev.CardsDrawn, ev.Reshuffled, ev.TurnEnded)) for e in last_events):
-        return "That action drew cards or ended the turn, so it cannot be undone."
-    if last_action.player != state.active:
-        return "Only the active player's last action of this turn can be undone."
-    return None
+def undo_span(state: GameState, seat: int, done: Sequence[tuple[Action, Sequence[ev.Event]]]) -> int:
+    """How many of the last actions ``done`` (with their events, oldest first) an undo by ``seat`` takes
+    back: the player's own last action of the turn they are playing, with every answer given to the
+    questions it raised (whoever gave them), as long as none of it revealed a hidden card. Raises
+    Refusal saying why there is nothing to undo."""
+    i = len(done) - 1
+    while i >= 0 and isinstance(done[i][0], Choose):  # the answers to what the action asked
+        i -= 1
+    if i < 0:
+        raise Refusal("Nothing to undo yet.")
+    action, events = done[i]
+    if action.player != seat or state.active != seat or any(isinstance(e, ev.TurnEnded) for e in events):
+        raise Refusal("Nothing of yours to undo: undo takes back only your own last action of the turn you are "
+                      "playing.")
+    if any(isinstance(e, (ev.CardsDrawn, ev.Reshuffled, ev.TurnEnded)) for _, evs in done[i:] for e in evs):
+        raise Refusal("That action drew cards or ended the turn, so it cannot be undone.")
+    return len(done) - i

@@ -585,21 +585,22 @@ class Storage:
                                  (turn_deadline, game_id))
             return await self._load(db, game_id)
 
-    async def truncate_last_action(self, game_id: int, expected_seq: int, snapshot: str, *,
+    async def truncate_last_action(self, game_id: int, expected_seq: int, snapshot: str, *, count: int = 1,
                                    turn_deadline: float | Literal[_Keep.KEEP] | None = KEEP,
                                    now: float | None = None) -> GameRecord:
-        """Undo: remove the last action, which must be number ``expected_seq``, and make ``snapshot`` (the
-        state before it) current, in one transaction. Raises StaleSeqError if the last action is another
-        one (or there is none), GameNotFoundError, StatusError if the game is not being played."""
+        """Undo: remove the last ``count`` actions, the last of which must be number ``expected_seq``, and
+        make ``snapshot`` (the state before them) current, in one transaction. Raises StaleSeqError if the
+        last action is another one (or there are fewer), GameNotFoundError, StatusError if the game is not
+        being played."""
         async with self._transaction() as db:
             game = await self._load(db, game_id)
             if game.status is not Status.PLAYING:
                 raise StatusError(game_id, game.status, "undo an action")
-            if expected_seq != game.action_count or expected_seq < 1:
+            if expected_seq != game.action_count or not 1 <= count <= expected_seq:
                 raise StaleSeqError(game_id, expected_seq, game.action_count)
-            await db.execute("DELETE FROM actions WHERE game_id = ? AND seq = ?", (game_id, expected_seq))
+            await db.execute("DELETE FROM actions WHERE game_id = ? AND seq > ?", (game_id, expected_seq - count))
             await db.execute("UPDATE games SET snapshot = ?, action_count = ?, updated_at = ? WHERE id = ?",
-                             (snapshot, expected_seq - 1, _now(now), game_id))
+                             (snapshot, expected_seq - count, _now(now), game_id))
             if turn_deadline is not KEEP:
                 await db.execute("UPDATE games SET turn_deadline = ?, half_warned = 0 WHERE id = ?",
                                  (turn_deadline, game_id))

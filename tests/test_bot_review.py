@@ -5,12 +5,14 @@ filtered by what is typed. The bot runs against the Discord stand-in (tests/disc
 
 from __future__ import annotations
 
+import random
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from bot.service import Caller
 from rules import (
     Action,
     Choose,
@@ -30,6 +32,7 @@ from rules import (
     parse_action,
 )
 from tests.discord_sim import DiscordSim, SimChannel, SimMessage, SimUser
+from tests.gameplay import choose
 from tests.test_bot_e2e import answer, make_bot, open_table, state_of, user_of
 
 MANAGE_CHANNELS = 1 << 4
@@ -362,3 +365,39 @@ async def test_cell_completion_says_why_it_has_nothing(sim: DiscordSim, tmp_path
     lacking = next(k for k in ("Castle", "Abbey", "City") if held.count(Kind.parse(k).family) < 3)
     reason = await why(sim, "build", {"kind": lacking, "cell": ""}, mover)
     assert reason.startswith(f"No {lacking} fits: it needs 3 ") and "you hold" in reason
+
+
+async def test_undo_takes_back_an_action_that_raised_a_question_with_its_answer(sim: DiscordSim,
+                                                                               tmp_path: Path) -> None:
+    """Seed 41, played by the random player of tests/gameplay.py: the 44th action is alice's Hamlet,
+    which asks her a question. She answers it, then takes the Hamlet back: the answer goes too, and the
+    channel is told."""
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3", seed_source=lambda: 41))
+    users = await open_table(sim, bot, "bob")
+    game_id, state = await state_of(bot, sim)
+    rng = random.Random(41)
+    service = bot.service
+
+    async def act_as(action: Action) -> None:
+        user = users[action.player]
+        caller = Caller(sim.guild.id, sim.channel.id, user.id, user.name)
+        version = (await service.storage.get_game(game_id)).action_count
+        await service.table.play_action(caller, game_id, version, lambda s, seat: action)
+
+    for _ in range(43):
+        _, state = await state_of(bot, sim)
+        await act_as(choose(rng, state, legal_actions(state)))
+    _, before = await state_of(bot, sim)
+    hamlet = choose(rng, before, legal_actions(before))
+    assert isinstance(hamlet, Construct) and hamlet.player == 0
+    await act_as(hamlet)
+    _, asked = await state_of(bot, sim)
+    assert asked.pending is not None and asked.pending.decision.player == 0
+    await act_as(Choose(0, asked.pending.decision.options[0]))
+
+    undone = await answer(sim, sim.slash("tiempo", "undo", user=users[0]))
+    assert undone.ephemeral and undone.content.startswith("Undone.")
+    _, back = await state_of(bot, sim)
+    assert back == before
+    told = await sim.wait_for_message(lambda m: "takes back" in m.content)
+    assert "The answers given to it are taken back too" in told.content and "chose" in told.content

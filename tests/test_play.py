@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.play import Refusal, Seat, act, action_text, can_undo, replay, seat_of, start
-from rules import Age, Colour, Construct, legal_actions
+from bot.play import Refusal, Seat, act, action_text, replay, seat_of, start, undo_span
+from rules import Age, Colour, Construct, Exchange, apply, legal_actions, parse_action, parse_position
 
 SEATS = [Seat(101, "Ana", Colour.RED), Seat(202, "Ben", Colour.WHITE), Seat(303, "Cy", Colour.GREEN)]
 
@@ -51,12 +51,45 @@ def test_a_legal_build_with_the_default_payment_is_played() -> None:
                               {"kind": build.kind.value, "cell": str(build.origin), "age": build.age.letter})
     assert isinstance(action, Construct) and action.origin == build.origin
     assert new.boards[Age.MIGHT if build.age is Age.MIGHT else Age.FAITH].at(s.map.index(build.origin)) is not None
-    assert can_undo(new, events, action) is None
+    seat = s.active
+    assert undo_span(new, seat, [(action, events)]) == 1
     assert replay(s, [action]) == new
-    ended, events, end = act(new, SEATS, user, "end", {})
-    assert can_undo(ended, events, end) is not None  # a draw revealed cards
+    ended, end_events, end = act(new, SEATS, user, "end", {})
+    with pytest.raises(Refusal, match="Nothing of yours"):  # the turn is over
+        undo_span(ended, seat, [(action, events), (end, end_events)])
+    exchange = next(a for a in legal_actions(s) if isinstance(a, Exchange))
+    drawn, drawn_events = apply(s, exchange)
+    with pytest.raises(Refusal, match="drew cards"):  # a draw revealed cards
+        undo_span(drawn, seat, [(exchange, drawn_events)])
 
 
 def test_seat_of_ignores_ai_seats() -> None:
     seats = [*SEATS, Seat(101, "Bot", Colour.BLUE, ai="greedy")]
     assert seat_of(seats, 101) == 0
+
+
+JUNCTION = """
+map: plain 15x12
+players: Red White Green
+active: Green
+Green: hand=CC
+M: Keep[Red]@A1 Watchtower[Red]@A3 Chapel[Red]@B3 Keep[White]@D1 Chapel[White]@D3
+"""
+
+
+def test_undo_takes_back_an_action_with_the_answers_given_to_its_questions() -> None:
+    """R61, A23: Green's Hamlet joins two domains; White answers where the smaller building goes. Green
+    may take back the Hamlet, and White's answer goes with it (nothing hidden was revealed)."""
+    s0 = parse_position(JUNCTION)
+    build = parse_action("Green build Hamlet C2 on M pay C 1+0", s0)
+    s1, e1 = apply(s0, build)
+    assert s1.pending is not None and s1.pending.decision.player == 1
+    answer = parse_action("White choose D2", s1)
+    s2, e2 = apply(s1, answer)
+    done = [(build, e1), (answer, e2)]
+    assert undo_span(s2, 2, done) == 2  # the Hamlet and White's answer
+    assert undo_span(s1, 2, done[:1]) == 1  # with the question still open, the Hamlet alone
+    with pytest.raises(Refusal, match="Nothing of yours"):
+        undo_span(s2, 1, done)  # White cannot take back Green's action
+    with pytest.raises(Refusal, match="Nothing to undo"):
+        undo_span(s0, 2, [])

@@ -156,9 +156,9 @@ class Games:
                               events))
             h.seq = record.action_count
 
-    def forget_last(self, game: GameRecord, h: History, before: GameState) -> None:
-        """The last action was taken back (``game`` is the game after that): update the caches."""
-        h.actions.pop()
+    def forget_last(self, game: GameRecord, h: History, before: GameState, count: int = 1) -> None:
+        """The last ``count`` actions were taken back (``game`` is the game after that): update the caches."""
+        del h.actions[-count:]
         h.seq = game.action_count
         self.remember(game.id, game.action_count, before)
 

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from rules import Action, GameState, NotationError, RuleError, apply, format_action, parse_action, to_json
+from rules import Action, Choose, GameState, NotationError, RuleError, apply, format_action, parse_action, to_json
 from rules import events as ev
 
 from ..panel import harms
-from ..play import Refusal, act, can_undo
+from ..play import Refusal, act, undo_span
 from ..storage import GameRecord, Status
 from ..texts import describe_hand, describe_status, narrate, who
-from ..words import Button, Command, Strong, lines, say
+from ..words import Button, Command, Strong, lines, say, text
 from .clock import turn_deadline
-from .games import Games, History, seat_of, seats_of
-from .herald import Herald
+from .games import Games, History, is_ai, seat_of, seats_of
+from .herald import Herald, mention
 from .messages import Caller, Post, Reply
 from .suggest import upgrade_origin
 
@@ -139,18 +139,20 @@ class Table:
                 raise Refusal("You are not playing in this game.")
             h = await self.games.history(game)
             state = self.games.state_of(game)
-            last = h.actions[-1] if h.actions else None
-            if last is not None and state.pending is None and (
-                    last[1].player != seat or any(isinstance(e, ev.TurnEnded) for e in last[2])):
-                raise Refusal("Nothing of yours to undo: undo takes back only your own last action of the turn "
-                              "you are playing.")
-            why = can_undo(state, last[2] if last else (), last[1] if last else None)
-            if why is not None or last is None:
-                raise Refusal(why or "Nothing to undo yet.")
-            before = self.games.replay(game, History(0, h.actions[:-1]))
-            game = await storage.truncate_last_action(game.id, game.action_count, to_json(before), now=self.clock())
-            self.games.forget_last(game, h, before)
-            what = " ".join(narrate(before, last[2])[:2]).rstrip(".")
-            await self.herald.post(game.channel_id, Post(say(
-                "↩️ {who} takes back their last action (it was: {what}).", who=who(before, seat), what=what)))
+            count = undo_span(state, seat, [(action, events) for _, action, events in h.actions])
+            taken = h.actions[-count:]
+            before = self.games.replay(game, History(0, h.actions[:-count]))
+            game = await storage.truncate_last_action(game.id, game.action_count, to_json(before), count=count,
+                                                      now=self.clock())
+            self.games.forget_last(game, h, before, count)
+            own = " ".join(narrate(before, taken[0][2])[:2]).rstrip(".")
+            answers = [(a.player, a.cell) for _, a, _ in taken[1:] if isinstance(a, Choose)]
+            told = say("↩️ {who} takes back their last action (it was: {what}).", who=who(before, seat), what=own)
+            if answers:
+                told = told + " The answers given to it are taken back too: " + text(*[
+                    part for i, (p, cell) in enumerate(answers)
+                    for part in ((", " if i else ""), mention(game.seats[p]), f" chose {cell}")]) + "."
+            others = tuple(dict.fromkeys(game.seats[p].user_id for p, _ in answers if p != seat
+                                         and not is_ai(game.seats[p])))
+            await self.herald.post(game.channel_id, Post(told, mentions=others))
         return Reply("Undone.\n" + describe_hand(before, seat))
