@@ -33,8 +33,9 @@ from typing import TextIO
 from rules import Action, Age, GameState, Kind, NotationError
 
 from .ai.helpers import MAX_WORKERS, default_workers
+from .panel import SEP
 from .play import Refusal
-from .service import AI_LEVELS, Caller, Post, Reply, Tiempo
+from .service import AI_LEVELS, Caller, PanelView, Post, Reply, Tiempo
 from .storage import GameRecord, Status, Storage, StorageError
 from .texts import RULES, who
 from .words import Style, Text, as_text, render
@@ -121,6 +122,12 @@ COMMANDS: dict[str, Command] = {c.word: c for c in (
     Command("choose", "answer the decision the game is waiting on", (Option("cell", True),), "choose E1",
             plays=True),
     Command("undo", "take back your last action this turn (not after drawing cards)"),
+    Command("play", "the turn panel: pick what to do from numbered lists, see what it does, then `ok`"),
+    Command("pick", "in the turn panel: pick a numbered choice (typing the number alone does the same)",
+            (Option("number", True),), "pick 2"),
+    Command("ok", "in the turn panel: play the action it shows"),
+    Command("back", "in the turn panel: the previous question again"),
+    Command("menu", "in the turn panel: back to the first list"),
     Command("yes", "confirm what you were just asked about (an action that harms you, cancelling the game)"),
     Command("rematch", "after the game: play again with the same seats"),
     Command("cancel", "give the game up (it cannot be resumed)"),
@@ -145,6 +152,8 @@ def parse_line(line: str) -> tuple[Command, dict[str, str | None]]:
     if not words:
         raise InputError("")
     word = words[0].lower().lstrip("/")
+    if word.isdigit() and len(words) == 1:  # a number alone picks from the turn panel
+        words, word = ["pick", word], "pick"
     word = ALIASES.get(word, word)
     command = COMMANDS.get(word)
     if command is None:
@@ -324,6 +333,8 @@ class Table:
     bold: bool = False
     humans: list[Caller] = field(default_factory=list)
     game_id: int | None = None
+    #: the turn panel shown last (its numbered choices, ``ok``, ``back`` and ``menu`` act on it)
+    panel: PanelView | None = None
     #: an action the player was warned about and may confirm with ``yes``: (game, version, notation)
     unconfirmed: tuple[int, int, str] | None = None
     #: a game in play whose cancelling the player may confirm with ``yes``
@@ -367,6 +378,20 @@ class Table:
             self.say("Answer with " + " or ".join(f"`choose {cell}`" for _, cell in post.choices) + ".")
         if not public:
             self.unconfirmed, self.unconfirmed_cancel = post.confirm, post.cancel_game
+            self.panel = post.panel
+            if post.panel is not None:
+                self.show_panel(post.panel)
+
+    def show_panel(self, panel: PanelView) -> None:
+        """A turn panel's choices, numbered, and what can be typed."""
+        for i, c in enumerate(panel.choices, 1):
+            self.whisper(f"{i:>3}. {c.label}" + (f" — {c.detail}" if c.detail else ""))
+        hints = (["a number to pick"] if panel.choices else []) + (["`ok` to play it"] if panel.confirm else [])
+        hints += (["`back`"] if panel.back is not None else []) + (["`menu`"] if panel.path else [])
+        hints += ["`undo`"] if panel.undo else []
+        if not panel.choices and not panel.confirm:
+            hints.append("`play` to look again")
+        self.whisper("Type " + ", ".join(hints) + ".")
 
     # -- the game ---------------------------------------------------------------------------------
 
@@ -545,7 +570,11 @@ class Table:
             except ValueError:
                 raise Refusal("`log` takes a number of events, e.g. `log 30`.") from None
             return await s.game_log(caller, count)
+        if word in ("play", "pick", "ok", "back", "menu"):
+            return await self.panel_command(game, caller, word, options)
         if word == "undo":
+            if self.panel is not None and self.panel.undo:
+                return await s.panel_undo(caller, game.id)
             return await s.undo(caller)
         if word == "yes":
             if self.unconfirmed_cancel is not None:
@@ -560,6 +589,28 @@ class Table:
             return await self.rematch(game, caller)
         values = {o.service_key: options[o.name] for o in command.options}
         return await s.play(caller, word, values)
+
+    async def panel_command(self, game: GameRecord, caller: Caller, word: str, options: dict[str, str | None]) -> Reply:
+        """``play``, ``pick N``, ``ok``, ``back`` and ``menu``: the turn panel, as on Discord."""
+        s, panel = self.service, self.panel
+        if word == "play" or panel is None:
+            if word != "play":
+                raise Refusal("Open the turn panel first: `play`.")
+            return await s.panel(caller, game.id)
+        if word == "pick":
+            number = (options.get("number") or "").strip()
+            if not number.isdigit() or not 1 <= int(number) <= len(panel.choices):
+                raise Refusal(f"Pick a number from 1 to {len(panel.choices)}." if panel.choices else
+                              "There is nothing to pick now.")
+            key = panel.choices[int(number) - 1].key
+            return await s.panel(caller, panel.game_id, panel.version, (*panel.base, *key.split(SEP)))
+        if word == "ok":
+            if not panel.confirm:
+                raise Refusal("Pick the rest of the action first.")
+            return await s.panel_confirm(caller, panel.game_id, panel.version, panel.path)
+        if word == "back":
+            return await s.panel(caller, panel.game_id, panel.version, panel.back or ())
+        return await s.panel(caller, panel.game_id, panel.version, ())
 
     async def rematch(self, game: GameRecord, caller: Caller) -> Reply | None:
         if game.status is Status.PLAYING:

@@ -287,3 +287,18 @@ def test_the_number_of_processes_is_checked(tmp_path: Path, capsys: pytest.Captu
     code = console.play(args(tmp_path, "--processes", "50"), stdin=io.StringIO(""), stdout=io.StringIO())
     assert code == 2
     assert capsys.readouterr().err == "tiempo-bot console: --processes must be from 1 to 8\n"
+
+
+def test_the_turn_panel_at_the_console_builds_by_numbers_and_ok(tmp_path: Path) -> None:
+    """The same panel as on Discord: numbered lists, a preview, then `ok`."""
+    out = run_console(tmp_path, "play\n2\n1\n1\nok\nquit\n", "--seats", "Ana,ai:greedy", "--seed", "3",
+                      "--no-pictures")
+    assert "What do you do?" in out and "2. Build a Watchtower (1×1)" in out
+    assert "First pick an area of the board." in out and "1. Columns A–E, rows 1–4" in out
+    assert "To play it, type `ok`" in out and "press Confirm" not in out
+    assert "Done." in out and "Ana (Red) builds a Watchtower at A1 on Might." in out
+
+
+def test_panel_words_outside_a_panel_say_what_to_do(tmp_path: Path) -> None:
+    out = run_console(tmp_path, "ok\n3\nquit\n", "--seats", "Ana,ai:greedy", "--seed", "3", "--no-pictures")
+    assert out.count("Open the turn panel first: `play`.") == 2

@@ -11,7 +11,7 @@ from ..panel import Step, step
 from ..play import Refusal
 from ..storage import Status
 from ..texts import narrate, who
-from ..words import Strong, Text, lines, text
+from ..words import Button, Strong, Text, lines, say, text
 from .games import Games, seat_of
 from .messages import Caller, PanelView, Reply
 from .table import Table
@@ -97,7 +97,9 @@ def _body(s: Step) -> list[Text | str]:
     if s.preview is not None:
         out += [f"• {line}" for line in s.preview.lines]
         out += [f"⚠️ This {h}." for h in s.preview.harms]
-        out.append("Confirm to play it" + (", pay another way from the list," if s.choices else "") + " or go back.")
+        confirm = Button("Confirm", "ok")
+        out.append(say("To play it, {confirm}; to pay another way, pick it from the list.", confirm=confirm)
+                   if s.choices else say("To play it, {confirm}.", confirm=confirm))
     else:
         out.append(s.question)
     return out
