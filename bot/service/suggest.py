@@ -42,6 +42,13 @@ class Suggestions:
     def __init__(self, games: Games) -> None:
         self.games = games
 
+    async def _acting(self, caller: Caller) -> tuple[GameState, int] | None:
+        """The state and the caller's seat when it is their turn and no question is open."""
+        seated = await self.games.seated_here(caller)
+        if seated is None or seated[0].active != seated[1] or seated[0].pending is not None:
+            return None
+        return seated
+
     async def cells(self, caller: Caller, command: str, typed: str, *, kind: str | None = None,
                     age: str | None = None, target: str | None = None, limit: int = LIMIT) -> list[str]:
         """Cells that make ``command`` legal for the caller now, filtered by what is typed."""
@@ -55,12 +62,10 @@ class Suggestions:
 
     async def cards(self, caller: Caller, command: str, typed: str, limit: int = LIMIT) -> list[str]:
         """Card sets in the caller's hand (``MRC`` letters) for paying, exchanging or discarding."""
-        seated = await self.games.seated_here(caller)
-        if seated is None:
+        acting = await self._acting(caller)
+        if acting is None:
             return []
-        state, seat = seated
-        if state.active != seat or state.pending is not None:
-            return []
+        state, seat = acting
         if command == "exchange" and not any(isinstance(a, Exchange) for a in legal_actions(state)):
             return []
         if command.startswith("swap") and not any(isinstance(a, Swap) for a in legal_actions(state)):
@@ -78,12 +83,10 @@ class Suggestions:
                        limit: int = LIMIT) -> list[str]:
         """The ways the caller may pay for the action the other options describe (``MM 1+1``: the cards,
         then how many each pawn plays), filtered by what is typed; empty when the action is not legal."""
-        seated = await self.games.seated_here(caller)
-        if seated is None:
+        acting = await self._acting(caller)
+        if acting is None:
             return []
-        state, seat = seated
-        if state.active != seat or state.pending is not None:
-            return []
+        state, seat = acting
         try:
             act_text = action_text(command, {k: v for k, v in options.items() if k != "pay"})
             wanted = parse_action(f"{state.players[seat].colour.value} {act_text}", state)
