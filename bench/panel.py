@@ -1,0 +1,81 @@
+"""Turn panel benchmark: how long one step of the panel takes to work out on busy mid-game positions
+(the first list, a list of places, and a preview of the action with its consequences), median and
+p95. A tap on Discord costs one such step plus storage and the network. Prints the figures and writes
+bench/results/panel.json.
+
+    python bench/panel.py [--games 6] [--positions 60]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.engine import play  # noqa: E402
+from bot.panel import path_to, step  # noqa: E402
+from rules import Construct, GameState, legal_actions  # noqa: E402
+
+
+def timed(s: GameState, fn: Callable[[GameState], object], runs: int = 3) -> float:
+    """The best of ``runs`` calls on fresh copies of ``s`` (nothing the engine caches on a state is
+    reused: every tap loads the game anew), in milliseconds."""
+    best = float("inf")
+    for _ in range(runs):
+        fresh = s.clone()
+        began = time.perf_counter()
+        fn(fresh)
+        best = min(best, time.perf_counter() - began)
+    return best * 1000
+
+
+def figures(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    return {"median_ms": round(statistics.median(ordered), 2),
+            "p95_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 2),
+            "max_ms": round(ordered[-1], 2), "samples": len(ordered)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=6)
+    parser.add_argument("--positions", type=int, default=60)
+    args = parser.parse_args()
+    kept: list[GameState] = []
+    for seed in range(1, args.games + 1):
+        play(seed, keep=kept)
+    positions = random.Random(7).sample(kept, min(args.positions, len(kept)))
+    menu, places, previews = [], [], []
+    for s in positions:
+        seat = s.active
+        menu.append(timed(s, lambda x, seat=seat: step(x, seat)))
+        builds = [a for a in legal_actions(s) if isinstance(a, Construct)]
+        if not builds:
+            continue
+        build = random.Random(s.turn).choice(builds)
+        path = path_to(s, seat, build)
+        places.append(timed(s, lambda x, seat=seat, p=path[:2]: step(x, seat, p)))
+        previews.append(timed(s, lambda x, seat=seat, p=path: step(x, seat, p)))
+    result = {"machine": platform.platform(), "python": platform.python_version(), "positions": len(positions),
+              "menu": figures(menu), "places": figures(places), "preview": figures(previews)}
+    for name in ("menu", "places", "preview"):
+        f = result[name]
+        assert isinstance(f, dict)
+        print(f"{name:8} median {f['median_ms']:7.2f} ms   p95 {f['p95_ms']:7.2f} ms   max {f['max_ms']:7.2f} ms"
+              f"   ({f['samples']} positions)")
+    out = ROOT / "bench" / "results" / "panel.json"
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"written to {out.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
