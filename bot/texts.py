@@ -23,6 +23,8 @@ from rules import (
     Travel,
     Upgrade,
     describe_decision,
+    income,
+    income_sources,
     legal_actions,
     pool,
 )
@@ -160,9 +162,9 @@ def _sentence(s: GameState, e: ev.Event) -> str:
         return f"{who(s, e.player)} keeps one cube on the printed Hamlet at {e.cell}."
     if isinstance(e, ev.IncomePaid):
         if e.amount == 0:
-            return f"{who(s, e.player)} collects nothing on {e.age.title}."
-        return (f"{who(s, e.player)} collects {e.amount} Ecu{'s' if e.amount > 1 else ''} on {e.age.title} "
-                f"({e.domains} domain{'s' if e.domains > 1 else ''}).")
+            return f"{who(s, e.player)} collects nothing on {e.age.title}: {_no_income(e.age)}."
+        return f"{who(s, e.player)} collects {e.amount} {ecu_word(e.amount)} on {e.age.title}: " + (
+            _sources(s, e.player, e.age)) + "."
     if isinstance(e, ev.Reshuffled):
         return "The discard pile is shuffled into a new draw pile."
     if isinstance(e, ev.TurnEnded):
@@ -285,6 +287,39 @@ def describe_status(s: GameState) -> Text:
         d = s.pending.decision
         rows.append(f"Waiting for {who(s, d.player)} to {describe_decision(s, d)}.")
     return lines([head, *rows])
+
+
+def _no_income(age: Age, you: bool = False) -> str:
+    """Why a board pays a player nothing (with a pawn there), of them or (``you``) to them."""
+    they, theirs = ("you", "yours") if you else ("they", "theirs")
+    if age is Age.REASON:
+        return f"no domain where {they} have the most cubes and a Military or Religious building stands"
+    family = "Military" if age is Age.MIGHT else "Religious"
+    return f"no domain whose top {family} building is {theirs} and holds Civil buildings"
+
+
+def _sources(s: GameState, player: int, age: Age) -> str:
+    """``3 from the domain of the Keep at B2; 2 from the domain of the Castle at F5``."""
+    parts = [f"{amount} from the domain of the {b.kind.value}{' ruin' if b.ruin else ''} at {b.origin}"
+             for b, amount in income_sources(s, player, age)]
+    return "; ".join(parts)
+
+
+def describe_income(s: GameState, player: int, *, you: bool = False) -> tuple[int, list[str]]:
+    """What ``player`` would collect if income were paid now, and why, board by board and domain by
+    domain (R73–R77): ``(total, ["Might: 3 Ecus — 3 from the domain of the Keep at B2", …])``."""
+    p = s.players[player]
+    out: list[str] = []
+    total = 0
+    for age in Age:
+        if age not in p.pawns:
+            out.append(f"{age.title}: nothing — no pawn there")
+            continue
+        amount, _ = income(s, player, age)
+        total += amount
+        out.append(f"{age.title}: {amount} {ecu_word(amount)} — {_sources(s, player, age)}" if amount else
+                   f"{age.title}: nothing — {_no_income(age, you)}")
+    return total, out
 
 
 def ranking(s: GameState) -> list[tuple[int, int, int]]:

@@ -38,7 +38,7 @@ from .actions import (
     Upgrade,
 )
 from .domains import domains, violation
-from .engine import apply, describe_decision, income, new_game, pool, surcharge
+from .engine import apply, describe_decision, income, income_sources, new_game, pool, surcharge
 from .errors import NotationError, RuleError
 from .events import Event
 from .legal import construct_sites, default_payment, legal_actions, placements, sub_multisets
@@ -137,6 +137,7 @@ __all__ = [
     "format_position",
     "from_json",
     "income",
+    "income_sources",
     "legal_actions",
     "load_map",
     "new_game",

@@ -1168,23 +1168,32 @@ class _Run:
 
 def income(s: GameState, player: int, age: Age) -> tuple[int, int]:
     """R73–R78: what ``player`` collects from ``age`` now, and from how many domains."""
+    sources = income_sources(s, player, age)
+    return sum(amount for _, amount in sources), len(sources)
+
+
+def income_sources(s: GameState, player: int, age: Age) -> list[tuple[Building, int]]:
+    """R74–R78: the domains of ``age`` that pay ``player`` now (pawns aside, R73), each as the building
+    that earns it and the amount: on Might and Faith the domain's top Military or Religious building,
+    which is the player's; on Reason the domain's first Civil building holding one of the player's
+    cubes (the player has the most cubes there)."""
     board = s.boards[age]
     doms = domains(board, s.map)
-    total = paying = 0
+    out: list[tuple[Building, int]] = []
     for group in doms.groups:
         members = [board.buildings[i] for i in group]
-        amount = 0
         if age is Age.REASON:
             counts = Counter(q for b in members if b.kind.family is Family.CIVIL for q in b.population)
             if counts and counts.get(player, 0) == max(counts.values()):
                 amount = sum(b.income_value for b in members if b.kind.is_mr)
+                if amount:
+                    out.append((next(b for b in members if player in b.population), amount))
         else:
             family = Family.MILITARY if age is Age.MIGHT else Family.RELIGIOUS
             tops = top(members, family)
             assert len(tops) <= 1, f"R78: tied top {family.title} buildings on {age.title}"
             if tops and tops[0].owner == player:
                 amount = sum(b.level for b in members if b.kind.family is Family.CIVIL)
-        if amount:
-            total += amount
-            paying += 1
-    return total, paying
+                if amount:
+                    out.append((tops[0], amount))
+    return out

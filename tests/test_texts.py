@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.discord_app import markdown
-from bot.texts import RULES, describe_hand, describe_status, narrate, ranking
+from bot.texts import RULES, describe_hand, describe_income, describe_status, narrate, ranking
 from rules import apply, legal_actions, parse_action
 
 from .gameplay import random_game
@@ -48,8 +48,24 @@ def test_r53_paradox_bonus_and_ripples_in_two_sentences() -> None:
 def test_r21_income_and_the_next_turn_are_announced() -> None:
     s, events = play("map: plain 15x12\nround: 4\nRed: hand=M\nM: Keep[Red]@A1 City@C1\n", "Red end")
     assert narrate(s, events) == [
-        "Red ends the turn.", "Red collects 3 Ecus on Might (1 domain).", "Round 4 (an income round): White to play."
+        "Red ends the turn.", "Red collects 3 Ecus on Might: 3 from the domain of the Keep at A1.",
+        "Round 4 (an income round): White to play."
     ]
+
+
+def test_r73_r76_income_says_where_it_comes_from_and_why_a_board_pays_nothing() -> None:
+    pos = ("map: plain 15x12\nround: 4\nRed: hand=M pawns=M,R\nM: Keep[Red]@A1 City@C1 Castle[Red]@H1 Town@K1\n"
+           "R: Town@E5{Red:1} Keep-ruin@K9\n")
+    s, events = play(pos, "Red end")
+    told = narrate(s, events)
+    assert ("Red collects 5 Ecus on Might: 3 from the domain of the Keep at A1; 2 from the domain of the Castle at H1."
+            in told)
+    nothing = "Red collects nothing on Reason: no domain where they have the most cubes"
+    assert any(line.startswith(nothing) for line in told)
+    before, _ = play(pos)
+    total, boards = describe_income(before, 0, you=True)
+    assert total == 5 and boards[1] == "Faith: nothing — no pawn there"
+    assert boards[2].startswith("Reason: nothing — no domain where you have the most cubes")
 
 
 def test_r24_the_hand_message_shows_only_its_owners_cards_and_the_status_none() -> None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rules import Action, GameState
+from rules import INCOME_ROUNDS, Action, GameState
 
 from ..panel import Step, step
 from ..play import Refusal
 from ..storage import Status
-from ..texts import narrate, who
+from ..texts import describe_income, ecu_word, narrate, who
 from ..words import Button, Strong, Text, lines, say, text
 from .games import Games, seat_of
 from .messages import Caller, PanelView, Reply
@@ -87,7 +87,12 @@ def _header(state: GameState, seat: int) -> Text:
     pawns = ", ".join(f"pawn {i + 1} on {p.pawns[i].title} ({p.allowance(i)} card{'s' if p.allowance(i) != 1 else ''}"
                       " left)" for i in (0, 1))
     reserve = f" · reserve {state.reserve}" if state.options.holdem else ""
-    return text(Strong(f"Round {state.round} of 7"), f" · {p.ecus} Ecus · hand {p.hand} · {pawns}{reserve}")
+    head = text(Strong(f"Round {state.round} of 7"), f" · {p.ecus} Ecus · hand {p.hand} · {pawns}{reserve}")
+    if state.round in INCOME_ROUNDS and state.pending is None:  # what the end of this turn would pay
+        total, boards = describe_income(state, seat, you=True)
+        head = head + f"\nIncome round: if your turn ended now you would collect {total} {ecu_word(total)} (" + (
+            "; ".join(boards)) + ")."
+    return head
 
 
 def _body(s: Step) -> list[Text | str]:
