@@ -75,7 +75,7 @@ class Herald:
         if not choices:
             ask = say("{ask} Answer with {choose}.", ask=ask, choose=Command("choose"))
         return Post(lines([*before, ask]), choice_game=game.id, version=game.action_count, choices=choices,
-                    mentions=(seat.user_id,) if not is_ai(seat) else ())
+                    mentions=(seat.user_id,) if not is_ai(seat) else (), play_game=None if is_ai(seat) else game.id)
 
     async def post_board(self, game: GameRecord, state: GameState, narration: list[str],
                          events: Sequence[ev.Event]) -> None:
@@ -86,7 +86,7 @@ class Herald:
         if state.pending is not None:
             post = self.decision_post(game, state, [*narration, "", scores])
             await self.post(game.channel_id, dataclasses.replace(
-                post, png=png, filename=f"tiempo-{game.id}.png", hand_game=game.id, play_game=game.id))
+                post, png=png, filename=f"tiempo-{game.id}.png", hand_game=game.id))
             return
         turn = (f"{seat.name} (AI) is thinking…" if is_ai(seat) else
                 say("{who}, your turn (round {round} of 7).", who=mention(seat), round=state.round))
