@@ -102,15 +102,15 @@ def view_of(post: Post) -> discord.ui.View | None:
     view = discord.ui.View(timeout=None)
     if post.panel is not None:
         add_panel(view, post.panel)
-    if post.play_game is not None:
-        view.add_item(PlayButton(post.play_game))
     if post.confirm is not None:
         view.add_item(ConfirmButton(*post.confirm))
     if post.cancel_game is not None:
         view.add_item(CancelButton(post.cancel_game))
-    if post.choice_game is not None:
+    if post.choice_game is not None:  # the answers first (at most 20), then Play, My hand and Board now
         for label, cell in post.choices:
             view.add_item(ChooseButton(post.choice_game, post.version, cell, label))
+    if post.play_game is not None:
+        view.add_item(PlayButton(post.play_game))
     if post.hand_game is not None:
         view.add_item(HandButton(post.hand_game))
         view.add_item(BoardButton(post.hand_game))
