@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from rules import (
     Action,
+    Age,
     Choose,
     Colour,
     GameState,
@@ -25,7 +26,7 @@ from rules import (
 from rules import events as ev
 
 from .texts import who
-from .words import Command, Text, as_text, say
+from .words import Code, Command, Text, as_text, say
 
 
 class Refusal(Exception):
@@ -117,6 +118,17 @@ def act(state: GameState, seats: Sequence[Seat], user_id: int, command: str,
         raise Refusal("There is no decision to make right now.")
     elif state.active != seat:
         raise Refusal(f"It is {who(state, state.active)}'s turn, not yours.")
+    if command in BOARD_COMMANDS and not (options.get("age") or "").strip():
+        return _on_the_one_board(state, seat, command, options)
+    return _play(state, seat, command, options)
+
+
+#: commands whose board is given by ``age:`` (Might or Faith), or found when only one fits
+BOARD_COMMANDS = ("build", "upgrade", "demolish")
+
+
+def _play(state: GameState, seat: int, command: str,
+          options: dict[str, str | None]) -> tuple[GameState, list[ev.Event], Action]:
     text = f"{state.players[seat].colour.value} {action_text(command, options)}"
     try:
         action = parse_action(text, state)
@@ -124,6 +136,26 @@ def act(state: GameState, seats: Sequence[Seat], user_id: int, command: str,
     except (RuleError, NotationError) as err:  # the player's mistake; anything else is a bug
         raise Refusal(str(err)) from None
     return new, events, action
+
+
+def _on_the_one_board(state: GameState, seat: int, command: str,
+                      options: dict[str, str | None]) -> tuple[GameState, list[ev.Event], Action]:
+    """A build, upgrade or demolition given without ``age:``: played on the one board where it is
+    legal; where it is legal on both, the player is asked which; where on neither, the refusal for
+    the board of the first pawn says why."""
+    boards = [age for age in (Age.MIGHT, Age.FAITH) if age in state.players[seat].pawns]
+    played: list[tuple[GameState, list[ev.Event], Action]] = []
+    refusals: list[Refusal] = []
+    for age in boards or [Age.MIGHT]:
+        try:
+            played.append(_play(state, seat, command, {**options, "age": age.letter}))
+        except Refusal as refusal:
+            refusals.append(refusal)
+    if len(played) == 1:
+        return played[0]
+    if played:
+        raise Refusal(say("This can be played on Might or on Faith: say which with {age}.", age=Code("age:")))
+    raise refusals[0]
 
 
 def replay(first: GameState, actions: Sequence[Action]) -> GameState:

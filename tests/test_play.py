@@ -93,3 +93,17 @@ def test_undo_takes_back_an_action_with_the_answers_given_to_its_questions() -> 
         undo_span(s2, 1, done)  # White cannot take back Green's action
     with pytest.raises(Refusal, match="Nothing to undo"):
         undo_span(s0, 2, [])
+
+
+def test_without_age_the_one_possible_board_is_used_and_two_are_asked_about() -> None:
+    pos = "map: plain 15x12\nplayers: Red White Green\nRed: hand=MMRC pawns=M,F\n"
+    both = parse_position(pos)
+    with pytest.raises(Refusal) as asked:
+        act(both, SEATS, 101, "build", {"kind": "Watchtower", "cell": "C4"})
+    assert "say which with `age:`" in str(asked.value) and "'on M'" not in str(asked.value)
+    faith_taken = parse_position(pos + "F: Chapel[White]@C4\n")
+    new, _, action = act(faith_taken, SEATS, 101, "build", {"kind": "Watchtower", "cell": "C4"})
+    assert isinstance(action, Construct) and action.age is Age.MIGHT
+    assert new.boards[Age.MIGHT].at(new.map.index(action.origin)) is not None
+    with pytest.raises(Refusal, match="Castle"):  # legal on neither board: the first pawn's board says why
+        act(both, SEATS, 101, "build", {"kind": "Castle", "cell": "C4"})
