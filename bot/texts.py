@@ -59,6 +59,11 @@ def ecu_word(n: int) -> str:
     return "Ecu" if n == 1 else "Ecus"
 
 
+def _ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``."""
+    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n, 'th') }"
+
+
 def count(n: int, noun: str) -> str:
     """``1 card``, ``2 cards``."""
     return f"{n} {noun}{'' if n == 1 else 's'}"
@@ -236,6 +241,10 @@ def describe_hand(s: GameState, player: int) -> Text:
     """The private hand message: cards, Ecus, cubes, pawns and what each may still play, and what
     the player can do now."""
     p = s.players[player]
+    if s.finished:  # the last turn's refill is no hand to play: the result instead
+        place = next(pl for pl, seat, _ in ranking(s) if seat == player)
+        return say("{over} You finished with {ecus} {word}, {place} of {n}.", over=Strong("The game is over."),
+                   ecus=p.ecus, word=ecu_word(p.ecus), place=_ordinal(place), n=len(s.players))
     cards = Counter(f.title for f in p.hand.families())
     hand = ", ".join(f"{n} {name}" for name, n in cards.items()) or "no cards"
     out: list[Text | str] = [
@@ -245,9 +254,7 @@ def describe_hand(s: GameState, player: int) -> Text:
     for i in (0, 1):
         out.append(say("Pawn {n} on {age}: may play {k} more card{s} this turn", n=i + 1,
                        age=Strong(p.pawns[i].title), k=p.allowance(i), s="s" if p.allowance(i) != 1 else ""))
-    if s.finished:
-        out.append("The game is over.")
-    elif s.pending is not None:
+    if s.pending is not None:
         d = s.pending.decision
         if d.player == player:
             out.append(say("{must} — use {choose}.", must=Strong(f"You must {describe_decision(s, d)}"),

@@ -139,3 +139,10 @@ def test_a_ripple_right_after_its_building_says_it_and_an_exchange_says_what_it_
     assert narrate(s, events)[-1] == "It ripples to Faith and Reason as a ruin."
     s, events = play("map: plain 15x12\nRed: hand=MRCC ecus=4\n", "Red exchange C")
     assert narrate(s, events)[0] == "Red pays 2 Ecus to exchange 1 card."
+
+
+def test_after_the_game_the_hand_reply_gives_the_result_not_a_fresh_hand() -> None:
+    s, _ = play("map: plain 15x12\nRed: hand=MMRC ecus=12\nWhite: ecus=20\nfinished: White\n")
+    text = markdown(describe_hand(s, 0))
+    assert text == "**The game is over.** You finished with 12 Ecus, 2nd of 4."
+    assert "MMRC" not in text
