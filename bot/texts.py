@@ -11,6 +11,7 @@ from rules import (
     INCOME_ROUNDS,
     Age,
     Building,
+    Cards,
     Construct,
     Demolish,
     EndTurn,
@@ -27,6 +28,7 @@ from rules import (
     income_sources,
     legal_actions,
     pool,
+    surcharge,
 )
 from rules import events as ev
 
@@ -112,6 +114,17 @@ def narrate(s: GameState, events: Sequence[ev.Event]) -> list[str]:
     return out
 
 
+def _paid(s: GameState, cards: Cards, building: Building) -> str:
+    """``MMR`` and, when part of it is the terrain's surcharge, ``MMR, 1 of them for the forest at K8``."""
+    extra = surcharge(s, building.cells)
+    if not extra:
+        return str(cards)
+    where = [f"the {name} at {s.map.cell(i)}" for name, cells in (("forest", s.map.forest_cells),
+                                                                  ("mountain", s.map.mountain_cells))
+             for i in sorted(set(building.cells) & cells)[:1]]
+    return f"{cards}, {extra} of them for {' and '.join(where)}"
+
+
 def _sentence(s: GameState, e: ev.Event) -> str:
     if isinstance(e, ev.Exchanged):
         return f"{who(s, e.player)} pays 2 Ecus to exchange {e.count} card{'s' if e.count > 1 else ''}."
@@ -120,11 +133,12 @@ def _sentence(s: GameState, e: ev.Event) -> str:
     if isinstance(e, ev.Travelled):
         return f"{who(s, e.player)} sends pawn {e.pawn + 1} from {e.frm.title} to {e.to.title} (1 Ecu)."
     if isinstance(e, ev.Built):
-        return f"{who(s, e.player)} builds {_a(e.building.kind.value)} at {e.building.origin} on {e.age.title}."
+        return (f"{who(s, e.player)} builds {_a(e.building.kind.value)} at {e.building.origin} on {e.age.title} "
+                f"with {_paid(s, e.cards, e.building)}.")
     if isinstance(e, ev.Upgraded):
         old = "the printed Hamlet" if e.old.printed else f"the {e.old.kind.value}"
         return (f"{who(s, e.player)} upgrades {old} at {e.old.origin} on {e.age.title} to "
-                f"{_a(e.new.kind.value)} at {e.new.origin}.")
+                f"{_a(e.new.kind.value)} at {e.new.origin} with {_paid(s, e.cards, e.new)}.")
     if isinstance(e, ev.Demolished):
         name = building_name(s, e.building, e.age)
         if e.building.owner == e.player and not e.building.printed:

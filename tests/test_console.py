@@ -296,7 +296,8 @@ def test_the_turn_panel_at_the_console_builds_by_numbers_and_ok(tmp_path: Path) 
     assert "What do you do?" in out and "2. Build a Watchtower (1×1)" in out
     assert "First pick an area of the board." in out and "1. Columns A–E, rows 1–4" in out
     assert "To play it, type `ok`" in out and "press Confirm" not in out
-    assert "Done." in out and "Ana (Red) builds a Watchtower at A1 on Might." in out
+    assert "Done." in out
+    assert "Ana (Red) builds a Watchtower at A1 on Might with MC, 1 of them for the forest at A1." in out
 
 
 def test_panel_words_outside_a_panel_say_what_to_do(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ def test_r60_r62_r72_a_junction_is_told_step_by_step_and_asks_the_owner() -> Non
     s, events = play(T13, "Red build Hamlet D1 on M pay C 1+0")
     text = " ".join(narrate(s, events))
     assert text == (
-        "Red builds a Hamlet at D1 on Might. The Hamlet joins 2 domains on Might. Military power: 3 against 2. "
+        "Red builds a Hamlet at D1 on Might with C. The Hamlet joins 2 domains on Might. Military power: 3 against 2. "
         "White must choose where the downsized Keep at E1 on Might goes as a Watchtower "
         "(top-left cell: E1, F1, E2, F2)."
     )
@@ -38,7 +38,7 @@ def test_r53_paradox_bonus_and_ripples_in_two_sentences() -> None:
     s, events = play("map: plain 15x12\nRed: hand=MM\nF: Monastery[Green]@C3\nR: Monastery-ruin@C3\n",
                      "Red build Keep B2 on M")
     assert narrate(s, events) == [
-        "Red builds a Keep at B2 on Might (+1 Ecu).",
+        "Red builds a Keep at B2 on Might with MM (+1 Ecu).",
         "Paradox on Faith: Green's Monastery at C3 is removed.",
         "Its shadow on Reason goes too.",
         "The Keep at B2 ripples to Faith and Reason as a ruin.",  # named: the line before is another building's
@@ -146,3 +146,10 @@ def test_after_the_game_the_hand_reply_gives_the_result_not_a_fresh_hand() -> No
     text = markdown(describe_hand(s, 0))
     assert text == "**The game is over.** You finished with 12 Ecus, 2nd of 4."
     assert "MMRC" not in text
+
+
+def test_r37_r38_a_build_says_what_it_was_paid_with_and_the_terrain_surcharge() -> None:
+    s, events = play("map: plain 15x12\nplayers: Red White\nterrain: C4=f\nRed: hand=MMR pawns=M,M\n",
+                     "Red build Keep C4 on M pay MMR 2+1")
+    told = narrate(s, events)[0]
+    assert told == "Red builds a Keep at C4 on Might with MMR, 1 of them for the forest at C4 (+1 Ecu)."
