@@ -127,19 +127,39 @@ def file_of(post: Post) -> discord.File | None:
     return discord.File(io.BytesIO(post.png), filename=post.filename) if post.png is not None else None
 
 
+def pages(text: str, limit: int = MAX_TEXT) -> list[str]:
+    """``text`` in messages of at most ``limit`` characters, cut at line breaks (a longer line is cut
+    where it must be)."""
+    out: list[str] = []
+    page = ""
+    for line in text.split("\n"):
+        for piece in [line[i:i + limit] for i in range(0, len(line), limit)] or [""]:
+            if page and len(page) + 1 + len(piece) > limit:
+                out.append(page)
+                page = piece
+            else:
+                page = f"{page}\n{piece}" if page else piece
+    out.append(page)
+    return out
+
+
 async def send_reply(interaction: Interaction, reply: Reply) -> None:
-    """Answer the interaction with ``reply`` (as its response, or as a follow-up after a defer)."""
-    kwargs: dict[str, Any] = {"content": markdown(reply.text), "allowed_mentions": mentions_of(reply)}
+    """Answer the interaction with ``reply`` (as its response, or as a follow-up after a defer); a long
+    answer goes in several messages, never cut: the buttons and the picture come with the last."""
+    *first, last = pages(render(reply.text, DISCORD))
+    kwargs: dict[str, Any] = {"content": last, "allowed_mentions": mentions_of(reply)}
     view = view_of(reply)
     if view is not None:
         kwargs["view"] = view
     file = file_of(reply)
     if file is not None:
         kwargs["file"] = file
-    if interaction.response.is_done():
-        await interaction.followup.send(ephemeral=not reply.public, **kwargs)
-    else:
-        await interaction.response.send_message(ephemeral=not reply.public, **kwargs)
+    for content in [*first, None]:
+        send = interaction.followup.send if interaction.response.is_done() else interaction.response.send_message
+        if content is None:
+            await send(ephemeral=not reply.public, **kwargs)
+        else:
+            await send(content, ephemeral=not reply.public, allowed_mentions=mentions_of(reply))
 
 
 class ChannelOutbox:

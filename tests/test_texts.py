@@ -153,3 +153,15 @@ def test_r37_r38_a_build_says_what_it_was_paid_with_and_the_terrain_surcharge() 
                      "Red build Keep C4 on M pay MMR 2+1")
     told = narrate(s, events)[0]
     assert told == "Red builds a Keep at C4 on Might with MMR, 1 of them for the forest at C4 (+1 Ecu)."
+
+
+def test_a_long_answer_goes_in_several_messages_never_cut() -> None:
+    from bot.discord_app import MAX_TEXT, pages
+
+    text = "\n".join(f"line {i}: " + "x" * 60 for i in range(120)) + "\n" + "y" * 4000
+    parts = pages(text)
+    assert len(parts) > 2 and all(len(p) <= MAX_TEXT for p in parts)
+    # nothing left out: only the one line too long for a message is cut in two
+    assert "".join(parts).replace("\n", "") == text.replace("\n", "")
+    assert "\n".join(parts[:-2]) == text[:len("\n".join(parts[:-2]))]
+    assert pages("short") == ["short"]

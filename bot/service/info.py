@@ -41,15 +41,16 @@ class Info:
             return Reply(f"You are not playing in game #{game.id}; here is where it stands.\n"
                          + describe_status(state))
         out = describe_hand(state, seat)
-        since = await self.recap(game, seat) if recap else ""
+        since = await self.recap(game, seat, limit=None) if recap else ""
         if since:
             out = text(Strong("Since your last turn:"), "\n", since, "\n\n", out)
         if game.status is Status.CANCELLED:
             out = f"Game #{game.id} was cancelled.\n" + out
         return Reply(out)
 
-    async def recap(self, game: GameRecord, seat: int, limit: int = RECAP_LINES) -> str:
-        """What the other players did since ``seat``'s last action, in words (at most ``limit`` lines)."""
+    async def recap(self, game: GameRecord, seat: int, limit: int | None = RECAP_LINES) -> str:
+        """What the other players did since ``seat``'s last action, in words (at most ``limit`` lines,
+        the last ones; all of them with ``None``)."""
         h = await self.games.history(game)
         state = self.games.state_of(game)
         out: list[str] = []
@@ -57,7 +58,7 @@ class Info:
             if action.player == seat and not isinstance(action, Choose):
                 break
             out[:0] = narrate(state, events)
-        if len(out) > limit:
+        if limit is not None and len(out) > limit:
             earlier = len(out) - limit
             out = [f"… ({earlier} earlier line{'s' if earlier != 1 else ''})", *out[-limit:]]
         return "\n".join(out)
