@@ -369,7 +369,7 @@ class Table:
             if picture is not None:  # before the text, which ends with whose turn it is
                 self.say(f"[picture: {picture}]")
             self.say(text)
-            self.last_board = post.version if post.png is not None and post.hand_game is not None else None
+            self.last_board = post.version if post.hand_game is not None else None
         else:
             self.whisper(text)
             if picture is not None:
@@ -541,8 +541,9 @@ class Table:
             more = " …" if len(values) >= 25 else "."  # the service offers 25, as Discord shows
             self.whisper(f"{what}: {', '.join(values)}{more}")
         elif what:
-            why = await s.why_no_suggestion(caller, word if wanted != "at" else "upgrade-at",
-                                            kind=options.get("kind") or options.get("to"), target=options.get("cell"))
+            about = "pay" if wanted == "pay" else "upgrade-at" if wanted == "at" else word
+            why = await s.why_no_suggestion(caller, about, kind=options.get("kind") or options.get("to"),
+                                            target=options.get("cell"))
             self.whisper(f"{what}: none right now. {why}")
 
     @staticmethod

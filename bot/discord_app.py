@@ -186,12 +186,18 @@ class ChannelOutbox:
 async def handle(interaction: Interaction, what: str, work: Callable[[], Awaitable[Reply]], *,
                  defer: bool = False, update: bool = False) -> None:
     """Run ``work`` for an interaction and answer it: the reply, the refusal's sentence, or an apology.
-    ``defer`` acknowledges at once (privately) before slow work; ``update`` edits the clicked message."""
+    ``defer`` acknowledges at once (privately) before slow work; ``update`` edits the clicked message
+    (with ``defer``, after acknowledging the click at once: for work that plays an action, whose
+    channel posts and pictures may take longer than Discord's 3 seconds)."""
     try:
-        if defer:
+        if defer and update:
+            await interaction.response.defer()  # on a component: "the message will be edited"
+        elif defer:
             await interaction.response.defer(ephemeral=True, thinking=True)
         reply = await work()
-        if update and not interaction.response.is_done():
+        if update and defer:
+            await interaction.edit_original_response(content=markdown(reply.text), view=view_of(reply))
+        elif update and not interaction.response.is_done():
             view = view_of(reply)
             await interaction.response.edit_message(content=markdown(reply.text), view=view)
         else:
@@ -388,11 +394,12 @@ class PanelSelect(discord.ui.DynamicItem[discord.ui.Select[discord.ui.View]],
 
 
 class PanelButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
-                  template=r"tiempo:(?P<what>go|back|ok|undo):(?P<game>\d+):(?P<version>\d+):" + _PATH):
+                  template=r"tiempo:(?P<what>go|look|back|ok|undo):(?P<game>\d+):(?P<version>\d+):" + _PATH):
     """A turn panel's buttons: Menu (``go``), Back, Confirm (``ok``) and Undo."""
 
     LABELS: ClassVar[dict[str, tuple[str, discord.ButtonStyle]]] = {
-        "go": ("Menu", discord.ButtonStyle.secondary), "back": ("Back", discord.ButtonStyle.secondary),
+        "go": ("Menu", discord.ButtonStyle.secondary), "look": ("Look again", discord.ButtonStyle.secondary),
+        "back": ("Back", discord.ButtonStyle.secondary),
         "ok": ("Confirm", discord.ButtonStyle.success), "undo": ("Undo", discord.ButtonStyle.danger)}
 
     def __init__(self, what: str, game_id: int, version: int, path: tuple[str, ...] = ()) -> None:
@@ -414,7 +421,7 @@ class PanelButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
             work = lambda: service.panel_undo(caller, self.game_id)  # noqa: E731
         else:
             work = lambda: service.panel(caller, self.game_id, self.version, self.path)  # noqa: E731
-        await handle(interaction, f"panel {self.what}", work, update=True)
+        await handle(interaction, f"panel {self.what}", work, update=True, defer=self.what in ("ok", "undo"))
 
 
 class ConfirmButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
@@ -433,7 +440,7 @@ class ConfirmButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
 
     async def callback(self, interaction: Interaction) -> None:
         await handle(interaction, "confirm button", lambda: _service(interaction).play_confirmed(
-            caller_of(interaction), self.game_id, self.version, self.notation), update=True)
+            caller_of(interaction), self.game_id, self.version, self.notation), update=True, defer=True)
 
 
 class CancelButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
@@ -468,7 +475,7 @@ def add_panel(view: discord.ui.View, panel: PanelView) -> None:
     if panel.undo:
         view.add_item(PanelButton("undo", panel.game_id, panel.version))
     if not panel.choices and not panel.confirm:  # waiting for someone else: look again later
-        view.add_item(PanelButton("go", panel.game_id, panel.version))
+        view.add_item(PanelButton("look", panel.game_id, panel.version))
 
 
 DYNAMIC_ITEMS = (HandButton, BoardButton, ChooseButton, LobbyButton, RematchButton, PlayButton, PanelSelect,
@@ -525,7 +532,7 @@ async def _payments(interaction: Interaction, command: str, current: str) -> lis
         options["kind" if name == "to" else name] = None if value is None else str(value)
     try:
         pays = await _service(interaction).suggest_payments(caller_of(interaction), command, options, current)
-        return await _explained(interaction, command, current, pays, kind=options.get("kind"))
+        return await _explained(interaction, "pay", current, pays, target=options.get("cell"))
     except Exception:
         log.exception("payment autocompletion failed")
         return []

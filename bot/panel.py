@@ -503,7 +503,8 @@ def harms(before: GameState, after: GameState, player: int, events: Sequence[ev.
         return out
     was, now = _total_income(before, player), _total_income(after, player)
     if now < was:
-        out.append(f"lowers your income from {was} to {now} Ecus (what you would collect now)")
+        ecus = "Ecu" if now == 1 else "Ecus"
+        out.append(f"lowers your income from {was} to {now} {ecus} (what you would collect now)")
     return out
 
 

@@ -401,3 +401,12 @@ async def test_undo_takes_back_an_action_that_raised_a_question_with_its_answer(
     assert back == before
     told = await sim.wait_for_message(lambda m: "takes back" in m.content)
     assert "The answers given to it are taken back too" in told.content and "chose" in told.content
+
+
+async def test_payment_completion_without_a_cell_asks_for_the_cell(sim: DiscordSim, tmp_path: Path) -> None:
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    users = await open_table(sim, bot, "bob")
+    _, state = await state_of(bot, sim)
+    mover = user_of(users, state, state.active)
+    iid = sim.inject(sim.autocomplete("tiempo", "build", {"kind": "Hamlet", "pay": ""}, "pay", user=mover))
+    assert [c["name"] for c in await sim.choices(iid)] == ["Set cell: first."]

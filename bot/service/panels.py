@@ -87,7 +87,8 @@ def _header(state: GameState, seat: int) -> Text:
     pawns = ", ".join(f"pawn {i + 1} on {p.pawns[i].title} ({p.allowance(i)} card{'s' if p.allowance(i) != 1 else ''}"
                       " left)" for i in (0, 1))
     reserve = f" · reserve {state.reserve}" if state.options.holdem else ""
-    head = text(Strong(f"Round {state.round} of 7"), f" · {p.ecus} Ecus · hand {p.hand} · {pawns}{reserve}")
+    money = f"{p.ecus} {ecu_word(p.ecus)}"
+    head = text(Strong(f"Round {state.round} of 7"), f" · {money} · hand {p.hand} · {pawns}{reserve}")
     if state.round in INCOME_ROUNDS and state.pending is None:  # what the end of this turn would pay
         total, boards = describe_income(state, seat, you=True)
         head = head + f"\nIncome round: if your turn ended now you would collect {total} {ecu_word(total)} (" + (

@@ -73,7 +73,10 @@ class AISeats:
                 action = await self.think(state, state.waiting_on, seat.ai_level, game.seed * 1000 + state.turn)
                 async with storage.lock(game_id):
                     fresh = await storage.get_game(game_id)
-                    if fresh.action_count != game.action_count or fresh.status is not Status.PLAYING:
+                    # the same count is not enough: an undo and another action give the same count
+                    # with another position; the action was chosen for this one
+                    if (fresh.action_count != game.action_count or fresh.snapshot != game.snapshot
+                            or fresh.status is not Status.PLAYING):
                         continue
                     new, events = apply(state, action)
                     await self.commit(fresh, state, new, action, events, seat.user_id)

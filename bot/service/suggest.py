@@ -125,6 +125,11 @@ class Suggestions:
             return "Set cell: first."
         if typed.strip():
             return f"Nothing you can play starts with {typed.strip()!r}."
+        if command == "pay":
+            return ("Set cell: first." if not target else
+                    "There is no way to pay for that: check the cell, the building and the board first.")
+        if command == "end":
+            return "You hold no card to discard."
         if command == "build" and kind:
             return _why_no_place(state, seat, kind)
         return f"You cannot {command.split('-')[0]} anything now."
