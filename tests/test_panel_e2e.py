@@ -133,3 +133,29 @@ async def test_a_slash_command_that_harms_the_player_asks_for_confirmation_first
     stale = await answer(sim, sim.click(next(c for c in again.custom_ids() if c.startswith("tiempo:sure:")), again,
                                         user=bob))
     assert "moved on" in stale.content
+
+
+async def test_confirm_on_a_panel_from_before_the_game_moved_on_redraws_it(sim: DiscordSim, tmp_path: Path) -> None:
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    users = await open_table(sim, bot, "bob")
+    game_id, state = await state_of(bot, sim)
+    player = user_of(users, state, state.active)
+    panel = await answer(sim, sim.click(f"tiempo:play:{game_id}", public(sim)[-1], user=player))
+    builds = [a for a in legal_actions(state) if isinstance(a, Construct)]
+    target = path_to(state, state.active, builds[0])
+    while not any(c.startswith("tiempo:ok:") for c in panel.custom_ids()):  # to the preview of the first build
+        select = next(c for c in panel.custom_ids() if c.startswith("tiempo:pick:"))
+        at = select.rsplit(":", 1)[1]
+        done = tuple(at.split(SEP)) if at else ()
+        menu = next(c for c in panel.components_flat() if c.get("custom_id") == select)
+        values = [o["value"] for o in menu["options"]]
+        key = next(v for v in values if tuple(v.split(SEP)) == target[len(done):len(done) + len(v.split(SEP))])
+        panel = await answer(sim, sim.click(select, panel, user=player, values=[key]))
+    other = next(a for a in builds if a.origin != builds[0].origin and a.age == builds[0].age)
+    await answer(sim, sim.slash("tiempo", "build", {"kind": other.kind.value, "cell": str(other.origin),
+                                                    "age": other.age.title}, user=player))
+    ok = next(c for c in panel.custom_ids() if c.startswith("tiempo:ok:"))
+    redrawn = await answer(sim, sim.click(ok, panel, user=player))
+    assert redrawn.id == panel.id and "moved on" in redrawn.content and "What do you do?" in redrawn.content
+    _, after = await state_of(bot, sim)
+    assert after.boards[builds[0].age].at(after.map.index(builds[0].origin)) is None  # the stale build was not played

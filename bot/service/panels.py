@@ -67,9 +67,11 @@ class Panels:
             game, new, events = await self.table.play_action(caller, game_id, version, chosen)
         except ValueError:  # the path no longer names a legal action
             return await self.show(caller, game_id, None, (), "That choice is no longer possible.")
+        except Refusal as refusal:  # the game moved on, or the action is refused: the panel starts again
+            return await self.show(caller, game_id, None, (), refusal.text)
         done = narrate(new, events)
         note = lines([Strong("Done."), *done[:6]])
-        return await self.show(caller, game.id, game.action_count, (), note)
+        return await self.show(caller, game.id, None, (), note)  # as the game is now (an AI may have played)
 
     async def undo(self, caller: Caller, game_id: int) -> Reply:
         """Take back the caller's last action of the turn, then show the panel again."""
