@@ -515,6 +515,7 @@ def test_strong_plays_on_alone_when_its_helpers_fail(monkeypatch: pytest.MonkeyP
     assert "late" in caplog.text
 
 
+@pytest.mark.slow
 def test_with_a_fixed_number_of_play_outs_the_rounds_a_helper_missed_are_played_by_the_caller(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """``iterations`` promises the same action whatever happens to the helpers."""

@@ -221,6 +221,7 @@ class Player(io.TextIOBase):
         return "end"
 
 
+@pytest.mark.slow
 def test_a_person_who_builds_and_answers_decisions_plays_a_whole_game(tmp_path: Path) -> None:
     db = tmp_path / "t.sqlite3"
     player = Player(db, 1)
