@@ -51,7 +51,7 @@ from rules import (
 )
 from rules import events as ev
 
-from .texts import narrate, who
+from .texts import narrate
 
 #: Discord shows at most 25 options in a select menu
 MAX_CHOICES = 25
@@ -513,12 +513,6 @@ def preview(state: GameState, action: Action) -> Preview:
     after, events = apply(state, action)
     lines = narrate(after, [e for e in events if not isinstance(e, ev.TurnBegan)])
     return Preview(action, tuple(lines), tuple(harms(state, after, action.player, events)), after)
-
-
-def describe_choice(state: GameState, seat: int, path: Sequence[str]) -> str:
-    """The path in words (for logs and tests)."""
-    s = step(state, seat, path)
-    return " · ".join(s.chosen) or who(state, seat)
 
 
 __all__ = ["MAX_CHOICES", "SEP", "Choice", "Preview", "Step", "harms", "kind_label", "path_to", "preview", "size",
