@@ -82,7 +82,6 @@ class Preview:
     action: Action
     lines: tuple[str, ...]
     harms: tuple[str, ...]
-    after: GameState
 
 
 @dataclass(frozen=True)
@@ -392,7 +391,7 @@ def step(state: GameState, seat: int, path: Sequence[str] = (), *, legal: Sequen
         raise ValueError(f"{SEP.join(path)!r} goes past the end of the action")
     if len(actions) != 1:
         raise ValueError(f"{SEP.join(path)!r} names {len(actions)} actions")
-    shown = preview(state, actions[0]) if with_preview else Preview(actions[0], (), (), state)
+    shown = preview(state, actions[0]) if with_preview else Preview(actions[0], (), ())
     return Step(tuple(taken), "Pay another way?" if others else "Confirm?", tuple(chosen), others, shown,
                 back=_back(taken, asked), base=base)
 
@@ -512,7 +511,7 @@ def preview(state: GameState, action: Action) -> Preview:
     """What ``action`` will do, in words, and how it harms its player."""
     after, events = apply(state, action)
     lines = narrate(after, [e for e in events if not isinstance(e, ev.TurnBegan)])
-    return Preview(action, tuple(lines), tuple(harms(state, after, action.player, events)), after)
+    return Preview(action, tuple(lines), tuple(harms(state, after, action.player, events)))
 
 
 __all__ = ["MAX_CHOICES", "SEP", "Choice", "Preview", "Step", "harms", "kind_label", "path_to", "preview", "size",

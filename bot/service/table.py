@@ -28,6 +28,14 @@ def _ask_to_confirm(game_id: int, version: int, notation: str, after: GameState,
                         *(f"⚠️ It {h}." for h in hurt), anyway]), confirm=(game_id, version, notation))
 
 
+def _hand_after(game: GameRecord, caller: Caller, state: GameState) -> Reply:
+    """The caller's hand after their action (only a seated player's action is ever played)."""
+    seat = seat_of(game, caller)
+    if seat is None:
+        raise Refusal("You are not playing in this game.")
+    return Reply(describe_hand(state, seat))
+
+
 class Table:
     """Plays the caller's commands; ``drive`` is told of every game that moved (for its AI seats)."""
 
@@ -65,10 +73,7 @@ class Table:
                 return _ask_to_confirm(game.id, game.action_count, format_action(state, action), new, events, hurt)
             game = await self.commit(game, state, new, action, events, caller.user_id)
         self.drive(game.id)
-        seat = seat_of(game, caller)
-        if seat is None:  # act() refuses anyone not seated
-            raise Refusal("You are not playing in this game.")
-        return Reply(describe_hand(new, seat))
+        return _hand_after(game, caller, new)
 
     async def play_confirmed(self, caller: Caller, game_id: int, version: int, notation: str) -> Reply:
         """Play the action ``notation`` names, which the caller confirmed (it harms their own buildings)."""
@@ -82,10 +87,7 @@ class Table:
             return action
 
         game, new, _ = await self.play_action(caller, game_id, version, named)
-        seat = seat_of(game, caller)
-        if seat is None:
-            raise Refusal("You are not playing in this game.")
-        return Reply(describe_hand(new, seat))
+        return _hand_after(game, caller, new)
 
     async def play_action(self, caller: Caller, game_id: int, version: int,
                           choose: Callable[[GameState, int], Action]) -> tuple[GameRecord, GameState, list[ev.Event]]:
