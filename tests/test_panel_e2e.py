@@ -20,16 +20,15 @@ async def sim(discord_sim: DiscordSim) -> AsyncIterator[DiscordSim]:
     assert discord_sim.errors == [], [r.getMessage() for r in discord_sim.errors]
 
 
-async def tap(sim: DiscordSim, panel: SimMessage, user: SimUser, target: tuple[str, ...]) -> tuple[SimMessage, int]:
-    """Pick through ``panel`` towards ``target`` and confirm; the panel after, and the taps it took."""
+async def pick_to(sim: DiscordSim, panel: SimMessage, user: SimUser,
+                  target: tuple[str, ...]) -> tuple[SimMessage, int]:
+    """Pick through ``panel`` until it previews ``target``; the panel then, and the taps it took."""
     taps = 0
     while True:
         assert len(panel.content) <= 2000
         confirm = next((c for c in panel.custom_ids() if c.startswith("tiempo:ok:")), None)
         if confirm is not None and confirm.rsplit(":", 1)[1] == SEP.join(target):
-            after = await answer(sim, sim.click(confirm, panel, user=user))
-            assert after.id == panel.id  # updated in place
-            return after, taps + 1
+            return panel, taps
         select = next(c for c in panel.custom_ids() if c.startswith("tiempo:pick:"))
         at = select.rsplit(":", 1)[1]
         done = tuple(at.split(SEP)) if at else ()
@@ -43,6 +42,15 @@ async def tap(sim: DiscordSim, panel: SimMessage, user: SimUser, target: tuple[s
         updated = await answer(sim, sim.click(select, panel, user=user, values=[key]))
         assert updated.id == panel.id and updated.ephemeral
         panel, taps = updated, taps + 1
+
+
+async def tap(sim: DiscordSim, panel: SimMessage, user: SimUser, target: tuple[str, ...]) -> tuple[SimMessage, int]:
+    """Pick through ``panel`` towards ``target`` and confirm; the panel after, and the taps it took."""
+    panel, taps = await pick_to(sim, panel, user, target)
+    confirm = next(c for c in panel.custom_ids() if c.startswith("tiempo:ok:"))
+    after = await answer(sim, sim.click(confirm, panel, user=user))
+    assert after.id == panel.id  # updated in place
+    return after, taps + 1
 
 
 async def test_a_build_and_the_end_of_a_turn_by_taps_only(sim: DiscordSim, tmp_path: Path) -> None:
@@ -143,14 +151,7 @@ async def test_confirm_on_a_panel_from_before_the_game_moved_on_redraws_it(sim: 
     panel = await answer(sim, sim.click(f"tiempo:play:{game_id}", public(sim)[-1], user=player))
     builds = [a for a in legal_actions(state) if isinstance(a, Construct)]
     target = path_to(state, state.active, builds[0])
-    while not any(c.startswith("tiempo:ok:") for c in panel.custom_ids()):  # to the preview of the first build
-        select = next(c for c in panel.custom_ids() if c.startswith("tiempo:pick:"))
-        at = select.rsplit(":", 1)[1]
-        done = tuple(at.split(SEP)) if at else ()
-        menu = next(c for c in panel.components_flat() if c.get("custom_id") == select)
-        values = [o["value"] for o in menu["options"]]
-        key = next(v for v in values if tuple(v.split(SEP)) == target[len(done):len(done) + len(v.split(SEP))])
-        panel = await answer(sim, sim.click(select, panel, user=player, values=[key]))
+    panel, _ = await pick_to(sim, panel, player, target)  # to the preview of the first build
     other = next(a for a in builds if a.origin != builds[0].origin and a.age == builds[0].age)
     await answer(sim, sim.slash("tiempo", "build", {"kind": other.kind.value, "cell": str(other.origin),
                                                     "age": other.age.title}, user=player))

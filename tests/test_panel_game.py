@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.discord_app import TiempoBot
-from bot.panel import SEP, path_to
+from bot.panel import path_to
 from rules import (
     Action,
     Choose,
@@ -31,6 +31,7 @@ from rules import (
 from tests.discord_sim import DiscordSim, SimMessage, SimUser
 from tests.gameplay import choose
 from tests.test_bot_e2e import answer, make_bot, state_of
+from tests.test_panel_e2e import tap
 
 #: seed 2 with the random player of tests/gameplay.py: 66 actions, with constructions, upgrades,
 #: travel, a population and a decision among them
@@ -55,27 +56,6 @@ async def seat_three(sim: DiscordSim, bot: TiempoBot) -> list[SimUser]:
 
 def latest_play_button(sim: DiscordSim, game_id: int) -> SimMessage:
     return next(m for m in reversed(sim.channel_messages()) if f"tiempo:play:{game_id}" in m.custom_ids())
-
-
-async def tap_through(sim: DiscordSim, panel: SimMessage, user: SimUser, target: tuple[str, ...]) -> int:
-    """Pick through the panel to ``target`` and confirm it; the taps it took."""
-    taps = 0
-    while True:
-        assert len(panel.content) <= 2000, len(panel.content)
-        ok = next((c for c in panel.custom_ids() if c.startswith("tiempo:ok:")), None)
-        if ok is not None and ok.rsplit(":", 1)[1] == SEP.join(target):
-            await answer(sim, sim.click(ok, panel, user=user))
-            return taps + 1
-        select = next(c for c in panel.custom_ids() if c.startswith("tiempo:pick:"))
-        menu = next(c for c in panel.components_flat() if c.get("custom_id") == select)
-        assert len(menu["options"]) <= 25
-        at = select.rsplit(":", 1)[1]
-        done = tuple(at.split(SEP)) if at else ()
-        values = [o["value"] for o in menu["options"]]
-        rest = target[len(done):]
-        key = next(v for v in values if tuple(v.split(SEP)) == rest[:len(v.split(SEP))])
-        panel = await answer(sim, sim.click(select, panel, user=user, values=[key]))
-        taps += 1
 
 
 def slash_of(state: GameState, a: Action) -> tuple[str, dict[str, object]]:
@@ -122,7 +102,8 @@ async def test_a_whole_game_by_taps_and_the_same_game_by_slash_commands_end_alik
         action = choose(rng, state, legal_actions(state))
         user = by_name[state.players[action.player].name]
         panel = await answer(sim, sim.click(f"tiempo:play:{game_id}", latest_play_button(sim, game_id), user=user))
-        taps += 1 + await tap_through(sim, panel, user, path_to(state, action.player, action))
+        _, taken = await tap(sim, panel, user, path_to(state, action.player, action))
+        taps += 1 + taken
         _, after = await state_of(bot, sim)
         assert after.turn != state.turn or after != state, f"{action} was not played"
         played.append(action)
