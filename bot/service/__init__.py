@@ -35,7 +35,7 @@ from .games import Games
 from .herald import Herald
 from .info import Info, rules_reference
 from .lobby import AI_LEVELS, AI_NAMES, Lobby
-from .messages import Caller, Outbox, PanelView, Post, Reply
+from .messages import Caller, Outbox, PanelView, Picture, Post, Reply
 from .panels import Panels
 from .seats import AISeats
 from .suggest import Suggestions
@@ -65,7 +65,7 @@ class Tiempo:
                            default_turn_minutes=default_turn_minutes, drive=self._drive, stop=self.seats.stop)
         self.info = Info(self.games, self.herald, clock)
         self.suggestions = Suggestions(self.games)
-        self.panels = Panels(self.games, self.table)
+        self.panels = Panels(self.games, self.table, render=render)
         self.turns = TurnClock(self.games, self.herald, self.table.commit, self._drive, clock)
 
     def _drive(self, game_id: int) -> None:
@@ -175,4 +175,4 @@ class Tiempo:
         await self.seats.close()
 
 
-__all__ = ["AI_LEVELS", "AI_NAMES", "Caller", "Outbox", "PanelView", "Post", "Refusal", "Reply", "Tiempo"]
+__all__ = ["AI_LEVELS", "AI_NAMES", "Caller", "Outbox", "PanelView", "Picture", "Post", "Refusal", "Reply", "Tiempo"]
