@@ -130,9 +130,12 @@ def _side(im: Image.Image, scene: Scene, board: BoardScene, heading: str | None)
         title, items = _fit(f"{chooser} chooses:", TEXT, room, bold=True), candidates(board, scene.placing)
     else:
         title, items = ("What it changes:" if heading else "Last turn:"), changes(board, scene)
-    _text(im, left, y, title, TEXT, MUTED, bold=True)
-    y += LINE_H
-    if not items:
+    if scene.finished and not items:  # the end of the game: no "last turn" to speak of
+        title = ""
+    if title:
+        _text(im, left, y, title, TEXT, MUTED, bold=True)
+        y += LINE_H
+    if not items and title:
         for line in _wrap("Nothing changed on this board.", TEXT, room):
             _text(im, left, y, line, TEXT, MUTED)
             y += LINE_H
