@@ -179,8 +179,8 @@ def message_of(post: Post, *, layout: bool | None = None, edit: bool = False) ->
     files = files_of(post)
     if layout if layout is not None else is_layout(post):
         kwargs: dict[str, Any] = {"view": layout_of(post, content)}
-        if edit:
-            kwargs["attachments"] = files
+        if edit:  # a classic message becomes a layout only with its words and embeds cleared
+            kwargs.update(content=None, embeds=[], attachments=files)
         elif files:
             kwargs["files"] = files
         return kwargs

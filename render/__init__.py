@@ -49,18 +49,20 @@ def age_card(state: GameState, age: Age, viewer: int | None = None, events: Sequ
     """One Age as a landscape card (1140 x 680) that reads at the size Discord shows in the chat
     (about 550 x 350): the board with the changes of ``events`` or a pending decision's candidates
     marked, and a side column with the round, whose turn, what changed (or the candidates and their
-    owners) and who is which colour. ``heading`` replaces the round line ("Preview: ...")."""
-    return encode(paint_card(make_scene(state, viewer, events), Age(age), heading=heading))
+    owners) and who is which colour. ``heading`` replaces the round line ("Preview"). Without
+    ``events`` (a question's board) the side column lists no changes."""
+    return encode(paint_card(make_scene(state, viewer, events), Age(age), heading=heading, last_turn=bool(events)))
 
 
 def turn_cards(state: GameState, events: Sequence[Event] = (), viewer: int | None = None
                ) -> list[tuple[Age, bool, bytes]]:
     """A card for each of the three Ages, ``(age, changed, png)``: first the Ages that ``events``
-    changed (or where a decision is pending), in board order, then the others."""
+    changed (or where a decision is pending), in board order, then the others. Without ``events``
+    (the start or the end of a game) the side column lists no "last turn"."""
     scene = make_scene(state, viewer, events)
     changed = set(ages_changed(scene)) | {b.age for b in scene.boards if b.choices}
     order = sorted(Age, key=lambda a: (a not in changed, a))
-    return [(age, age in changed, encode(paint_card(scene, age))) for age in order]
+    return [(age, age in changed, encode(paint_card(scene, age, last_turn=bool(events)))) for age in order]
 
 
 def changed_ages(state: GameState, events: Sequence[Event]) -> list[Age]:

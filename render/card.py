@@ -18,7 +18,7 @@ from rules import Age, Cell, Kind
 
 from . import sprites
 from .layout import board_layout
-from .paint import _badge_text, _fit, _paste, _text, _wrap, board_base, draw_board
+from .paint import _badge_text, _fit, _paste, _text, board_base, draw_board
 from .scene import BoardScene, Mark, Piece, Scene
 from .style import AGE_BAR, CARD, COIN_EDGE, INK, MUTED, PAGE, RULE, WIDTH, text_length
 
@@ -40,6 +40,7 @@ class Line:
     badge: str | None = None
     tone: str = "new"
     owner: int | None = None
+    tail: str = ""  # words after ``words`` that are never cut (``words`` is shortened to make room)
 
 
 def changes(board: BoardScene, scene: Scene) -> list[Line]:
@@ -53,7 +54,7 @@ def changes(board: BoardScene, scene: Scene) -> list[Line]:
     for pl in scene.players:
         for idx in (0, 1):
             if pl.moved[idx] and pl.pawns[idx] is board.age:
-                out.append(Line(f"{pl.name} arrived", owner=pl.seat))
+                out.append(Line(pl.name, owner=pl.seat, tail=" arrived"))
     return out
 
 
@@ -78,9 +79,10 @@ def ages_changed(scene: Scene) -> list[Age]:
     return [b.age for b in scene.boards if changes(b, scene)]
 
 
-def paint_card(scene: Scene, age: Age, *, heading: str | None = None) -> Image.Image:
+def paint_card(scene: Scene, age: Age, *, heading: str | None = None, last_turn: bool = True) -> Image.Image:
     """The card of ``age``: the board with its marks, and the side column. ``heading`` replaces the
-    round line (e.g. "Preview")."""
+    round line (e.g. "Preview"); ``last_turn`` lists what the scene's events changed (False when no
+    events were given: the start of a game, a question's board)."""
     board = scene.boards[age]
     lay = board_layout(scene.map, age, len(scene.players), 0, 0)
     top = lay.board_top(age)
@@ -91,11 +93,29 @@ def paint_card(scene: Scene, age: Age, *, heading: str | None = None) -> Image.I
     block.paste(board_base(scene.map, age), (0, top))
     draw_board(block, lay, board, scene)
     im.paste(block.crop((0, top, WIDTH, top + bh)), (0, MARGIN))
-    _side(im, scene, board, heading)
+    _side(im, scene, board, heading, last_turn)
     return im
 
 
-def _side(im: Image.Image, scene: Scene, board: BoardScene, heading: str | None) -> None:
+Row = tuple[str, str] | Line  #: a title or a note (``("title" | "note", words)``), or a line
+
+
+def rows(scene: Scene, board: BoardScene, heading: str | None, last_turn: bool) -> list[Row]:
+    """The side column's list: what changed (a preview's changes, or the last turn's), then the
+    candidates of a pending decision on this board."""
+    out: list[Row] = []
+    if heading is not None or (last_turn and not board.choices):
+        out.append(("title", "What it changes:" if heading is not None else "Last turn:"))
+        items = changes(board, scene)
+        out += items or [("note", "Nothing changed on this board.")]
+    if board.choices:
+        chooser = next((p.name for p in scene.players if p.deciding), "")
+        out.append(("title", f"{'Then ' if out else ''}{chooser} chooses:"))
+        out += candidates(board, scene.placing)
+    return out
+
+
+def _side(im: Image.Image, scene: Scene, board: BoardScene, heading: str | None, last_turn: bool) -> None:
     d = ImageDraw.Draw(im)
     x0, x1 = WIDTH + 2, CARD_W - 10
     d.rounded_rectangle((x0, MARGIN, x1, im.height - MARGIN - 1), radius=10, fill=CARD, outline=RULE, width=1)
@@ -125,27 +145,23 @@ def _side(im: Image.Image, scene: Scene, board: BoardScene, heading: str | None)
     d.line((left, y, x1 - 16, y), fill=RULE, width=2)
     y += 30
     key_top = im.height - MARGIN - 16 - len(scene.players) * (LINE_H - 4)
-    if board.choices:
-        chooser = next((p.name for p in scene.players if p.deciding), "")
-        title, items = _fit(f"{chooser} chooses:", TEXT, room, bold=True), candidates(board, scene.placing)
-    else:
-        title, items = ("What it changes:" if heading else "Last turn:"), changes(board, scene)
-    if scene.finished and not items:  # the end of the game: no "last turn" to speak of
-        title = ""
-    if title:
-        _text(im, left, y, title, TEXT, MUTED, bold=True)
+    listed = rows(scene, board, heading, last_turn)
+    room_rows = max(1, int((key_top - 10 - y) // LINE_H))
+    shown = listed if len(listed) <= room_rows else listed[: room_rows - 1]
+    for row in shown:
+        if isinstance(row, Line):
+            _line(im, scene, left, y, room, row)
+        elif row[0] == "title":
+            words = row[1]
+            if text_length(words, TEXT) + 2 > room:  # a long name: shorten it, keep "chooses:"
+                name, _, verb = words.rpartition(" ")
+                words = f"{_fit(name, TEXT, room - text_length(' ' + verb, TEXT) - 4, bold=True)} {verb}"
+            _text(im, left, y, words, TEXT, MUTED, bold=True)
+        else:
+            _text(im, left, y, _fit(row[1], TEXT - 2, room), TEXT - 2, MUTED)
         y += LINE_H
-    if not items and title:
-        for line in _wrap("Nothing changed on this board.", TEXT, room):
-            _text(im, left, y, line, TEXT, MUTED)
-            y += LINE_H
-    room_lines = max(1, int((key_top - 10 - y) // LINE_H))
-    shown = items if len(items) <= room_lines else items[: room_lines - 1]
-    for item in shown:
-        _line(im, scene, left, y, room, item)
-        y += LINE_H
-    if len(shown) < len(items):
-        _text(im, left, y, f"and {len(items) - len(shown)} more", TEXT, MUTED)
+    if len(shown) < len(listed):
+        _text(im, left, y, f"and {sum(isinstance(r, Line) for r in listed[len(shown):])} more", TEXT, MUTED)
     # who is which colour: the initials on the board read as names here
     d.line((left, key_top - 8, x1 - 16, key_top - 8), fill=RULE, width=2)
     for i, pl in enumerate(scene.players):
@@ -163,8 +179,10 @@ def _line(im: Image.Image, scene: Scene, x: float, cy: float, room: float, line:
     cube = CUBE - 6
     if line.owner is not None:
         room -= cube + 12
-    size = TEXT if text_length(line.words, TEXT) <= room else TEXT - 3  # a long name: a little smaller
-    w = _text(im, x, cy, _fit(line.words, size, room), size, INK)
+    whole = line.words + line.tail
+    size = TEXT if text_length(whole, TEXT) <= room else TEXT - 3  # a long name: a little smaller
+    words = _fit(line.words, size, room - text_length(line.tail, size)) + line.tail
+    w = _text(im, x, cy, words, size, INK)
     if line.owner is not None:  # after the words, as on the board (top-right of a tile)
         _paste(im, sprites.cube(scene.players[line.owner].colour, cube), x + w + 8, cy - cube / 2 - 2)
 
@@ -180,4 +198,4 @@ def _name(kind: Kind) -> str:
     return str(kind.value)
 
 
-__all__ = ["CARD_W", "Line", "Mark", "ages_changed", "candidates", "changes", "paint_card"]
+__all__ = ["CARD_W", "Line", "Mark", "ages_changed", "candidates", "changes", "paint_card", "rows"]

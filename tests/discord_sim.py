@@ -52,9 +52,10 @@ LOADING = 128
 COMPONENTS_V2 = 1 << 15
 #: component types
 ACTION_ROW, TEXT_DISPLAY, MEDIA_GALLERY, CONTAINER = 1, 10, 12, 17
-#: what may stand at the top of a Components V2 message: rows, sections, texts, thumbnails, galleries,
-#: files, separators, containers
-V2_TOP_LEVEL = frozenset({1, 9, 10, 11, 12, 13, 14, 17})
+#: what may stand at the top of a Components V2 message: rows, sections, texts, galleries, files,
+#: separators, containers (a thumbnail only as a section's accessory)
+V2_TOP_LEVEL = frozenset({1, 9, 10, 12, 13, 14, 17})
+SELECTS = frozenset({3, 5, 6, 7, 8})
 #: interaction types
 PING, APPLICATION_COMMAND, MESSAGE_COMPONENT, AUTOCOMPLETE, MODAL_SUBMIT = 1, 2, 3, 4, 5
 #: interaction callback types
@@ -1408,8 +1409,8 @@ def _message_problems(data: JSON, files: Sequence[Upload], *, new: bool) -> list
         for i, row in enumerate(components):
             if row.get("type") != 1:
                 problems.append(f"components.{i}: top-level components must be action rows")
-            elif len(row.get("components") or []) > 5:
-                problems.append(f"components.{i}: more than 5 components in a row")
+            else:
+                problems += [f"components.{i}: {p}" for p in _row_problems(row)]
     ids = [c["custom_id"] for c in _walk_components(components) if "custom_id" in c]
     problems += [f"custom_id {i!r}: over 100 characters" for i in ids if len(i) > 100]
     if len(ids) != len(set(ids)):
@@ -1420,6 +1421,16 @@ def _message_problems(data: JSON, files: Sequence[Upload], *, new: bool) -> list
     if new and not (content or embeds or components or files or data.get("poll") or data.get("sticker_ids")):
         problems.append("Cannot send an empty message")
     return problems
+
+
+def _row_problems(row: JSON) -> list[str]:
+    """An action row holds up to 5 buttons, or one select menu alone."""
+    children = row.get("components") or []
+    if len(children) > 5:
+        return ["an action row has more than 5 components"]
+    if any(c.get("type") in SELECTS for c in children) and len(children) > 1:
+        return ["a select menu must be alone in its action row"]
+    return []
 
 
 def _v2_problems(data: JSON, components: Sequence[JSON], files: Sequence[Upload]) -> list[str]:
@@ -1439,8 +1450,8 @@ def _v2_problems(data: JSON, components: Sequence[JSON], files: Sequence[Upload]
         problems.append(f"text displays: {text} characters, over 4000")
     names = {f.filename for f in files} | {str(a.get("filename")) for a in data.get("attachments") or []}
     for c in every:
-        if c.get("type") == ACTION_ROW and len(c.get("components") or []) > 5:
-            problems.append("an action row has more than 5 components")
+        if c.get("type") == ACTION_ROW:
+            problems += _row_problems(c)
         if c.get("type") == MEDIA_GALLERY:
             items = c.get("items") or []
             if not 1 <= len(items) <= 10:
@@ -1449,8 +1460,8 @@ def _v2_problems(data: JSON, components: Sequence[JSON], files: Sequence[Upload]
                 url = str(item.get("media", {}).get("url", ""))
                 if url.startswith("attachment://") and url.removeprefix("attachment://") not in names:
                     problems.append(f"gallery item {url!r}: no such file in the message")
-                if len(str(item.get("description") or "")) > 256:
-                    problems.append("gallery item description over 256 characters")
+                if len(str(item.get("description") or "")) > 1024:
+                    problems.append("gallery item description over 1024 characters")
     return problems
 
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 from PIL import Image
 
 from render import age_card, changed_ages, make_scene, turn_cards
-from render.card import CARD_W, candidates, changes
+from render.card import CARD_W, Line, candidates, changes, rows
 from render.demo import late_game
 from render.layout import geometry
 from rules import Age, Cards, Cell, Kind, Travel, apply, legal_actions, new_game
@@ -51,7 +51,7 @@ def test_a_pending_decision_leads_with_its_board() -> None:
 def test_the_side_column_lists_what_the_turn_changed_on_the_board_with_owners() -> None:
     state, events = late_game()
     scene = make_scene(state, None, events)
-    faith = [(line.badge, line.words, line.owner) for line in changes(scene.boards[Age.FAITH], scene)]
+    faith = [(line.badge, line.words + line.tail, line.owner) for line in changes(scene.boards[Age.FAITH], scene)]
     assert faith == [("NEW", "Keep E1", 1), ("DOWN", "Watchtower H10", 3), ("GONE", "Chapel F1", 4),
                      ("GONE", "Hamlet N1", None), (None, "Wilhelmina arrived", 1)]
     assert changes(make_scene(state).boards[Age.FAITH], make_scene(state)) == []  # no events, no changes
@@ -79,3 +79,28 @@ def test_a_card_draws_nothing_hidden_hands_deck_order_or_secret_ecus() -> None:
     for age in Age:
         assert age_card(state, age, None, events) == age_card(other, age, None, events)
         assert age_card(state, age, 2, events) == age_card(other, age, 2, events)
+
+
+def test_a_preview_lists_what_the_action_changes_then_the_question_it_raises() -> None:
+    state, events = junction_pending()
+    listed = rows(make_scene(state, 0, events), make_scene(state, 0, events).boards[Age.MIGHT], "Preview", True)
+    words = [r.words if isinstance(r, Line) else r[1] for r in listed]
+    assert words == ["What it changes:", "Hamlet D4", "Then Ben chooses:", "Watchtower on E4", "Watchtower on F4",
+                     "Watchtower on E5", "Watchtower on F5"]
+    question = rows(make_scene(state), make_scene(state).boards[Age.MIGHT], None, False)
+    assert [r.words if isinstance(r, Line) else r[1] for r in question][:2] == ["Ben chooses:", "Watchtower on E4"]
+
+
+def test_the_start_of_a_game_lists_no_last_turn() -> None:
+    state = new_game(["Ana", "Ben"], seed=3)
+    scene = make_scene(state)
+    assert all(rows(scene, board, None, False) == [] for board in scene.boards)
+    assert rows(scene, scene.boards[Age.MIGHT], None, True) == [("title", "Last turn:"),
+                                                                ("note", "Nothing changed on this board.")]
+
+
+def test_a_long_name_is_shortened_but_what_happened_is_kept() -> None:
+    state, events = late_game()
+    scene = make_scene(state, None, events)
+    arrived = changes(scene.boards[Age.FAITH], scene)[-1]
+    assert (arrived.words, arrived.tail) == ("Wilhelmina", " arrived")  # the name alone is cut when too long

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 from collections.abc import Sequence
 
 from render import age_card, board_picture, game_picture, turn_cards
@@ -16,6 +17,8 @@ from ..texts import describe_status, ecu_word, narrate, ranking, who
 from ..words import Button, Command, Mention, Part, Strong, Text, lines, say, text
 from .games import Games, is_ai
 from .messages import Outbox, Picture, Post
+
+log = logging.getLogger("tiempo.herald")
 
 #: decisions with more options than this are answered by command, not buttons
 MAX_CHOICE_BUTTONS = 20
@@ -48,16 +51,28 @@ class Herald:
         decision waits) first and shown large, the others together below (none when pictures are off)."""
         if not self.render:
             return ()
-        return tuple(Picture(png, f"tiempo-{game.id}-{name}-{age.title.lower()}.png",
-                             f"{age.title}: " + ("what changed is ringed in gold" if changed else "no change"), changed)
-                     for age, changed, png in turn_cards(state, events))
+        asked = state.pending.decision.age if state.pending is not None else None
+        try:
+            cards = turn_cards(state, events)
+        except Exception:  # a post without pictures rather than no post
+            log.exception("could not draw the cards of game %s", game.id)
+            return ()
+        return tuple(Picture(png, f"tiempo-{game.id}-{name}-{age.title.lower()}.png", f"{age.title}: " + (
+            "the choices are ringed in cyan" if age == asked else
+            "what changed is ringed in gold" if changed else "no change"), changed)
+            for age, changed, png in cards)
 
     def decision_card(self, game: GameRecord, state: GameState) -> tuple[Picture, ...]:
         """The board of the pending decision, its candidates ringed and listed with their owners."""
         if not self.render or state.pending is None:
             return ()
         age = state.pending.decision.age
-        return (Picture(age_card(state, age), f"tiempo-{game.id}-v{game.action_count}-decision.png",
+        try:
+            png = age_card(state, age)
+        except Exception:
+            log.exception("could not draw the decision of game %s", game.id)
+            return ()
+        return (Picture(png, f"tiempo-{game.id}-v{game.action_count}-decision.png",
                         f"{age.title}: the choices are ringed and listed on the right"),)
 
     async def announce(self, game: GameRecord, state: GameState, events: list[ev.Event]) -> None:

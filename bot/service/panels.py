@@ -4,6 +4,7 @@ place, and the action committed when they confirm (bot/panel.py works out the st
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Sequence
 
 from render import age_card, changed_ages
@@ -18,6 +19,8 @@ from .games import Games, seat_of
 from .messages import Caller, PanelView, Picture, Reply
 from .table import Table
 
+log = logging.getLogger("tiempo.panels")
+
 
 class Panels:
     """Opens a player's panel, moves it along their picks, and plays what they confirm."""
@@ -26,6 +29,17 @@ class Panels:
         self.games = games
         self.table = table
         self.render = render
+
+    async def pictures_or_none(self, game_id: int, state: GameState, seat: int, current: Step) -> tuple[Picture, ...]:
+        """The step's pictures, drawn off the event loop; none when pictures are off or drawing fails
+        (the panel is shown all the same)."""
+        if not self.render:
+            return ()
+        try:
+            return await asyncio.to_thread(self.pictures, game_id, state, seat, current)
+        except Exception:
+            log.exception("could not draw the panel's pictures (game %s, seat %s)", game_id, seat)
+            return ()
 
     @staticmethod
     def pictures(game_id: int, state: GameState, seat: int, current: Step) -> tuple[Picture, ...]:
@@ -72,7 +86,7 @@ class Panels:
             current = step(state, seat, path)
         except ValueError:
             note, current = "That choice is no longer possible; here is what you can do now.", step(state, seat)
-        gallery = await asyncio.to_thread(self.pictures, game.id, state, seat, current) if self.render else ()
+        gallery = await self.pictures_or_none(game.id, state, seat, current)
         return Reply(lines([x for x in (note, head, *_body(current)) if x]), gallery=gallery,
                      panel=PanelView(game.id, game.action_count, current.path, current.next_base, current.question,
                                      current.choices, current.back if current.path else None,
