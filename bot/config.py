@@ -2,8 +2,9 @@
 
 Where the file is: the ``path`` given, else the file named by ``TIEMPO_CONFIG``, else ``tiempo.toml`` in
 the current directory if there is one, else no file (every setting at its default). ``DISCORD_TOKEN``,
-when set and not blank, overrides the file's token. A relative database path is taken relative to the
-config file's folder (or to the current directory when there is no file).
+when set and not blank, overrides the file's token; ``TIEMPO_SHARD_COUNT`` and ``TIEMPO_SHARD_ID``
+override ``shard_count`` and ``shard_id`` (one unit file for every shard process). A relative database
+path is taken relative to the config file's folder (or to the current directory when there is no file).
 """
 
 from __future__ import annotations
@@ -44,8 +45,24 @@ class Config:
     ai_think_seconds: float = 2.0
     #: how many processes a strong AI player's look-ahead uses at once (default: one per core, at most 2)
     ai_processes: int = field(default_factory=default_workers)
+    #: Discord shards in all (0: no sharding, this one process serves every server)
+    shard_count: int = 0
+    #: the shard this process runs (0 to shard_count - 1); each shard is one process on the same database
+    shard_id: int = 0
     #: the file these settings came from, or None when no file was read
     source: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.shard_count and not 0 <= self.shard_id < self.shard_count:
+            raise ConfigError(f"shard_id {self.shard_id} is not one of the {self.shard_count} shards "
+                              f"(0 to {self.shard_count - 1})")
+        if not self.shard_count and self.shard_id:
+            raise ConfigError(f"shard_id {self.shard_id} needs shard_count (the number of shard processes)")
+
+    def owns(self, guild_id: int) -> bool:
+        """Whether this process serves the server ``guild_id``: Discord gives a server to shard
+        ``(guild_id >> 22) % shard_count``, and this process runs ``shard_id``. Without sharding, every server."""
+        return not self.shard_count or (guild_id >> 22) % self.shard_count == self.shard_id
 
     @property
     def turn_limit_seconds(self) -> int | None:
@@ -110,6 +127,21 @@ def _seconds(key: str, value: object, where: str) -> float:
     return float(value)
 
 
+def _shard_count(key: str, value: object, where: str) -> int:
+    """A number of shards: a whole number, 0 (no sharding) or more."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ConfigError(f"{where}: '{key}' must be a whole number of shards, 0 (no sharding) or more, "
+                          f"like {key} = 2")
+    return value
+
+
+def _shard_id(key: str, value: object, where: str) -> int:
+    """A shard id: a whole number, 0 or more (checked against the count once both are known)."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ConfigError(f"{where}: '{key}' must be a whole number from 0 to shard_count - 1, like {key} = 0")
+    return value
+
+
 #: key in the file -> how its value is checked and converted
 _KEYS: dict[str, Callable[[str, object, str], object]] = {
     "token": _token,
@@ -119,7 +151,12 @@ _KEYS: dict[str, Callable[[str, object, str], object]] = {
     "log_level": _log_level,
     "ai_think_seconds": _seconds,
     "ai_processes": _processes,
+    "shard_count": _shard_count,
+    "shard_id": _shard_id,
 }
+
+#: environment variables that override a key of the file (for one unit file per shard process)
+_ENV_KEYS = {"TIEMPO_SHARD_COUNT": "shard_count", "TIEMPO_SHARD_ID": "shard_id"}
 
 
 def find_config_file(path: str | None, environ: Mapping[str, str]) -> str | None:
@@ -169,4 +206,15 @@ def load_config(path: str | None = None, environ: Mapping[str, str] | None = Non
     env_token = env.get("DISCORD_TOKEN", "").strip()
     if env_token:
         settings["token"] = env_token
-    return Config(source=source, **settings)  # type: ignore[arg-type]
+    for name, key in _ENV_KEYS.items():
+        value = env.get(name, "").strip()
+        if value:
+            try:
+                number: object = int(value)
+            except ValueError:
+                number = value
+            settings[key] = _KEYS[key](key, number, f"the environment variable {name}")
+    try:
+        return Config(source=source, **settings)  # type: ignore[arg-type]
+    except ConfigError as err:
+        raise ConfigError(f"{source or 'the settings'}: {err}") from None

@@ -780,7 +780,9 @@ class TiempoBot(discord.Client):
 
     def __init__(self, config: Config, *, storage: Storage | None = None, timer_every: float = 15.0,
                  **service_options: Any) -> None:
-        super().__init__(intents=discord.Intents.none() | discord.Intents(guilds=True))
+        shards: dict[str, Any] = ({"shard_id": config.shard_id, "shard_count": config.shard_count}
+                                  if config.shard_count else {})
+        super().__init__(intents=discord.Intents.none() | discord.Intents(guilds=True), **shards)
         self.config = config
         self.tree = app_commands.CommandTree(self)
         self.tree.add_command(build_group())
@@ -798,7 +800,8 @@ class TiempoBot(discord.Client):
         self._storage = storage
         self.service = Tiempo(storage, ChannelOutbox(self), default_turn_minutes=self.config.turn_limit_minutes,
                               ai_think_seconds=self.config.ai_think_seconds,
-                              ai_processes=self.config.ai_processes, **self._service_options)
+                              ai_processes=self.config.ai_processes, owns=self.config.owns,
+                              **self._service_options)
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         if self.config.guilds:
             for guild_id in self.config.guilds:

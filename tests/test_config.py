@@ -128,3 +128,19 @@ def test_syntax_errors_and_missing_files_name_the_file(tmp_path: Path) -> None:
         load_config(missing, {})
     with pytest.raises(ConfigError, match=r"nope\.toml: config file not found"):
         load_config(None, {"TIEMPO_CONFIG": missing})
+
+
+def test_shard_settings_from_the_file_and_the_environment_and_which_servers_a_shard_owns(tmp_path: Path) -> None:
+    path = write(tmp_path, "shard_count = 2\nshard_id = 1\n")
+    config = load_config(path, {})
+    assert (config.shard_count, config.shard_id) == (2, 1)
+    odd, even = 1 << 22, 2 << 22  # Discord's shard of a server: (id >> 22) % shard_count
+    assert config.owns(odd) and not config.owns(even)
+    assert load_config(path, {"TIEMPO_SHARD_ID": "0"}).owns(even)
+    assert Config().owns(odd) and Config().owns(even)  # no sharding: every server
+    with pytest.raises(ConfigError, match="shard_id 2 is not one of the 2 shards"):
+        load_config(path, {"TIEMPO_SHARD_ID": "2"})
+    with pytest.raises(ConfigError, match=r"TIEMPO_SHARD_COUNT.*whole number"):
+        load_config(path, {"TIEMPO_SHARD_COUNT": "two"})
+    with pytest.raises(ConfigError, match="needs shard_count"):
+        load_config(write(tmp_path, "shard_id = 1\n", "other.toml"), {})

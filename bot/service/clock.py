@@ -55,7 +55,7 @@ class TurnClock:
         """Warn at half time, and end the turn of a player whose time ran out."""
         now = self.clock()
         for game in await self.games.storage.games_with_deadlines():
-            if game.turn_deadline is None or game.status is not Status.PLAYING:
+            if game.turn_deadline is None or game.status is not Status.PLAYING or not self.games.mine(game):
                 continue
             minutes = int(game.options.get("turn_minutes", 0))
             if now >= game.turn_deadline:

@@ -113,6 +113,8 @@ class AISeats:
     async def resume(self) -> None:
         """After a start-up: let every game waiting on an AI seat go on."""
         for game in await self.games.storage.list_games(Status.PLAYING):
+            if not self.games.mine(game):  # another shard process drives it
+                continue
             state = self.games.state_of(game)
             if is_ai(game.seats[state.waiting_on]):
                 self.drive(game.id)
