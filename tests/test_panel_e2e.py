@@ -160,3 +160,35 @@ async def test_confirm_on_a_panel_from_before_the_game_moved_on_redraws_it(sim: 
     assert redrawn.id == panel.id and "moved on" in redrawn.content and "What do you do?" in redrawn.content
     _, after = await state_of(bot, sim)
     assert after.boards[builds[0].age].at(after.map.index(builds[0].origin)) is None  # the stale build was not played
+
+
+async def test_a_panel_drawn_before_an_undo_and_another_action_is_stale(sim: DiscordSim, tmp_path: Path) -> None:
+    """Undo lowers the number of actions: after an undo and another action, a panel drawn after the
+    first action has the same count but shows another position. Its Confirm plays nothing."""
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    users = await open_table(sim, bot, "bob")
+    game_id, state = await state_of(bot, sim)
+    player = user_of(users, state, state.active)
+    board_post = public(sim)[-1]
+    builds = [a for a in legal_actions(state) if isinstance(a, Construct)]
+    first = builds[0]
+    second = next(a for a in builds if a.origin != first.origin and a.age == first.age)
+
+    def slash_build(a: Construct) -> dict[str, str]:
+        return {"kind": a.kind.value, "cell": str(a.origin), "age": a.age.title}
+
+    await answer(sim, sim.slash("tiempo", "build", slash_build(first), user=player))
+    _, built = await state_of(bot, sim)
+    panel = await answer(sim, sim.click(f"tiempo:play:{game_id}", board_post, user=player))
+    end = min((a for a in legal_actions(built) if isinstance(a, EndTurn)), key=lambda a: a.discard.total)
+    panel, _ = await pick_to(sim, panel, player, path_to(built, built.active, end))  # the end of the turn, previewed
+    await answer(sim, sim.slash("tiempo", "undo", user=player))
+    await answer(sim, sim.slash("tiempo", "build", slash_build(second), user=player))
+    _, other = await state_of(bot, sim)
+    assert other.turn == built.turn and other != built  # the same number of actions, another position
+
+    ok = next(c for c in panel.custom_ids() if c.startswith("tiempo:ok:"))
+    redrawn = await answer(sim, sim.click(ok, panel, user=player))
+    assert redrawn.id == panel.id and "moved on" in redrawn.content and "What do you do?" in redrawn.content
+    _, after = await state_of(bot, sim)
+    assert after == other  # the turn was not ended from the stale panel

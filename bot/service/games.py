@@ -3,6 +3,8 @@ version) and its history of actions with their events (cached, replayed from the
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -44,6 +46,15 @@ def seat_of(game: GameRecord, caller: Caller) -> int | None:
         if s.user_id == caller.user_id and not is_ai(s):
             return i
     return None
+
+
+def version_of(game: GameRecord) -> str:
+    """The position a button or panel is drawn for, as its custom id carries it: ``12-3fa9c2``, the
+    number of actions and a short digest of the stored position. The count alone is not enough: undo
+    lowers it, so after an undo and another action the same count names another position. The digest
+    is keyed by the game's seed, so a public button tells nothing of the hidden cards."""
+    digest = hmac.new(str(game.seed).encode(), (game.snapshot or "").encode(), hashlib.sha256).hexdigest()
+    return f"{game.action_count}-{digest[:6]}"
 
 
 NO_GAME = say("There is no game in {here}. Open one with {new}.", here=HERE, new=Command("new"))

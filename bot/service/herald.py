@@ -14,7 +14,7 @@ from rules import events as ev
 from ..storage import GameRecord, SeatRecord
 from ..texts import describe_status, ecu_word, narrate, ranking, who
 from ..words import Button, Command, Mention, Part, Strong, Text, lines, say, text
-from .games import Games, is_ai
+from .games import Games, is_ai, version_of
 from .messages import Outbox, Post
 
 #: decisions with more options than this are answered by command, not buttons
@@ -74,7 +74,7 @@ class Herald:
         choices = tuple((str(c), str(c)) for c in d.options) if len(d.options) <= MAX_CHOICE_BUTTONS else ()
         if not choices:
             ask = say("{ask} Answer with {choose}.", ask=ask, choose=Command("choose"))
-        return Post(lines([*before, ask]), choice_game=game.id, version=game.action_count, choices=choices,
+        return Post(lines([*before, ask]), choice_game=game.id, version=version_of(game), choices=choices,
                     mentions=(seat.user_id,) if not is_ai(seat) else (), play_game=None if is_ai(seat) else game.id)
 
     async def post_board(self, game: GameRecord, state: GameState, narration: list[str],
@@ -92,7 +92,7 @@ class Herald:
                 say("{who}, your turn (round {round} of 7).", who=mention(seat), round=state.round))
         await self.post(game.channel_id, Post(
             lines([*narration, "", scores, "", turn]), png=png, filename=f"tiempo-{game.id}-r{state.round}.png",
-            hand_game=game.id, version=game.action_count, mentions=(seat.user_id,) if not is_ai(seat) else (),
+            hand_game=game.id, version=version_of(game), mentions=(seat.user_id,) if not is_ai(seat) else (),
             play_game=None if is_ai(seat) else game.id))
 
     async def post_final(self, game: GameRecord, state: GameState, narration: list[str]) -> None:
@@ -104,7 +104,7 @@ class Herald:
             out.append(f"{medal} {who(state, seat)} — {ecus} {ecu_word(ecus)}")
         out.append(say("Play again with the same seats: {rematch}.", rematch=Button("Rematch", "rematch")))
         await self.post(game.channel_id, Post(lines(out), png=png, filename=f"tiempo-{game.id}-final.png",
-                                              hand_game=game.id, rematch_game=game.id, version=game.action_count))
+                                              hand_game=game.id, rematch_game=game.id, version=version_of(game)))
 
 
 def _actor(events: Sequence[ev.Event], state: GameState) -> int:

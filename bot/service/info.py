@@ -11,7 +11,7 @@ from ..play import Refusal
 from ..storage import GameRecord, Status
 from ..texts import RULES, describe_hand, describe_income, describe_status, ecu_word, narrate, who
 from ..words import Code, Command, Strong, as_text, lines, say, text
-from .games import Games, seat_of
+from .games import Games, seat_of, version_of
 from .herald import Herald
 from .messages import Caller, Reply
 
@@ -74,7 +74,7 @@ class Info:
         what = f"{age.title}" if age is not None else "The three Ages"
         return Reply(as_text(f"{what} — game #{game.id}, round {state.round} of 7."), png=png,
                      filename=f"tiempo-{game.id}-{(age.title.lower() if age else 'game')}.png", hand_game=game.id,
-                     version=game.action_count)
+                     version=version_of(game))
 
     async def status(self, caller: Caller) -> Reply:
         """Round, whose turn, public scores and stock."""

@@ -12,7 +12,7 @@ from ..play import Refusal
 from ..storage import Status
 from ..texts import describe_income, ecu_word, narrate, who
 from ..words import Button, Strong, Text, lines, say, text
-from .games import Games, seat_of
+from .games import Games, seat_of, version_of
 from .messages import Caller, PanelView, Reply
 from .table import Table
 
@@ -24,7 +24,7 @@ class Panels:
         self.games = games
         self.table = table
 
-    async def show(self, caller: Caller, game_id: int | None = None, version: int | None = None,
+    async def show(self, caller: Caller, game_id: int | None = None, version: str | None = None,
                    path: Sequence[str] = (), note: Text | str = "") -> Reply:
         """The caller's panel at ``path`` (the menu by default). A panel drawn before the game moved on
         starts again from the menu, saying so."""
@@ -33,7 +33,7 @@ class Panels:
         if seat is None:
             raise Refusal("You are not playing in this game: the panel is for its players.")
         state = self.games.state_of(game)
-        if version is not None and version != game.action_count:
+        if version is not None and version != version_of(game):
             path, note = (), "The game moved on since this panel was drawn; here it is as it is now."
         if game.status is not Status.PLAYING or state.finished:
             return Reply(lines([note, f"Game #{game.id} is over."]) if note else text(f"Game #{game.id} is over."))
@@ -42,7 +42,7 @@ class Panels:
             waiting = (f"Waiting for {who(state, state.waiting_on)} to answer a question." if state.pending
                        else f"It is {who(state, state.active)}'s turn.")
             return Reply(lines([x for x in (note, head, waiting) if x]),
-                         panel=PanelView(game.id, game.action_count))
+                         panel=PanelView(game.id, version_of(game)))
         if state.pending is not None and (not path or path[0] != "choose"):
             path = ("choose",)
         try:
@@ -50,12 +50,12 @@ class Panels:
         except ValueError:
             note, current = "That choice is no longer possible; here is what you can do now.", step(state, seat)
         return Reply(lines([x for x in (note, head, *_body(current)) if x]),
-                     panel=PanelView(game.id, game.action_count, current.path, current.next_base, current.question,
+                     panel=PanelView(game.id, version_of(game), current.path, current.next_base, current.question,
                                      current.choices, current.back if current.path else None,
                                      current.preview is not None,
                                      undo=state.acted and state.pending is None and not current.path))
 
-    async def confirm(self, caller: Caller, game_id: int, version: int, path: Sequence[str]) -> Reply:
+    async def confirm(self, caller: Caller, game_id: int, version: str, path: Sequence[str]) -> Reply:
         """Play the action the panel's ``path`` names, then show the panel again."""
         def chosen(state: GameState, seat: int) -> Action:
             s = step(state, seat, path, with_preview=False)
