@@ -528,8 +528,8 @@ class Table:
             values = await s.suggest_cards(caller, word, "")
             what = "Cards from your hand"
         elif wanted == "pay" and hasattr(s, "suggest_payments"):
-            values = await s.suggest_payments(caller, word, {o.service_key: options[o.name]
-                                                             for o in command.options}, "")
+            values = [f"{pay} ({words})" for pay, words in await s.suggest_payments(
+                caller, word, {o.service_key: options[o.name] for o in command.options}, "")]
             what = "Ways to pay (cards, then cards per pawn)"
         elif wanted in ("age", "to"):
             values, what = [a.title for a in Age], "Ages"

@@ -538,7 +538,9 @@ async def _payments(interaction: Interaction, command: str, current: str) -> lis
         options["kind" if name == "to" else name] = None if value is None else str(value)
     try:
         pays = await _service(interaction).suggest_payments(caller_of(interaction), command, options, current)
-        return await _explained(interaction, "pay", current, pays, target=options.get("cell"))
+        if pays:  # the value, and what it means: "MM 1+1 — 2 Military cards, 1 card through each pawn"
+            return [app_commands.Choice(name=f"{pay} — {words}"[:100], value=pay) for pay, words in pays]
+        return await _explained(interaction, "pay", current, [], target=options.get("cell"))
     except Exception:
         log.exception("payment autocompletion failed")
         return []

@@ -11,7 +11,7 @@ import pytest
 
 from bot import panel
 from bot.panel import MAX_CHOICES, SEP, Step, step
-from rules import Action, Age, Construct, GameState, legal_actions
+from rules import Action, Age, Cards, Construct, GameState, Payment, legal_actions
 
 from .gameplay import random_game
 from .scenario import play
@@ -139,3 +139,14 @@ def test_a_stale_path_is_refused() -> None:
         step(state, 0, ("build", "ABBEY"))
     with pytest.raises(ValueError):
         step(state, 0, ("fly",))
+
+
+def test_a_payment_is_said_in_words() -> None:
+    """What ``pay:`` suggestions show beside the notation: ``1+1`` is one card through each pawn."""
+    assert panel.pay_words(Payment(Cards(2, 0, 0), (1, 1))) == "2 Military cards, 1 card through each pawn"
+    assert panel.pay_words(Payment(Cards(2, 0, 1), (2, 1))) == (
+        "2 Military + 1 Civil cards, 2 through pawn 1 and 1 through pawn 2")
+    assert panel.pay_words(Payment(Cards(0, 1, 0), (0, 1))) == "1 Religious card, through pawn 2"
+    assert panel.pay_words(Payment(Cards(0, 0, 2), (2, 0))) == "2 Civil cards, all through pawn 1"
+    widest = panel.pay_words(Payment(Cards(1, 2, 1), (2, 2)))
+    assert len(f"MRRC 2+2 — {widest}") <= 100  # a Discord choice's name

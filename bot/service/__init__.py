@@ -146,7 +146,7 @@ class Tiempo:
         return await self.suggestions.cards(caller, command, typed)
 
     async def suggest_payments(self, caller: Caller, command: str, options: dict[str, str | None],
-                               typed: str) -> list[str]:
+                               typed: str) -> list[tuple[str, str]]:
         return await self.suggestions.payments(caller, command, options, typed)
 
     # -- the games, and the background work --
