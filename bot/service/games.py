@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from rules import Action, Colour, GameState, apply, from_json, parse_action
@@ -156,6 +156,17 @@ class Games:
         for _, action, _ in h.actions:
             state, _ = apply(state, action)
         return state
+
+    def retold(self, game: GameRecord, h: History, start: int = 0) -> Iterator[tuple[Action, list[ev.Event],
+                                                                                      GameState]]:
+        """The actions of ``h`` from the ``start``-th on, each with its events and the state right
+        after it: an action told again later is told with the names and income of its moment, not
+        of now (a Keep downsized since is not called a Watchtower)."""
+        state = self.first_state(game)
+        for i, (_, action, events) in enumerate(h.actions):
+            state, _ = apply(state, action)
+            if i >= start:
+                yield action, events, state
 
     def note(self, record: GameRecord, action: Action, events: list[ev.Event], state: GameState, actor_id: int,
              text: str) -> None:
