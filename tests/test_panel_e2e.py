@@ -192,3 +192,25 @@ async def test_a_panel_drawn_before_an_undo_and_another_action_is_stale(sim: Dis
     assert redrawn.id == panel.id and "moved on" in redrawn.content and "What do you do?" in redrawn.content
     _, after = await state_of(bot, sim)
     assert after == other  # the turn was not ended from the stale panel
+
+
+async def test_undo_from_the_panel_says_what_it_took_back_without_repeating_the_hand(sim: DiscordSim,
+                                                                                  tmp_path: Path) -> None:
+    """The panel's header already shows the hand: after Undo the panel says, in one line, what was
+    taken back, and shows the hand once (a phone shows little at a time)."""
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    users = await open_table(sim, bot, "bob")
+    game_id, state = await state_of(bot, sim)
+    player = user_of(users, state, state.active)
+    panel = await answer(sim, sim.click(f"tiempo:play:{game_id}", public(sim)[-1], user=player))
+    build = next(a for a in legal_actions(state) if isinstance(a, Construct))
+    panel, _ = await tap(sim, panel, player, path_to(state, state.active, build))
+    undo = next(c for c in panel.custom_ids() if c.startswith("tiempo:undo:"))
+    undone = await answer(sim, sim.click(undo, panel, user=player))
+    assert undone.id == panel.id and undone.content.startswith("**Undone.** It was: ")
+    said = undone.content.split("\n")[0]  # e.g. "… It was: bob (White) builds a Watchtower at A1 on Might with MC."
+    assert " builds " in said and f"{build.kind.value} at {build.origin}" in said, said
+    assert "Your hand" not in undone.content and undone.content.count(" · hand ") == 1
+    assert "What do you do?" in undone.content
+    _, after = await state_of(bot, sim)
+    assert after == state

@@ -76,7 +76,7 @@ class Panels:
     async def undo(self, caller: Caller, game_id: int) -> Reply:
         """Take back the caller's last action of the turn, then show the panel again."""
         try:
-            reply = await self.table.undo(caller, game_id)
+            reply = await self.table.undo(caller, game_id, hand=False)  # the header shows the hand
             note: Text | str = reply.text
         except Refusal as refusal:
             note = refusal.text

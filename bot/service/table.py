@@ -130,8 +130,9 @@ class Table:
         await self.herald.announce(game, new, events)
         return game
 
-    async def undo(self, caller: Caller, game_id: int | None = None) -> Reply:
-        """Take back the caller's last action of this turn, when it revealed nothing hidden."""
+    async def undo(self, caller: Caller, game_id: int | None = None, *, hand: bool = True) -> Reply:
+        """Take back the caller's last action of this turn, when it revealed nothing hidden. The reply
+        shows the hand after it, unless ``hand`` is False (the turn panel's header shows it)."""
         game = await self.games.playing_here(caller, game_id)
         storage = self.games.storage
         async with storage.lock(game.id):
@@ -157,4 +158,6 @@ class Table:
             others = tuple(dict.fromkeys(game.seats[p].user_id for p, _ in answers if p != seat
                                          and not is_ai(game.seats[p])))
             await self.herald.post(game.channel_id, Post(told, mentions=others))
+        if not hand:
+            return Reply(say("{undone} It was: {what}.", undone=Strong("Undone."), what=own))
         return Reply("Undone.\n" + describe_hand(before, seat))
