@@ -35,7 +35,7 @@ from rules import Action, Age, GameState, Kind, NotationError
 from .ai.helpers import MAX_WORKERS, default_workers
 from .panel import SEP
 from .play import Refusal
-from .service import AI_LEVELS, Caller, PanelView, Post, Reply, Tiempo
+from .service import AI_LEVELS, Caller, PanelView, Post, Reply, Tiempo, version_of
 from .storage import GameRecord, Status, Storage, StorageError
 from .texts import RULES, who
 from .words import Style, Text, as_text, render
@@ -344,11 +344,11 @@ class Table:
     #: the turn panel shown last (its numbered choices, ``ok``, ``back`` and ``menu`` act on it)
     panel: PanelView | None = None
     #: an action the player was warned about and may confirm with ``yes``: (game, version, notation)
-    unconfirmed: tuple[int, int, str] | None = None
+    unconfirmed: tuple[int, str, str] | None = None
     #: a game in play whose cancelling the player may confirm with ``yes``
     unconfirmed_cancel: int | None = None
     #: the game version the last public post showed the board of (it said whose turn it is)
-    last_board: int | None = None
+    last_board: str | None = None
     #: the channel's posts while a command runs, to print in order with its answer
     held: list[Post] | None = None
     _announced: set[tuple[int, int, bool]] = field(default_factory=set)
@@ -444,7 +444,7 @@ class Table:
                 if state.finished or seat.ai_level is None or key in self._announced:
                     continue
                 self._announced.add(key)
-                if state.pending is None and self.last_board == game.action_count:
+                if state.pending is None and self.last_board == version_of(game):
                     continue  # the board post just said who is thinking
                 self.say(f"… {seat.name} is thinking")
         finally:
@@ -536,8 +536,8 @@ class Table:
             values = await s.suggest_cards(caller, word, "")
             what = "Cards from your hand"
         elif wanted == "pay" and hasattr(s, "suggest_payments"):
-            values = await s.suggest_payments(caller, word, {o.service_key: options[o.name]
-                                                             for o in command.options}, "")
+            values = [f"{pay} ({words})" for pay, words in await s.suggest_payments(
+                caller, word, {o.service_key: options[o.name] for o in command.options}, "")]
             what = "Ways to pay (cards, then cards per pawn)"
         elif wanted in ("age", "to"):
             values, what = [a.title for a in Age], "Ages"

@@ -296,6 +296,11 @@ def _service(interaction: Interaction) -> Tiempo:
     return client.service
 
 
+#: a game's version in a custom id (``version_of``: ``12-3fa9c2``); a button drawn before versions had a
+#: digest (digits only) still matches, and is answered as a stale one
+_VERSION = r"[0-9a-f-]+"
+
+
 class HandButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=r"tiempo:hand:(?P<game>\d+)"):
     """"My hand": the clicking player's own hand, privately, from the game as it is now."""
 
@@ -334,10 +339,10 @@ class BoardButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
 
 
 class ChooseButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
-                   template=r"tiempo:choose:(?P<game>\d+):(?P<version>\d+):(?P<cell>[A-Z]+\d+)"):
+                   template=r"tiempo:choose:(?P<game>\d+):(?P<version>" + _VERSION + r"):(?P<cell>[A-Z]+\d+)"):
     """One answer to a pending decision; refused if the game moved on since the question."""
 
-    def __init__(self, game_id: int, version: int, cell: str, label: str | None = None) -> None:
+    def __init__(self, game_id: int, version: str, cell: str, label: str | None = None) -> None:
         super().__init__(discord.ui.Button(label=label or cell, style=discord.ButtonStyle.success,
                                            custom_id=f"tiempo:choose:{game_id}:{version}:{cell}"))
         self.game_id, self.version, self.cell = game_id, version, cell
@@ -345,7 +350,7 @@ class ChooseButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
     @classmethod
     async def from_custom_id(cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
                              /) -> ChooseButton:
-        return cls(int(match["game"]), int(match["version"]), match["cell"])
+        return cls(int(match["game"]), match["version"], match["cell"])
 
     async def callback(self, interaction: Interaction) -> None:
         await handle(interaction, "choose button", lambda: _service(interaction).play(
@@ -425,10 +430,10 @@ def _path(text: str) -> tuple[str, ...]:
 
 
 class PanelSelect(discord.ui.DynamicItem[discord.ui.Select[discord.ui.View]],
-                  template=r"tiempo:pick:(?P<game>\d+):(?P<version>\d+):" + _PATH):
+                  template=r"tiempo:pick:(?P<game>\d+):(?P<version>" + _VERSION + r"):" + _PATH):
     """The list of a turn panel's step: the pick goes to the next step, in place."""
 
-    def __init__(self, game_id: int, version: int, path: tuple[str, ...], question: str = "",
+    def __init__(self, game_id: int, version: str, path: tuple[str, ...], question: str = "",
                  choices: tuple[Choice, ...] = ()) -> None:
         options = [discord.SelectOption(label=c.label, value=c.key, description=c.detail or None,
                                         emoji="⚠️" if c.harms else None) for c in choices]
@@ -440,7 +445,7 @@ class PanelSelect(discord.ui.DynamicItem[discord.ui.Select[discord.ui.View]],
     @classmethod
     async def from_custom_id(cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
                              /) -> PanelSelect:
-        return cls(int(match["game"]), int(match["version"]), _path(match["path"]))
+        return cls(int(match["game"]), match["version"], _path(match["path"]))
 
     async def callback(self, interaction: Interaction) -> None:
         values = self.item.values  # filled in from the interaction before the callback
@@ -450,7 +455,8 @@ class PanelSelect(discord.ui.DynamicItem[discord.ui.Select[discord.ui.View]],
 
 
 class PanelButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
-                  template=r"tiempo:(?P<what>go|look|back|ok|undo):(?P<game>\d+):(?P<version>\d+):" + _PATH):
+                  template=r"tiempo:(?P<what>go|look|back|ok|undo):(?P<game>\d+):(?P<version>" + _VERSION + "):"
+                  + _PATH):
     """A turn panel's buttons: Menu (``go``), Back, Confirm (``ok``) and Undo."""
 
     LABELS: ClassVar[dict[str, tuple[str, discord.ButtonStyle]]] = {
@@ -458,7 +464,7 @@ class PanelButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
         "back": ("Back", discord.ButtonStyle.secondary),
         "ok": ("Confirm", discord.ButtonStyle.success), "undo": ("Undo", discord.ButtonStyle.danger)}
 
-    def __init__(self, what: str, game_id: int, version: int, path: tuple[str, ...] = ()) -> None:
+    def __init__(self, what: str, game_id: int, version: str, path: tuple[str, ...] = ()) -> None:
         label, style = self.LABELS[what]
         super().__init__(discord.ui.Button(label=label, style=style,
                                            custom_id=f"tiempo:{what}:{game_id}:{version}:{SEP.join(path)}"))
@@ -467,7 +473,7 @@ class PanelButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
     @classmethod
     async def from_custom_id(cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
                              /) -> PanelButton:
-        return cls(match["what"], int(match["game"]), int(match["version"]), _path(match["path"]))
+        return cls(match["what"], int(match["game"]), match["version"], _path(match["path"]))
 
     async def callback(self, interaction: Interaction) -> None:
         service, caller = _service(interaction), caller_of(interaction)
@@ -481,10 +487,10 @@ class PanelButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
 
 
 class ConfirmButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
-                    template=r"tiempo:sure:(?P<game>\d+):(?P<version>\d+):(?P<action>.+)"):
+                    template=r"tiempo:sure:(?P<game>\d+):(?P<version>" + _VERSION + r"):(?P<action>.+)"):
     """Confirm an action the player was warned harms their own buildings; refused once the game moved on."""
 
-    def __init__(self, game_id: int, version: int, notation: str) -> None:
+    def __init__(self, game_id: int, version: str, notation: str) -> None:
         super().__init__(discord.ui.Button(label="Confirm", style=discord.ButtonStyle.danger,
                                            custom_id=f"tiempo:sure:{game_id}:{version}:{notation}"))
         self.game_id, self.version, self.notation = game_id, version, notation
@@ -492,7 +498,7 @@ class ConfirmButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
     @classmethod
     async def from_custom_id(cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
                              /) -> ConfirmButton:
-        return cls(int(match["game"]), int(match["version"]), match["action"])
+        return cls(int(match["game"]), match["version"], match["action"])
 
     async def callback(self, interaction: Interaction) -> None:
         await handle(interaction, "confirm button", lambda: _service(interaction).play_confirmed(
@@ -590,7 +596,9 @@ async def _payments(interaction: Interaction, command: str, current: str) -> lis
         options["kind" if name == "to" else name] = None if value is None else str(value)
     try:
         pays = await _service(interaction).suggest_payments(caller_of(interaction), command, options, current)
-        return await _explained(interaction, "pay", current, pays, target=options.get("cell"))
+        if pays:  # the value, and what it means: "MM 1+1 — 2 Military cards, 1 card through each pawn"
+            return [app_commands.Choice(name=f"{pay} — {words}"[:100], value=pay) for pay, words in pays]
+        return await _explained(interaction, "pay", current, [], target=options.get("cell"))
     except Exception:
         log.exception("payment autocompletion failed")
         return []

@@ -163,6 +163,21 @@ def pay_label(p: Payment) -> str:
     return f"{p.cards}, {how}"
 
 
+def pay_words(p: Payment) -> str:
+    """What a payment's notation says, in words: ``MM 1+1`` is ``2 Military cards, 1 card through each
+    pawn``; ``MMC 2+1`` is ``2 Military + 1 Civil cards, 2 through pawn 1 and 1 through pawn 2``."""
+    c = p.cards
+    names = [f"{n} {family}" for n, family in ((c.m, "Military"), (c.r, "Religious"), (c.c, "Civil")) if n]
+    cards = " + ".join(names) + (" card" if c.total == 1 else " cards")
+    a, b = p.pawns
+    if a and b:
+        how = (f"{a} card{'s' if a != 1 else ''} through each pawn" if a == b
+               else f"{a} through pawn 1 and {b} through pawn 2")
+    else:
+        how = f"{'all ' if c.total > 1 else ''}through pawn {1 if a else 2}"
+    return f"{cards}, {how}"
+
+
 def _terrain_note(s: GameState, cells: tuple[int, ...]) -> str:
     extra = surcharge(s, cells)
     if not extra:
@@ -517,5 +532,5 @@ def preview(state: GameState, action: Action) -> Preview:
     return Preview(action, tuple(lines), tuple(harms(state, after, action.player, events)), after, tuple(events))
 
 
-__all__ = ["MAX_CHOICES", "SEP", "Choice", "Preview", "Step", "harms", "kind_label", "path_to", "preview", "size",
-           "span", "step"]
+__all__ = ["MAX_CHOICES", "SEP", "Choice", "Preview", "Step", "harms", "kind_label", "path_to", "pay_words", "preview",
+           "size", "span", "step"]

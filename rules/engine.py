@@ -9,6 +9,7 @@ the engine is deterministic).
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -71,6 +72,7 @@ from .model import (
     HAND_SIZE,
     INCOME_ROUNDS,
     INITIAL_STOCK,
+    KIND_OF,
     POPULATION_CAP,
     ROUNDS,
     TRAVEL_COST,
@@ -200,8 +202,10 @@ def describe_decision(state: GameState, d: Decision) -> str:
     opts = ", ".join(str(c) for c in d.options)
     if d.kind is DecisionKind.PLACE_SMALLER:
         assert d.result is not None and d.subject is not None
-        b = state.boards[d.age].at(state.map.index(d.subject))
-        old = b.kind.value if b is not None and b.origin == d.subject else "building"
+        # what was downsized, from the question itself (the smaller square fits the old one in
+        # side² ways), not from the board: told again later, the board may hold something else there
+        old_level = d.result.level + math.isqrt(len(d.options)) - 1
+        old = KIND_OF[(d.result.family, old_level)].value if (d.result.family, old_level) in KIND_OF else "building"
         return (
             f"choose where the downsized {old} at {d.subject} on {d.age.title} goes as {_article(d.result.value)} "
             f"(top-left cell: {opts})"

@@ -323,10 +323,13 @@ async def test_autocomplete_offers_the_ways_to_pay(sim: DiscordSim, tmp_path: Pa
     a = next(a for a in legal_actions(state) if isinstance(a, Construct))
     iid = sim.inject(sim.autocomplete("tiempo", "build", {"kind": a.kind.value, "cell": str(a.origin),
                                                           "age": a.age.title, "pay": ""}, "pay", user=mover))
-    offered = [c["value"] for c in await sim.choices(iid)]
+    choices = await sim.choices(iid)
+    offered = [c["value"] for c in choices]
     same = [b for b in legal_actions(state) if isinstance(b, Construct) and (b.kind, b.origin, b.age)
             == (a.kind, a.origin, a.age)]
     assert len(offered) == len({(b.payment.cards, b.payment.pawns) for b in same}) > 0
+    for c in choices:  # each says what its form means: "MM 1+1 — 2 Military cards, 1 card through each pawn"
+        assert c["name"].startswith(f"{c['value']} — ") and " card" in c["name"] and "pawn" in c["name"], c
     reply = await answer(sim, sim.slash("tiempo", "build", {"kind": a.kind.value, "cell": str(a.origin),
                                                             "age": a.age.title, "pay": offered[-1]}, user=mover))
     assert reply.ephemeral and "**Your hand:**" in reply.content

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bot.service import Caller
+from bot.service import Caller, version_of
 from rules import (
     Action,
     Choose,
@@ -137,9 +137,9 @@ async def test_a_decision_belongs_to_its_player_and_its_buttons_outlive_a_restar
     asker = next(m for m in reversed(sim.channel_messages()) if m.custom_ids()
                  and m.custom_ids()[0].startswith(f"tiempo:choose:{game_id}:"))
     assert f"<@{alice.id}>" in asker.content and "downsized" in asker.content and "L4" in asker.content
-    assert [asker.custom_id(c) for c in options] == [f"tiempo:choose:{game_id}:{state_version}:{c}"
-                                                     for state_version in [len(TO_THE_DECISION)]
-                                                     for c in options]
+    version = version_of(await bot.service.storage.get_game(game_id))
+    assert version.startswith(f"{len(TO_THE_DECISION)}-")
+    assert [asker.custom_id(c) for c in options] == [f"tiempo:choose:{game_id}:{version}:{c}" for c in options]
 
     # anyone else who presses it is told, privately, whose decision it is
     refused = await answer(sim, sim.click(asker.custom_id("L4"), asker, user=bob))
@@ -381,7 +381,7 @@ async def test_undo_takes_back_an_action_that_raised_a_question_with_its_answer(
     async def act_as(action: Action) -> None:
         user = users[action.player]
         caller = Caller(sim.guild.id, sim.channel.id, user.id, user.name)
-        version = (await service.storage.get_game(game_id)).action_count
+        version = version_of(await service.storage.get_game(game_id))
         await service.table.play_action(caller, game_id, version, lambda s, seat: action)
 
     for _ in range(43):

@@ -275,12 +275,15 @@ def test_the_pictures_folder_counts_on(tmp_path: Path) -> None:
 
 def test_a_question_mark_or_a_missing_cell_lists_what_fits_now(tmp_path: Path) -> None:
     _, build = first_build(5, ["Ana", "Ben"])
-    text = run_console(tmp_path, f"build {build.kind.value}\nend discard:?\nrules ?\nbuild ? {build.origin}\n",
+    text = run_console(tmp_path, f"build {build.kind.value}\nend discard:?\nrules ?\nbuild ? {build.origin}\n"
+                                 f"build {build.kind.value} {build.origin} {build.age.title} pay:?\n",
                        "--seats", "Ana,Ben", "--seed", "5", "--no-pictures")
     assert "`build` needs cell" in text
     cells = text.split(f"Cells for {'an' if build.kind.value[0] in 'AEIOU' else 'a'} {build.kind.value} now: ")[1]
     assert str(build.origin) in cells.split("\n")[0]
     assert "Cards from your hand: " in text and "Topics: turn, cards," in text and "Buildings: Watchtower," in text
+    pays = text.split("Ways to pay (cards, then cards per pawn): ")[1].split("\n")[0]
+    assert " card" in pays and "pawn" in pays and "(" in pays, pays  # each way with what it means
 
 
 def test_the_number_of_processes_is_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

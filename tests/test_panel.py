@@ -11,7 +11,7 @@ import pytest
 
 from bot import panel
 from bot.panel import MAX_CHOICES, SEP, Step, path_to, step
-from rules import Action, Age, Construct, GameState, legal_actions, new_game
+from rules import Action, Age, Cards, Construct, GameState, Payment, legal_actions, new_game
 
 from .gameplay import random_game
 from .scenario import play
@@ -82,7 +82,8 @@ def test_the_menu_lists_what_the_player_may_do_and_paths_fit_a_custom_id() -> No
     seen: list[Step] = []
     walk(state, seat, (), seen)
     longest = max(len(SEP.join(s.path)) for s in seen)
-    assert len(f"tiempo:panel:{2**31}:{10**6}:") + longest <= 100
+    widest = f"tiempo:pick:{2**31}:{10**6}-{'f' * 6}:"  # the longest custom id prefix: a version with its digest
+    assert len(widest) + longest <= 100
 
 
 def test_a_one_answer_question_is_answered_for_the_player_and_a_full_path_still_reads() -> None:
@@ -156,3 +157,14 @@ async def test_a_panel_whose_picture_cannot_be_drawn_is_shown_without_it(monkeyp
     panels = Panels(games=None, table=None)  # type: ignore[arg-type]
     assert await panels.pictures_or_none(1, state, state.active, current) == ()
     assert "could not draw the panel's pictures" in caplog.text
+
+
+def test_a_payment_is_said_in_words() -> None:
+    """What ``pay:`` suggestions show beside the notation: ``1+1`` is one card through each pawn."""
+    assert panel.pay_words(Payment(Cards(2, 0, 0), (1, 1))) == "2 Military cards, 1 card through each pawn"
+    assert panel.pay_words(Payment(Cards(2, 0, 1), (2, 1))) == (
+        "2 Military + 1 Civil cards, 2 through pawn 1 and 1 through pawn 2")
+    assert panel.pay_words(Payment(Cards(0, 1, 0), (0, 1))) == "1 Religious card, through pawn 2"
+    assert panel.pay_words(Payment(Cards(0, 0, 2), (2, 0))) == "2 Civil cards, all through pawn 1"
+    widest = panel.pay_words(Payment(Cards(1, 2, 1), (2, 2)))
+    assert len(f"MRRC 2+2 — {widest}") <= 100  # a Discord choice's name

@@ -191,3 +191,57 @@ async def test_the_board_post_and_the_preview_show_cards_that_lead_with_the_boar
     galleries = board.gallery()
     assert galleries[0] == [f"tiempo-{game_id}-v2-might.png"]  # the board the turn changed leads, alone
     assert sorted(n.rsplit("-", 1)[1] for g in galleries for n in g) == ["faith.png", "might.png", "reason.png"]
+
+
+async def test_a_panel_drawn_before_an_undo_and_another_action_is_stale(sim: DiscordSim, tmp_path: Path) -> None:
+    """Undo lowers the number of actions: after an undo and another action, a panel drawn after the
+    first action has the same count but shows another position. Its Confirm plays nothing."""
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    users = await open_table(sim, bot, "bob")
+    game_id, state = await state_of(bot, sim)
+    player = user_of(users, state, state.active)
+    board_post = public(sim)[-1]
+    builds = [a for a in legal_actions(state) if isinstance(a, Construct)]
+    first = builds[0]
+    second = next(a for a in builds if a.origin != first.origin and a.age == first.age)
+
+    def slash_build(a: Construct) -> dict[str, str]:
+        return {"kind": a.kind.value, "cell": str(a.origin), "age": a.age.title}
+
+    await answer(sim, sim.slash("tiempo", "build", slash_build(first), user=player))
+    _, built = await state_of(bot, sim)
+    panel = await answer(sim, sim.click(f"tiempo:play:{game_id}", board_post, user=player))
+    end = min((a for a in legal_actions(built) if isinstance(a, EndTurn)), key=lambda a: a.discard.total)
+    panel, _ = await pick_to(sim, panel, player, path_to(built, built.active, end))  # the end of the turn, previewed
+    await answer(sim, sim.slash("tiempo", "undo", user=player))
+    await answer(sim, sim.slash("tiempo", "build", slash_build(second), user=player))
+    _, other = await state_of(bot, sim)
+    assert other.turn == built.turn and other != built  # the same number of actions, another position
+
+    ok = next(c for c in panel.custom_ids() if c.startswith("tiempo:ok:"))
+    redrawn = await answer(sim, sim.click(ok, panel, user=player))
+    assert redrawn.id == panel.id and "moved on" in redrawn.content and "What do you do?" in redrawn.content
+    _, after = await state_of(bot, sim)
+    assert after == other  # the turn was not ended from the stale panel
+
+
+async def test_undo_from_the_panel_says_what_it_took_back_without_repeating_the_hand(sim: DiscordSim,
+                                                                                  tmp_path: Path) -> None:
+    """The panel's header already shows the hand: after Undo the panel says, in one line, what was
+    taken back, and shows the hand once (a phone shows little at a time)."""
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    users = await open_table(sim, bot, "bob")
+    game_id, state = await state_of(bot, sim)
+    player = user_of(users, state, state.active)
+    panel = await answer(sim, sim.click(f"tiempo:play:{game_id}", public(sim)[-1], user=player))
+    build = next(a for a in legal_actions(state) if isinstance(a, Construct))
+    panel, _ = await tap(sim, panel, player, path_to(state, state.active, build))
+    undo = next(c for c in panel.custom_ids() if c.startswith("tiempo:undo:"))
+    undone = await answer(sim, sim.click(undo, panel, user=player))
+    assert undone.id == panel.id and undone.content.startswith("**Undone.** It was: ")
+    said = undone.content.split("\n")[0]  # e.g. "… It was: bob (White) builds a Watchtower at A1 on Might with MC."
+    assert " builds " in said and f"{build.kind.value} at {build.origin}" in said, said
+    assert "Your hand" not in undone.content and undone.content.count(" · hand ") == 1
+    assert "What do you do?" in undone.content
+    _, after = await state_of(bot, sim)
+    assert after == state

@@ -165,3 +165,12 @@ def test_a_long_answer_goes_in_several_messages_never_cut() -> None:
     assert "".join(parts).replace("\n", "") == text.replace("\n", "")
     assert "\n".join(parts[:-2]) == text[:len("\n".join(parts[:-2]))]
     assert pages("short") == ["short"]
+
+
+def test_a_decision_told_again_later_names_the_building_that_was_downsized() -> None:
+    """Told again after its answer (the log, a recap, an AI's whole turn), the question names the Keep
+    that was downsized, though a Watchtower stands at E1 by then."""
+    asked, events = play(T13, "Red build Hamlet D1 on M pay C 1+0")
+    later, _ = apply(asked, parse_action("White choose E1", asked))
+    assert "White must choose where the downsized Keep at E1 on Might goes as a Watchtower" in " ".join(
+        narrate(later, events))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.service import Caller, Post, Tiempo
+from bot.service import Caller, Post, Tiempo, version_of
 from bot.storage import Storage
 from rules import Action, EndTurn, GameState, from_json, legal_actions
 from tests.gameplay import choose
@@ -52,19 +52,20 @@ async def test_an_ai_answer_to_a_question_taken_back_is_not_played(tmp_path: Pat
                 await asyncio.sleep(0.01)
                 continue
             action = choose(rng, state, legal_actions(state))
-            await service.table.play_action(people[action.player], game.id, game.action_count, lambda s, p, a=action: a)
+            await service.table.play_action(people[action.player], game.id, version_of(game), lambda s, p, a=action: a)
         await service.idle()
         thinking.clear()  # the AI will think about the question until we let it go
         state = service.state_of(await storage.get_game(game.id))
         asking = choose(rng, state, legal_actions(state))
-        await service.table.play_action(people[asking.player], game.id, 113, lambda s, p: asking)
+        await service.table.play_action(people[asking.player], game.id, version_of(game), lambda s, p: asking)
         asked = service.state_of(await storage.get_game(game.id))
         assert asked.pending is not None and game.seats[asked.pending.decision.player].ai_level
         await asyncio.sleep(0.1)
         await service.undo(people[asking.player])  # the question is taken back…
         back = service.state_of(await storage.get_game(game.id))
         other = next(a for a in legal_actions(back) if isinstance(a, EndTurn))
-        await service.table.play_action(people[other.player], game.id, 113, lambda s, p: other)  # …and 114 is another
+        version = version_of(await storage.get_game(game.id))  # 113 actions again
+        await service.table.play_action(people[other.player], game.id, version, lambda s, p: other)  # 114 is another
         thinking.set()
         await asyncio.sleep(0.3)
         await service.idle()

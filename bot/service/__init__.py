@@ -31,7 +31,7 @@ from rules import Action, Age, GameState
 from ..play import Refusal
 from ..storage import GameRecord, Storage
 from .clock import TurnClock
-from .games import Games
+from .games import Games, version_of
 from .herald import Herald
 from .info import Info, rules_reference
 from .lobby import AI_LEVELS, AI_NAMES, Lobby
@@ -115,21 +115,21 @@ class Tiempo:
 
     # -- play --
     async def play(self, caller: Caller, command: str, options: dict[str, str | None],
-                   game_id: int | None = None, version: int | None = None) -> Reply:
+                   game_id: int | None = None, version: str | None = None) -> Reply:
         return await self.table.play(caller, command, options, game_id, version)
 
-    async def play_confirmed(self, caller: Caller, game_id: int, version: int, notation: str) -> Reply:
+    async def play_confirmed(self, caller: Caller, game_id: int, version: str, notation: str) -> Reply:
         return await self.table.play_confirmed(caller, game_id, version, notation)
 
     async def undo(self, caller: Caller) -> Reply:
         return await self.table.undo(caller)
 
     # -- the turn panel --
-    async def panel(self, caller: Caller, game_id: int | None = None, version: int | None = None,
+    async def panel(self, caller: Caller, game_id: int | None = None, version: str | None = None,
                     path: Sequence[str] = ()) -> Reply:
         return await self.panels.show(caller, game_id, version, path)
 
-    async def panel_confirm(self, caller: Caller, game_id: int, version: int, path: Sequence[str]) -> Reply:
+    async def panel_confirm(self, caller: Caller, game_id: int, version: str, path: Sequence[str]) -> Reply:
         return await self.panels.confirm(caller, game_id, version, path)
 
     async def panel_undo(self, caller: Caller, game_id: int) -> Reply:
@@ -148,7 +148,7 @@ class Tiempo:
         return await self.suggestions.cards(caller, command, typed)
 
     async def suggest_payments(self, caller: Caller, command: str, options: dict[str, str | None],
-                               typed: str) -> list[str]:
+                               typed: str) -> list[tuple[str, str]]:
         return await self.suggestions.payments(caller, command, options, typed)
 
     # -- the games, and the background work --
@@ -177,4 +177,5 @@ class Tiempo:
         await self.seats.close()
 
 
-__all__ = ["AI_LEVELS", "AI_NAMES", "Caller", "Outbox", "PanelView", "Picture", "Post", "Refusal", "Reply", "Tiempo"]
+__all__ = ["AI_LEVELS", "AI_NAMES", "Caller", "Outbox", "PanelView", "Picture", "Post", "Refusal", "Reply", "Tiempo",
+           "version_of"]

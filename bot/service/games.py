@@ -3,8 +3,10 @@ version) and its history of actions with their events (cached, replayed from the
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from rules import Action, Colour, GameState, apply, from_json, parse_action
@@ -44,6 +46,15 @@ def seat_of(game: GameRecord, caller: Caller) -> int | None:
         if s.user_id == caller.user_id and not is_ai(s):
             return i
     return None
+
+
+def version_of(game: GameRecord) -> str:
+    """The position a button or panel is drawn for, as its custom id carries it: ``12-3fa9c2``, the
+    number of actions and a short digest of the stored position. The count alone is not enough: undo
+    lowers it, so after an undo and another action the same count names another position. The digest
+    is keyed by the game's seed, so a public button tells nothing of the hidden cards."""
+    digest = hmac.new(str(game.seed).encode(), (game.snapshot or "").encode(), hashlib.sha256).hexdigest()
+    return f"{game.action_count}-{digest[:6]}"
 
 
 NO_GAME = say("There is no game in {here}. Open one with {new}.", here=HERE, new=Command("new"))
@@ -153,6 +164,17 @@ class Games:
         for _, action, _ in h.actions:
             state, _ = apply(state, action)
         return state
+
+    def retold(self, game: GameRecord, h: History, start: int = 0) -> Iterator[tuple[Action, list[ev.Event],
+                                                                                      GameState]]:
+        """The actions of ``h`` from the ``start``-th on, each with its events and the state right
+        after it: an action told again later is told with the names and income of its moment, not
+        of now (a Keep downsized since is not called a Watchtower)."""
+        state = self.first_state(game)
+        for i, (_, action, events) in enumerate(h.actions):
+            state, _ = apply(state, action)
+            if i >= start:
+                yield action, events, state
 
     def note(self, record: GameRecord, action: Action, events: list[ev.Event], state: GameState, actor_id: int,
              text: str) -> None:

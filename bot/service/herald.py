@@ -15,7 +15,7 @@ from rules import events as ev
 from ..storage import GameRecord, SeatRecord
 from ..texts import describe_status, ecu_word, narrate, ranking, who
 from ..words import Button, Command, Mention, Part, Strong, Text, lines, say, text
-from .games import Games, is_ai
+from .games import Games, is_ai, version_of
 from .messages import Outbox, Picture, Post
 
 log = logging.getLogger("tiempo.herald")
@@ -108,7 +108,7 @@ class Herald:
         choices = tuple((str(c), str(c)) for c in d.options) if len(d.options) <= MAX_CHOICE_BUTTONS else ()
         if not choices:
             ask = say("{ask} Answer with {choose}.", ask=ask, choose=Command("choose"))
-        return Post(lines([*before, ask]), choice_game=game.id, version=game.action_count, choices=choices,
+        return Post(lines([*before, ask]), choice_game=game.id, version=version_of(game), choices=choices,
                     mentions=(seat.user_id,) if not is_ai(seat) else (), play_game=None if is_ai(seat) else game.id)
 
     async def post_board(self, game: GameRecord, state: GameState, narration: list[str],
@@ -125,7 +125,7 @@ class Herald:
                 say("{who}, your turn (round {round} of 7).", who=mention(seat), round=state.round))
         await self.post(game.channel_id, Post(
             lines([*narration, "", scores, "", turn]), gallery=gallery,
-            hand_game=game.id, version=game.action_count, mentions=(seat.user_id,) if not is_ai(seat) else (),
+            hand_game=game.id, version=version_of(game), mentions=(seat.user_id,) if not is_ai(seat) else (),
             play_game=None if is_ai(seat) else game.id))
 
     async def post_final(self, game: GameRecord, state: GameState, narration: list[str]) -> None:
@@ -138,7 +138,7 @@ class Herald:
             out.append(f"{medal} {who(state, seat)} — {ecus} {ecu_word(ecus)}")
         out.append(say("Play again with the same seats: {rematch}.", rematch=Button("Rematch", "rematch")))
         await self.post(game.channel_id, Post(lines(out), gallery=gallery, hand_game=game.id, rematch_game=game.id,
-                                              version=game.action_count))
+                                              version=version_of(game)))
 
 
 def _actor(events: Sequence[ev.Event], state: GameState) -> int:

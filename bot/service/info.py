@@ -11,7 +11,7 @@ from ..play import Refusal
 from ..storage import GameRecord, Status
 from ..texts import RULES, describe_hand, describe_income, describe_status, ecu_word, narrate, who
 from ..words import Code, Command, Strong, as_text, lines, say, text
-from .games import Games, seat_of
+from .games import Games, seat_of, version_of
 from .herald import Herald
 from .messages import Caller, Reply
 
@@ -52,12 +52,9 @@ class Info:
         """What the other players did since ``seat``'s last action, in words (at most ``limit`` lines,
         the last ones; all of them with ``None``)."""
         h = await self.games.history(game)
-        state = self.games.state_of(game)
-        out: list[str] = []
-        for _, action, events in reversed(h.actions):
-            if action.player == seat and not isinstance(action, Choose):
-                break
-            out[:0] = narrate(state, events)
+        start = next((len(h.actions) - i for i, (_, action, _) in enumerate(reversed(h.actions))
+                      if action.player == seat and not isinstance(action, Choose)), 0)
+        out = [line for _, events, after in self.games.retold(game, h, start) for line in narrate(after, events)]
         if limit is not None and len(out) > limit:
             earlier = len(out) - limit
             out = [f"… ({earlier} earlier line{'s' if earlier != 1 else ''})", *out[-limit:]]
@@ -74,7 +71,7 @@ class Info:
         what = f"{age.title}" if age is not None else "The three Ages"
         return Reply(as_text(f"{what} — game #{game.id}, round {state.round} of 7."), png=png,
                      filename=f"tiempo-{game.id}-{(age.title.lower() if age else 'game')}.png", hand_game=game.id,
-                     version=game.action_count)
+                     version=version_of(game))
 
     async def status(self, caller: Caller) -> Reply:
         """Round, whose turn, public scores and stock."""
@@ -97,9 +94,7 @@ class Info:
         game = await self.games.playing_here(caller)
         h = await self.games.history(game)
         state = self.games.state_of(game)
-        narration: list[str] = []
-        for _, _, events in h.actions:
-            narration += narrate(state, events)
+        narration = [line for _, events, after in self.games.retold(game, h) for line in narrate(after, events)]
         if not narration:
             return Reply(as_text(f"Game #{game.id}: nothing has happened yet. {who(state, state.active)} plays "
                                  "first."))

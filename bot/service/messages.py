@@ -22,12 +22,13 @@ class Caller:
 
 @dataclass(frozen=True)
 class PanelView:
-    """The controls of a turn panel (bot/panel.py) for game ``game_id`` at ``version``: a list to pick
+    """The controls of a turn panel (bot/panel.py) for game ``game_id`` at ``version`` (``version_of``
+    the game: the position the panel was drawn for): a list to pick
     from (``choices`` after ``path``, with ``question`` as its placeholder), and the buttons the step
     allows: Back (to the path ``back``), Confirm (the step is a preview), Undo, and Refresh."""
 
     game_id: int
-    version: int
+    version: str
     path: tuple[str, ...] = ()
     base: tuple[str, ...] = ()  # what a pick from ``choices`` is added to
     question: str = ""
@@ -57,7 +58,7 @@ class Post:
     * ``lobby_game``: Join, Leave and Start buttons of a lobby;
     * ``rematch_game``: a Rematch button after a finished game;
     * ``choices``: one button per option of a pending decision, ``(label, cell)``, for ``choice_game``
-      at version ``version``.
+      at version ``version`` (``version_of`` the game).
     * ``play_game``: the "Play" button that opens the turn panel of that game;
     * ``panel``: the controls of a turn panel (a private reply);
     * ``confirm``: a Confirm button that plays an action the player was warned about.
@@ -71,13 +72,13 @@ class Post:
     lobby_game: int | None = None
     rematch_game: int | None = None
     choice_game: int | None = None
-    version: int = 0
+    version: str = ""
     choices: tuple[tuple[str, str], ...] = ()
     mentions: tuple[int, ...] = ()
     play_game: int | None = None
     panel: PanelView | None = None
     #: a Confirm button for an action that harms its player: (game, version, the action's notation)
-    confirm: tuple[int, int, str] | None = None
+    confirm: tuple[int, str, str] | None = None
     #: a button that confirms cancelling this game (in play)
     cancel_game: int | None = None
 

@@ -15,7 +15,7 @@ from ..play import Refusal
 from ..storage import Status
 from ..texts import describe_income, ecu_word, narrate, who
 from ..words import Button, Strong, Text, lines, say, text
-from .games import Games, seat_of
+from .games import Games, seat_of, version_of
 from .messages import Caller, PanelView, Picture, Reply
 from .table import Table
 
@@ -61,7 +61,7 @@ class Panels:
                             f"{age.title}: the choices are ringed and listed on the right"),)
         return ()
 
-    async def show(self, caller: Caller, game_id: int | None = None, version: int | None = None,
+    async def show(self, caller: Caller, game_id: int | None = None, version: str | None = None,
                    path: Sequence[str] = (), note: Text | str = "") -> Reply:
         """The caller's panel at ``path`` (the menu by default). A panel drawn before the game moved on
         starts again from the menu, saying so."""
@@ -70,7 +70,7 @@ class Panels:
         if seat is None:
             raise Refusal("You are not playing in this game: the panel is for its players.")
         state = self.games.state_of(game)
-        if version is not None and version != game.action_count:
+        if version is not None and version != version_of(game):
             path, note = (), "The game moved on since this panel was drawn; here it is as it is now."
         if game.status is not Status.PLAYING or state.finished:
             return Reply(lines([note, f"Game #{game.id} is over."]) if note else text(f"Game #{game.id} is over."))
@@ -79,7 +79,7 @@ class Panels:
             waiting = (f"Waiting for {who(state, state.waiting_on)} to answer a question." if state.pending
                        else f"It is {who(state, state.active)}'s turn.")
             return Reply(lines([x for x in (note, head, waiting) if x]),
-                         panel=PanelView(game.id, game.action_count))
+                         panel=PanelView(game.id, version_of(game)))
         if state.pending is not None and (not path or path[0] != "choose"):
             path = ("choose",)
         try:
@@ -88,12 +88,12 @@ class Panels:
             note, current = "That choice is no longer possible; here is what you can do now.", step(state, seat)
         gallery = await self.pictures_or_none(game.id, state, seat, current)
         return Reply(lines([x for x in (note, head, *_body(current)) if x]), gallery=gallery,
-                     panel=PanelView(game.id, game.action_count, current.path, current.next_base, current.question,
+                     panel=PanelView(game.id, version_of(game), current.path, current.next_base, current.question,
                                      current.choices, current.back if current.path else None,
                                      current.preview is not None,
                                      undo=state.acted and state.pending is None and not current.path))
 
-    async def confirm(self, caller: Caller, game_id: int, version: int, path: Sequence[str]) -> Reply:
+    async def confirm(self, caller: Caller, game_id: int, version: str, path: Sequence[str]) -> Reply:
         """Play the action the panel's ``path`` names, then show the panel again."""
         def chosen(state: GameState, seat: int) -> Action:
             s = step(state, seat, path, with_preview=False)
@@ -114,7 +114,7 @@ class Panels:
     async def undo(self, caller: Caller, game_id: int) -> Reply:
         """Take back the caller's last action of the turn, then show the panel again."""
         try:
-            reply = await self.table.undo(caller, game_id)
+            reply = await self.table.undo(caller, game_id, hand=False)  # the header shows the hand
             note: Text | str = reply.text
         except Refusal as refusal:
             note = refusal.text

@@ -12,6 +12,7 @@ from rules import (
     GameState,
     Kind,
     NotationError,
+    Payment,
     Populate,
     Renovate,
     RuleError,
@@ -25,6 +26,7 @@ from rules import (
     sub_multisets,
 )
 
+from ..panel import pay_words
 from ..play import Refusal, action_text
 from ..texts import who
 from ..words import Code, say
@@ -80,9 +82,10 @@ class Suggestions:
         return [t for t in sets if t.startswith(typed)][:limit]
 
     async def payments(self, caller: Caller, command: str, options: dict[str, str | None], typed: str,
-                       limit: int = LIMIT) -> list[str]:
-        """The ways the caller may pay for the action the other options describe (``MM 1+1``: the cards,
-        then how many each pawn plays), filtered by what is typed; empty when the action is not legal."""
+                       limit: int = LIMIT) -> list[tuple[str, str]]:
+        """The ways the caller may pay for the action the other options describe, filtered by what is
+        typed; empty when the action is not legal. Each is the value to give (``MM 1+1``: the cards, then
+        how many each pawn plays) and what it means (``2 Military cards, 1 card through each pawn``)."""
         acting = await self._acting(caller)
         if acting is None:
             return []
@@ -93,10 +96,16 @@ class Suggestions:
         except (Refusal, NotationError, RuleError):
             return []
         key = format_action(state, wanted).split(" pay ")[0]
-        texts = (format_action(state, a) for a in legal_actions(state) if type(a) is type(wanted))
-        pays = [pay for head, sep, pay in (t.partition(" pay ") for t in texts) if sep and head == key]
+        pays: dict[str, str] = {}
+        for a in legal_actions(state):
+            payment = getattr(a, "payment", None)
+            if type(a) is not type(wanted) or not isinstance(payment, Payment):
+                continue
+            head, sep, pay = format_action(state, a).partition(" pay ")
+            if sep and head == key:
+                pays.setdefault(pay, pay_words(payment))
         typed = typed.strip().upper()
-        return [p for p in dict.fromkeys(pays) if p.upper().startswith(typed)][:limit]
+        return [(p, words) for p, words in pays.items() if p.upper().startswith(typed)][:limit]
 
 
     async def why_none(self, caller: Caller, command: str, typed: str = "", *, kind: str | None = None,

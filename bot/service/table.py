@@ -13,13 +13,13 @@ from ..storage import GameRecord, Status
 from ..texts import describe_hand, describe_status, narrate, who
 from ..words import Button, Command, Strong, lines, say, text
 from .clock import turn_deadline
-from .games import Games, History, is_ai, seat_of, seats_of
+from .games import Games, History, is_ai, seat_of, seats_of, version_of
 from .herald import Herald, mention
 from .messages import Caller, Post, Reply
 from .suggest import upgrade_origin
 
 
-def _ask_to_confirm(game_id: int, version: int, notation: str, after: GameState, events: list[ev.Event],
+def _ask_to_confirm(game_id: int, version: str, notation: str, after: GameState, events: list[ev.Event],
                     hurt: list[str]) -> Reply:
     """A reply that shows what an action would do and asks the player to confirm it."""
     said = narrate(after, [e for e in events if not isinstance(e, ev.TurnBegan)])
@@ -47,7 +47,7 @@ class Table:
         self.clock = clock
 
     async def play(self, caller: Caller, command: str, options: dict[str, str | None],
-                   game_id: int | None = None, version: int | None = None) -> Reply:
+                   game_id: int | None = None, version: str | None = None) -> Reply:
         """Play ``command`` with ``options`` for the caller; the channel hears what happened, the caller
         gets their hand back. ``version`` (from a button) refuses a click on a stale question."""
         game = await self.games.playing_here(caller, game_id)
@@ -61,7 +61,7 @@ class Table:
             game = await storage.get_game(game.id)
             if game.status is not Status.PLAYING:
                 raise Refusal(f"Game #{game.id} is {game.status.value}.")
-            if version is not None and version != game.action_count:
+            if version is not None and version != version_of(game):
                 raise Refusal("That question was already answered; here is the game as it is now.\n"
                               + describe_status(self.games.state_of(game)))
             state = self.games.state_of(game)
@@ -70,12 +70,12 @@ class Table:
             new, events, action = act(state, seats_of(game), caller.user_id, command, options)
             hurt = harms(state, new, action.player, events)
             if hurt and command != "choose":  # the player confirms first, by a button
-                return _ask_to_confirm(game.id, game.action_count, format_action(state, action), new, events, hurt)
+                return _ask_to_confirm(game.id, version_of(game), format_action(state, action), new, events, hurt)
             game = await self.commit(game, state, new, action, events, caller.user_id)
         self.drive(game.id)
         return _hand_after(game, caller, new)
 
-    async def play_confirmed(self, caller: Caller, game_id: int, version: int, notation: str) -> Reply:
+    async def play_confirmed(self, caller: Caller, game_id: int, version: str, notation: str) -> Reply:
         """Play the action ``notation`` names, which the caller confirmed (it harms their own buildings)."""
         def named(state: GameState, seat: int) -> Action:
             try:
@@ -89,7 +89,7 @@ class Table:
         game, new, _ = await self.play_action(caller, game_id, version, named)
         return _hand_after(game, caller, new)
 
-    async def play_action(self, caller: Caller, game_id: int, version: int,
+    async def play_action(self, caller: Caller, game_id: int, version: str,
                           choose: Callable[[GameState, int], Action]) -> tuple[GameRecord, GameState, list[ev.Event]]:
         """Play the action ``choose(state, seat)`` names for the caller in game ``game_id`` at
         ``version`` (a stale version is refused); returns the game, the new state and the events."""
@@ -98,7 +98,7 @@ class Table:
             game = await storage.get_game(game_id)
             if game.status is not Status.PLAYING:
                 raise Refusal(f"Game #{game.id} is {game.status.value}.")
-            if version != game.action_count:
+            if version != version_of(game):
                 raise Refusal("The game moved on since this was shown, so nothing was played.")
             seat = seat_of(game, caller)
             if seat is None:
@@ -130,8 +130,9 @@ class Table:
         await self.herald.announce(game, new, events)
         return game
 
-    async def undo(self, caller: Caller, game_id: int | None = None) -> Reply:
-        """Take back the caller's last action of this turn, when it revealed nothing hidden."""
+    async def undo(self, caller: Caller, game_id: int | None = None, *, hand: bool = True) -> Reply:
+        """Take back the caller's last action of this turn, when it revealed nothing hidden. The reply
+        shows the hand after it, unless ``hand`` is False (the turn panel's header shows it)."""
         game = await self.games.playing_here(caller, game_id)
         storage = self.games.storage
         async with storage.lock(game.id):
@@ -157,4 +158,6 @@ class Table:
             others = tuple(dict.fromkeys(game.seats[p].user_id for p, _ in answers if p != seat
                                          and not is_ai(game.seats[p])))
             await self.herald.post(game.channel_id, Post(told, mentions=others))
+        if not hand:
+            return Reply(say("{undone} It was: {what}.", undone=Strong("Undone."), what=own))
         return Reply("Undone.\n" + describe_hand(before, seat))
