@@ -6,6 +6,7 @@ behind one interface, ``Storage``.
 * ``backend``  — what ``Storage`` needs of a database (``Database``, ``Tx``), and database URLs;
 * ``sqlite``, ``postgres`` — the two backends (asyncpg is imported only for a PostgreSQL URL);
 * ``store``    — ``Storage``: every query, written once;
+* ``check``    — the start-up check, which explains in one sentence why a database cannot be used.
 """
 
 from .backend import Database, is_postgres_url, without_password
