@@ -473,3 +473,22 @@ async def test_no_reported_action_is_lost_when_the_process_is_killed(db_path: st
         assert await s.integrity_problems() == []
     finally:
         await s.close()
+
+
+def test_placeholders_are_numbered_for_postgresql_outside_quotes_only() -> None:
+    from bot.storage.backend import numbered
+
+    assert numbered("SELECT a FROM t WHERE b = ? AND c IN (?, ?)") == "SELECT a FROM t WHERE b = $1 AND c IN ($2, $3)"
+    assert numbered("SELECT '?', \"a?\" FROM t WHERE x = ? AND y = 'it''s ?'") == (
+        "SELECT '?', \"a?\" FROM t WHERE x = $1 AND y = 'it''s ?'")
+
+
+def test_a_url_is_shown_without_its_password() -> None:
+    from bot.storage import is_postgres_url, without_password
+
+    assert without_password("postgresql://ana:p%40ss@db.example:5433/tiempo?sslmode=require") == (
+        "postgresql://ana@db.example:5433/tiempo?sslmode=require")
+    assert without_password("postgres:///tiempo?host=/run/postgresql&password=x") == (
+        "postgres:///tiempo?host=/run/postgresql")
+    assert is_postgres_url("PostgreSQL://x/y") and is_postgres_url("postgres://x/y")
+    assert not is_postgres_url("postgresql.sqlite3") and not is_postgres_url("/srv/postgresql://x")

@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from .schema import Dialect, Row
 
@@ -68,7 +68,7 @@ def without_password(url: str) -> str:
         netloc = f"{user.partition(':')[0]}@{host}"
     query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "password"],
                       safe="/")
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
 
 
 _QUOTED_OR_MARK = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|\?")
