@@ -2,9 +2,11 @@
 
 Where the file is: the ``path`` given, else the file named by ``TIEMPO_CONFIG``, else ``tiempo.toml`` in
 the current directory if there is one, else no file (every setting at its default). ``DISCORD_TOKEN``,
-when set and not blank, overrides the file's token; ``TIEMPO_SHARD_COUNT`` and ``TIEMPO_SHARD_ID``
-override ``shard_count`` and ``shard_id`` (one unit file for every shard process). A relative database
-path is taken relative to the config file's folder (or to the current directory when there is no file).
+when set and not blank, overrides the file's token, and ``TIEMPO_DATABASE`` the file's database;
+``TIEMPO_SHARD_COUNT`` and ``TIEMPO_SHARD_ID`` override ``shard_count`` and ``shard_id`` (one unit
+file for every shard process). The database is a SQLite file's path or a ``postgresql://`` URL. A
+relative path in the file is taken relative to the config file's folder (or to the current directory
+when there is no file); one in ``TIEMPO_DATABASE`` relative to the current directory.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from .ai.helpers import MAX_WORKERS, default_workers
+from .storage.backend import is_postgres_url, without_password
 
 #: the file looked for in the current directory when neither a path nor TIEMPO_CONFIG is given
 DEFAULT_FILE = "tiempo.toml"
@@ -33,8 +36,8 @@ class Config:
 
     #: the bot token (Discord developer portal → Bot → Reset Token); None when neither file nor env has one
     token: str | None = field(default=None, repr=False)
-    #: path of the SQLite database file
-    database: str = DEFAULT_DATABASE
+    #: path of the SQLite database file, or a postgresql:// URL (not in the repr: it may hold a password)
+    database: str = field(default=DEFAULT_DATABASE, repr=False)
     #: guilds (servers) whose commands are synced instantly at start-up; global sync can take an hour
     guilds: tuple[int, ...] = ()
     #: default time a player has for a turn, in minutes; 0 turns the limit off
@@ -65,6 +68,11 @@ class Config:
         return not self.shard_count or (guild_id >> 22) % self.shard_count == self.shard_id
 
     @property
+    def database_name(self) -> str:
+        """The database as messages and logs may show it: the path, or the URL without its password."""
+        return without_password(self.database) if is_postgres_url(self.database) else self.database
+
+    @property
     def turn_limit_seconds(self) -> int | None:
         """The turn limit in seconds, or None when it is off."""
         return self.turn_limit_minutes * 60 if self.turn_limit_minutes else None
@@ -83,10 +91,12 @@ def _token(key: str, value: object, where: str) -> str | None:
 
 
 def _database(key: str, value: object, where: str) -> str:
-    """A database path: a non-blank string."""
-    if not isinstance(value, str) or not value.strip():
-        raise ConfigError(f"{where}: '{key}' must be a file path in quotes, like {key} = \"{DEFAULT_DATABASE}\"")
-    return value.strip()
+    """A database: a SQLite file's path, or a postgresql:// URL (a non-blank string either way)."""
+    text = value.strip() if isinstance(value, str) else ""
+    if not text or ("://" in text and not is_postgres_url(text)):
+        raise ConfigError(f"{where}: '{key}' must be a file path or a postgresql:// URL in quotes, like "
+                          f"{key} = \"{DEFAULT_DATABASE}\" or {key} = \"postgresql://tiempo:password@localhost/tiempo\"")
+    return text
 
 
 def _guilds(key: str, value: object, where: str) -> tuple[int, ...]:
@@ -195,13 +205,20 @@ def read_config_file(path: str) -> dict[str, object]:
 def load_config(path: str | None = None, environ: Mapping[str, str] | None = None) -> Config:
     """The bot's settings from the config file (see the module docstring for which) and ``environ``
     (``os.environ`` when None). Raises ConfigError for a missing or unreadable file, a TOML syntax error,
-    an unknown key or a value of the wrong type; the message names the file and the key."""
+    an unknown key or a value of the wrong type (or a TIEMPO_DATABASE that is neither a path nor a
+    postgresql:// URL); the message names the file (or the variable) and the key."""
     env = os.environ if environ is None else environ
     source = find_config_file(path, env)
     settings: dict[str, object] = read_config_file(source) if source is not None else {}
     database = str(settings.get("database", DEFAULT_DATABASE))
-    if source is not None and not os.path.isabs(database):
+    if source is not None and not os.path.isabs(database) and not is_postgres_url(database):
         database = os.path.join(os.path.dirname(os.path.abspath(source)), database)
+    env_database = env.get("TIEMPO_DATABASE", "").strip()
+    if env_database:
+        if "://" in env_database and not is_postgres_url(env_database):
+            raise ConfigError("TIEMPO_DATABASE must be a file path or a postgresql:// URL, like "
+                              "TIEMPO_DATABASE=postgresql://tiempo:password@localhost/tiempo")
+        database = env_database
     settings["database"] = database
     env_token = env.get("DISCORD_TOKEN", "").strip()
     if env_token:
