@@ -804,7 +804,7 @@ class TiempoBot(discord.Client):
 
     async def setup_hook(self) -> None:
         """Open the games, register the buttons, sync the commands, resume background work."""
-        storage = self._storage or await Storage.open(self.config.database)
+        storage = self._storage or await Storage.open(self.config.database, shared=bool(self.config.shard_count))
         self._storage = storage
         self.service = Tiempo(storage, ChannelOutbox(self), default_turn_minutes=self.config.turn_limit_minutes,
                               ai_think_seconds=self.config.ai_think_seconds,

@@ -22,6 +22,7 @@ import bot.storage.schema as schema_module
 from bot.storage import (
     SCHEMA_VERSION,
     ChannelBusyError,
+    GameBusyError,
     GameNotFoundError,
     GameRecord,
     SchemaError,
@@ -351,8 +352,8 @@ async def test_board_message_id_is_kept(store: Storage) -> None:
 
 
 async def test_the_game_lock_serialises_commands_in_one_game(store: Storage) -> None:
-    assert store.lock(1) is store.lock(1)
-    assert store.lock(1) is not store.lock(2)
+    assert store.lock(1).memory is store.lock(1).memory
+    assert store.lock(1).memory is not store.lock(2).memory
     trace: list[str] = []
 
     async def command(name: str, game_id: int) -> None:
@@ -366,6 +367,50 @@ async def test_the_game_lock_serialises_commands_in_one_game(store: Storage) -> 
     trace.clear()
     await asyncio.gather(command("x", 1), command("y", 2))  # other games do not wait
     assert trace[:2] == ["x in", "y in"]
+
+
+async def test_a_game_held_too_long_answers_busy_and_others_still_get_it(store: Storage) -> None:
+    held = asyncio.Event()
+    release = asyncio.Event()
+
+    async def long_command() -> None:
+        async with store.lock(1):
+            held.set()
+            await release.wait()
+
+    task = asyncio.create_task(long_command())
+    await held.wait()
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    with pytest.raises(GameBusyError, match=r"Game #1 is busy with another move; try again in a moment\."):
+        async with store.lock(1, wait=0.2):
+            pass
+    assert loop.time() - began < 1.0
+    async with store.lock(2, wait=0.2):  # another game is free
+        pass
+    release.set()
+    await task
+    async with store.lock(1, wait=0.2):  # and the first is free again
+        pass
+
+
+async def test_two_processes_on_one_database_take_turns_with_a_game(db_path: str) -> None:
+    """Shards: each process has its own Storage on the same database; a game's lock is also the
+    database's, so the second process waits (and answers busy), whatever its own memory says."""
+    first = await Storage.open(db_path, shared=True)
+    second = await Storage.open(db_path, shared=True)
+    try:
+        async with first.lock(7):
+            with pytest.raises(GameBusyError):
+                async with second.lock(7, wait=0.3):
+                    pass
+            async with second.lock(8, wait=0.3):  # another game is free
+                pass
+        async with second.lock(7, wait=0.3):  # given back: the other process gets it
+            pass
+    finally:
+        await first.close()
+        await second.close()
 
 
 # ---------------------------------------------------------------------------------------------

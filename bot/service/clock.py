@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
 from rules import Action, Choose, EndTurn, GameState, apply, legal_actions
 from rules import events as ev
 
-from ..storage import GameRecord, Status
+from ..storage import GameBusyError, GameRecord, Status
 from ..texts import who
 from ..words import as_text, say
 from .games import Games, is_ai
@@ -59,7 +60,8 @@ class TurnClock:
                 continue
             minutes = int(game.options.get("turn_minutes", 0))
             if now >= game.turn_deadline:
-                await self.time_out(game.id)
+                with contextlib.suppress(GameBusyError):  # someone is moving in it: the next tick will see
+                    await self.time_out(game.id)
             elif minutes and not game.half_warned and now >= game.turn_deadline - minutes * 30:
                 state = self.games.state_of(game)
                 seat = game.seats[state.waiting_on]

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from rules import Action, GameState, apply
 
 from ..ai import AIWorker, Players, WorkerDied
-from ..storage import Status
+from ..storage import GameBusyError, GameRecord, Status
 from ..words import Command, say
 from .clock import Commit, safe_action
 from .games import Games, is_ai
@@ -71,15 +71,10 @@ class AISeats:
                 if state.finished or seat.ai_level is None:
                     return
                 action = await self.think(state, state.waiting_on, seat.ai_level, game.seed * 1000 + state.turn)
-                async with storage.lock(game_id):
-                    fresh = await storage.get_game(game_id)
-                    # the same count is not enough: an undo and another action give the same count
-                    # with another position; the action was chosen for this one
-                    if (fresh.action_count != game.action_count or fresh.snapshot != game.snapshot
-                            or fresh.status is not Status.PLAYING):
-                        continue
-                    new, events = apply(state, action)
-                    await self.commit(fresh, state, new, action, events, seat.user_id)
+                try:
+                    await self._play(game, state, action, seat.user_id)
+                except GameBusyError:  # someone else is moving in this game: look again in a moment
+                    await asyncio.sleep(0.5)
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -89,6 +84,20 @@ class AISeats:
                 await self.herald.post(game.channel_id, Post(say(
                     "The AI player of game #{id} ran into a problem and stopped; its turn will end when the turn "
                     "limit runs out, or the opener can {cancel} the game.", id=game_id, cancel=Command("cancel"))))
+
+    async def _play(self, game: GameRecord, state: GameState, action: Action, user_id: int) -> None:
+        """Play the AI's ``action``, chosen for ``game`` as it was, unless the game moved on meanwhile."""
+        storage = self.games.storage
+        game_id = game.id
+        async with storage.lock(game_id):
+            fresh = await storage.get_game(game_id)
+            # the same count is not enough: an undo and another action give the same count with
+            # another position; the action was chosen for this one
+            if (fresh.action_count != game.action_count or fresh.snapshot != game.snapshot
+                    or fresh.status is not Status.PLAYING):
+                return
+            new, events = apply(state, action)
+            await self.commit(fresh, state, new, action, events, user_id)
 
     async def think(self, state: GameState, seat: int, level: str, seed: int) -> Action:
         """The AI's action, decided off the event loop (in the worker process, or a thread); if the AI

@@ -49,6 +49,13 @@ class Database(Protocol):
     async def integrity_problems(self) -> list[str]:
         """What the database's own checks find wrong; empty when it is sound."""
 
+    async def try_lock(self, game_id: int, holder: str) -> bool:
+        """Take game ``game_id``'s lock in the database for ``holder`` (one process's name) unless another
+        process holds it; whether it was taken. A process that dies gives its locks up."""
+
+    async def unlock(self, game_id: int, holder: str) -> None:
+        """Give the lock taken by ``try_lock`` back."""
+
     async def close(self) -> None:
         """Close it (idempotent)."""
 

@@ -5,7 +5,8 @@ a transaction is on the server's disk when its COMMIT returns. A transaction tha
 its row (``SELECT … FOR UPDATE``) until it ends: two processes that append to one game take turns, and
 the second finds the action count moved and is refused (StaleSeqError). The schema version is the one
 row of the table ``tiempo_schema``; migrating holds a transaction-level advisory lock, so two bots
-starting at once apply each step once.
+starting at once apply each step once. A game's lock between processes is a session advisory lock
+held by one connection of each process, which the server releases if the process dies.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from .schema import Dialect, Row
 CONNECT_TIMEOUT: Final = 15.0
 #: the advisory lock held while migrating ("tiempo" in ASCII)
 MIGRATION_LOCK: Final = 0x7469656D706F
+#: the first key of a game's advisory lock (the second is the game's id)
+GAME_LOCKS: Final = 0x7469656D
 #: the settings every connection gets
 SERVER_SETTINGS: Final = {"synchronous_commit": "on", "application_name": "tiempo"}
 
@@ -57,6 +60,9 @@ class PostgresDatabase:
         self._pool = pool
         self.name = without_password(url)
         self._closed = False
+        self._url = url
+        self._locker: Any = None  # the connection that holds this process's game locks
+        self._locking = asyncio.Lock()  # one query at a time on it
 
     @classmethod
     async def open(cls, url: str, *, max_connections: int = 4) -> PostgresDatabase:
@@ -74,10 +80,28 @@ class PostgresDatabase:
             raise
         return database
 
+    async def try_lock(self, game_id: int, holder: str) -> bool:
+        """Take the game's advisory lock on this process's lock connection unless another process holds
+        it. The server gives a connection's locks up when it ends, so a process that dies frees them."""
+        async with self._locking:
+            if self._locker is None or self._locker.is_closed():
+                self._locker = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT,
+                                                     server_settings=SERVER_SETTINGS)
+            taken: bool = await self._locker.fetchval("SELECT pg_try_advisory_lock($1, $2)", GAME_LOCKS, game_id)
+            return taken
+
+    async def unlock(self, game_id: int, holder: str) -> None:
+        """Give the advisory lock back (nothing to do if the lock connection was lost: so was the lock)."""
+        async with self._locking:
+            if self._locker is not None and not self._locker.is_closed():
+                await self._locker.execute("SELECT pg_advisory_unlock($1, $2)", GAME_LOCKS, game_id)
+
     async def close(self) -> None:
         """Close the connections (idempotent), waiting a little for those in use."""
         if not self._closed:
             self._closed = True
+            if self._locker is not None:
+                self._locker.terminate()
             try:
                 await asyncio.wait_for(self._pool.close(), timeout=10)
             except TimeoutError:

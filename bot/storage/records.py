@@ -50,6 +50,15 @@ class StorageError(Exception):
     """Something the database refused; ``str()`` says what and for which game."""
 
 
+class GameBusyError(StorageError):
+    """Another command (in this process or another one on the same database) holds the game's lock
+    for longer than a player should wait."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(f"Game #{game_id} is busy with another move; try again in a moment.")
+        self.game_id = game_id
+
+
 class SchemaError(StorageError):
     """The database file's schema is not one this version of Tiempo can use."""
 

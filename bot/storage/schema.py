@@ -48,6 +48,52 @@ _ACTIVE_INDEX = """
 _STATUS_INDEX = "CREATE INDEX games_by_status ON games (status, id)"
 _DEADLINE_INDEX = "CREATE INDEX games_by_deadline ON games (turn_deadline) WHERE turn_deadline IS NOT NULL"
 
+# Step 2: the games' locks between processes (SQLite: a row per held lock, with the time it lapses;
+# PostgreSQL uses advisory locks instead, so the table stays empty there) and the outbox: the channel
+# posts an action causes, stored with it and deleted once sent.
+_LOCKS_AND_OUTBOX: Final = Step(
+    sqlite=(
+        """
+        CREATE TABLE game_locks (
+            game_id INTEGER PRIMARY KEY,
+            holder  TEXT    NOT NULL,
+            until   REAL    NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE outbox (
+            id         INTEGER PRIMARY KEY AUTOINCREMENT,
+            game_id    INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+            guild_id   INTEGER NOT NULL,
+            channel_id INTEGER NOT NULL,
+            body       TEXT    NOT NULL,
+            created_at REAL    NOT NULL
+        )
+        """,
+        "CREATE INDEX outbox_by_guild ON outbox (guild_id, id)",
+    ),
+    postgresql=(
+        """
+        CREATE TABLE game_locks (
+            game_id BIGINT PRIMARY KEY,
+            holder  TEXT   NOT NULL,
+            until   DOUBLE PRECISION NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE outbox (
+            id         BIGINT  GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            game_id    BIGINT  NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+            guild_id   BIGINT  NOT NULL,
+            channel_id BIGINT  NOT NULL,
+            body       TEXT    NOT NULL,
+            created_at DOUBLE PRECISION NOT NULL
+        )
+        """,
+        "CREATE INDEX outbox_by_guild ON outbox (guild_id, id)",
+    ),
+)
+
 #: migration i takes the schema from version i to version i + 1. Never edit a released step: add one.
 MIGRATIONS: Final[tuple[Step, ...]] = (
     Step(
@@ -127,6 +173,7 @@ MIGRATIONS: Final[tuple[Step, ...]] = (
             """,
         ),
     ),
+    _LOCKS_AND_OUTBOX,
 )
 
 

@@ -3,13 +3,16 @@
 The file is in WAL mode with ``synchronous=FULL``, so a committed transaction survives a crash. The
 schema version lives in ``PRAGMA user_version``. One connection, used by one coroutine at a time;
 ``BEGIN IMMEDIATE`` takes the file's write lock at the start of a transaction, so a second process
-waits (up to ten seconds) rather than writing over a game it read before.
+waits (up to ten seconds) rather than writing over a game it read before. Between processes that
+share the file (shards), a game's lock is a row of ``game_locks`` that lapses after ``LOCK_LEASE``
+seconds if its process dies.
 """
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
@@ -19,6 +22,9 @@ import aiosqlite
 from . import schema
 from .records import SchemaError, StorageError
 from .schema import Dialect, Row
+
+#: how long a game's lock row holds if its process dies without giving it back, in seconds
+LOCK_LEASE = 15.0
 
 
 class SQLiteTx:
@@ -117,6 +123,24 @@ class SQLiteDatabase:
         """The schema version stored in the file."""
         rows = await self.fetchall("PRAGMA user_version")
         return int(rows[0][0])
+
+    async def try_lock(self, game_id: int, holder: str) -> bool:
+        """Take the game's lock row unless another process holds it and it has not lapsed (a process
+        that dies without giving it back loses it after ``LOCK_LEASE`` seconds)."""
+        now = time.time()
+        async with self.transaction() as tx:
+            await tx.execute(
+                "INSERT INTO game_locks (game_id, holder, until) VALUES (?, ?, ?) ON CONFLICT (game_id) DO UPDATE "
+                "SET holder = excluded.holder, until = excluded.until "
+                "WHERE game_locks.until < ? OR game_locks.holder = excluded.holder",
+                (game_id, holder, now + LOCK_LEASE, now))
+            row = await tx.one("SELECT holder FROM game_locks WHERE game_id = ?", (game_id,))
+        return row is not None and row[0] == holder
+
+    async def unlock(self, game_id: int, holder: str) -> None:
+        """Give the lock row back."""
+        async with self.transaction() as tx:
+            await tx.execute("DELETE FROM game_locks WHERE game_id = ? AND holder = ?", (game_id, holder))
 
     async def integrity_problems(self) -> list[str]:
         """What SQLite's integrity and foreign-key checks find wrong; empty when the file is sound."""

@@ -10,12 +10,17 @@ write is refused whichever process made it.
 
 ``Storage.open(target)`` opens a SQLite file (a path) or a PostgreSQL database (a ``postgresql://``
 URL), applying the missing migrations. ``Storage.lock(game_id)`` gives the per-game lock that callers
-hold around load → play → save so that two commands in one game never interleave.
+hold around load → play → save so that two commands in one game never interleave: in this process, and
+between processes on one database (shards) through the database's own lock of the game.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
+import socket
+import uuid
 import weakref
 from collections.abc import Mapping, Sequence
 from types import TracebackType
@@ -27,6 +32,7 @@ from .records import (
     TRANSITIONS,
     ActionRecord,
     ChannelBusyError,
+    GameBusyError,
     GameNotFoundError,
     GameRecord,
     SeatRecord,
@@ -37,31 +43,77 @@ from .records import (
 )
 from .schema import ACTION_COLUMNS, BROKEN_LOGS, GAME_COLUMNS, action_of, game_of, now_or, options_json, seats_json
 
+log = logging.getLogger("tiempo.storage")
+
+#: how long a command waits for a game another command holds before answering "busy", in seconds
+#: (Discord wants an answer within 3)
+BUSY_WAIT = 2.0
+
+
+class GameLock:
+    """One hold of a game's lock (see ``Storage.lock``)."""
+
+    def __init__(self, storage: Storage, game_id: int, memory: asyncio.Lock, wait: float) -> None:
+        self.storage, self.game_id, self.memory, self.wait = storage, game_id, memory, wait
+
+    async def __aenter__(self) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.wait
+        try:
+            async with asyncio.timeout(self.wait):
+                await self.memory.acquire()
+        except TimeoutError:
+            raise GameBusyError(self.game_id) from None
+        if not self.storage.shared:
+            return
+        try:
+            while not await self.storage.database.try_lock(self.game_id, self.storage.holder):
+                if loop.time() >= deadline:
+                    raise GameBusyError(self.game_id)
+                await asyncio.sleep(0.05)
+        except BaseException:
+            self.memory.release()
+            raise
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        try:
+            if self.storage.shared:
+                await self.storage.database.unlock(self.game_id, self.storage.holder)
+        except Exception:  # the lock lapses or goes with the connection; the game is safe (stale writes fail)
+            log.warning("could not give game #%s's lock back", self.game_id, exc_info=True)
+        finally:
+            self.memory.release()
+
 
 class Storage:
     """The games: lobbies, seats, actions and snapshots, with a lock per game. Open with
     ``await Storage.open(path_or_url)``; close with ``await storage.close()`` (or use ``async with``)."""
 
-    def __init__(self, database: Database) -> None:
-        """Wrap an open database; use ``Storage.open``."""
+    def __init__(self, database: Database, *, shared: bool = False) -> None:
+        """Wrap an open database; use ``Storage.open``. ``shared``: other processes use the same database
+        (shards), so a game's lock is also taken in the database (always on PostgreSQL)."""
         self.database = database
         self.path = database.name  # the file, or the URL without its password
         self._game_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
         self._transaction = database.transaction
         self._fetchall = database.fetchall
+        self.shared = shared or database.dialect == "postgresql"
+        #: this process's name in the database's locks
+        self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
     @classmethod
-    async def open(cls, target: str) -> Storage:
+    async def open(cls, target: str, *, shared: bool = False) -> Storage:
         """Open the games database ``target`` names, applying the missing migrations: a ``postgresql://``
         URL (see ``PostgresDatabase.open``), else the path of a SQLite file, created if needed (see
-        ``SQLiteDatabase.open``)."""
+        ``SQLiteDatabase.open``). ``shared``: several processes use it (see ``Storage``)."""
         if is_postgres_url(target):
             from .postgres import PostgresDatabase
 
-            return cls(await PostgresDatabase.open(target))
+            return cls(await PostgresDatabase.open(target), shared=shared)
         from .sqlite import SQLiteDatabase
 
-        return cls(await SQLiteDatabase.open(target))
+        return cls(await SQLiteDatabase.open(target), shared=shared)
 
     async def close(self) -> None:
         """Close the database (idempotent)."""
@@ -76,13 +128,14 @@ class Storage:
         """Close on leaving the block."""
         await self.close()
 
-    def lock(self, game_id: int) -> asyncio.Lock:
-        """The lock serialising commands in game ``game_id`` (the same object while anyone holds or
-        waits for it): ``async with storage.lock(game.id): load, play, save``."""
-        lock = self._game_locks.get(game_id)
-        if lock is None:
-            lock = self._game_locks[game_id] = asyncio.Lock()
-        return lock
+    def lock(self, game_id: int, *, wait: float = BUSY_WAIT) -> GameLock:
+        """The lock serialising commands in game ``game_id``: ``async with storage.lock(game.id): load,
+        play, save``. In this process it is an asyncio lock; with other processes on the database, also
+        the database's lock of the game. Waits at most ``wait`` seconds, then raises GameBusyError."""
+        memory = self._game_locks.get(game_id)
+        if memory is None:
+            memory = self._game_locks[game_id] = asyncio.Lock()
+        return GameLock(self, game_id, memory, wait)
 
     async def schema_version(self) -> int:
         """The schema version stored in the file."""
