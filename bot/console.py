@@ -318,7 +318,7 @@ class TerminalOutbox:
     def __init__(self) -> None:
         self.table: Table | None = None
 
-    async def post(self, channel_id: int, post: Post) -> None:
+    async def post(self, channel_id: int, post: Post, nonce: str | None = None) -> None:
         if self.table is None:
             return
         if self.table.held is not None:

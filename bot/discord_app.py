@@ -228,11 +228,14 @@ class ChannelOutbox:
     def __init__(self, client: discord.Client) -> None:
         self.client = client
 
-    async def post(self, channel_id: int, post: Post) -> None:
-        """Send ``post``; a failure (no permission, channel gone) is logged, and the game goes on."""
+    async def post(self, channel_id: int, post: Post, nonce: str | None = None) -> None:
+        """Send ``post``; a failure (no permission, channel gone) is logged, and the game goes on. With
+        ``nonce``, Discord posts it once however often it is sent (``enforce_nonce``)."""
+        kwargs = message_of(post)
+        if nonce is not None:
+            kwargs["nonce"] = nonce  # discord.py then asks Discord to enforce it
         try:
-            await self.client.get_partial_messageable(channel_id).send(allowed_mentions=mentions_of(post),
-                                                                       **message_of(post))
+            await self.client.get_partial_messageable(channel_id).send(allowed_mentions=mentions_of(post), **kwargs)
         except discord.HTTPException:
             log.exception("could not post to channel %s", channel_id)
 

@@ -1233,7 +1233,16 @@ class DiscordSim:
             problems.append("a channel message cannot be ephemeral")
         if problems:
             raise _HTTPError(400, 50035, "Invalid Form Body: " + "; ".join(problems))
-        return _json_response(self._create_message(channel.id, data, request.files).payload)
+        nonce = data.get("nonce")
+        if nonce is not None and data.get("enforce_nonce"):  # Discord answers with the first post of that nonce
+            first = next((m for m in self._messages.values() if m.payload.get("nonce") == str(nonce)
+                          and int(m.payload["channel_id"]) == channel.id), None)
+            if first is not None:
+                return _json_response(first.payload)
+        stored = self._create_message(channel.id, data, request.files)
+        if nonce is not None:
+            stored.payload["nonce"] = str(nonce)
+        return _json_response(stored.payload)
 
     async def _get_channel_message(self, request: RecordedRequest, match: re.Match[str]) -> web.Response:
         """One message."""

@@ -10,18 +10,23 @@ WORLD is a JSON file with the ids of the guild, channel and users: written on th
 next, so that a restarted bot meets the same people in the same channel. Before the bot announces an
 action it prints ``told <seq>`` (flushed): the service calls the announcement only after the action is
 committed, so every printed seq must be in the database, whenever the process is killed. With a
-shard, the line is ``told <game> <seq>``.
+shard, the line is ``told <game> <seq>``. With ``TIEMPO_DIE_AFTER_COMMIT=<seq>`` the process kills
+itself right after action <seq> and its posts are committed, before anything is posted; every post
+sent with a nonce (the outbox's) prints ``sent <nonce>``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
+import signal
 import sys
 from pathlib import Path
 from typing import Any
 
+from bot.discord_app import ChannelOutbox
 from bot.service.herald import Herald
 from tests.discord_sim import DiscordSim, SimChannel, SimGuild, SimUser
 from tests.test_bot_e2e import make_bot, open_table, play_turn, state_of
@@ -50,12 +55,24 @@ def _shard_world(sim: DiscordSim, shard_count: int, shard_id: int) -> None:
 
 async def main(db: str, world_path: str, shard_count: int = 0, shard_id: int = 0) -> None:
     original = Herald.announce
+    die_after = int(os.environ.get("TIEMPO_DIE_AFTER_COMMIT", "0"))
 
     async def announce(self: Herald, game: Any, state: Any, events: Any) -> None:
+        if game.action_count == die_after:  # the action and its posts are stored; nothing is posted yet
+            print(f"dying {game.action_count}", flush=True)
+            os.kill(os.getpid(), signal.SIGKILL)
         print(f"told {game.id} {game.action_count}" if shard_count else f"told {game.action_count}", flush=True)
         await original(self, game, state, events)
 
+    sent = ChannelOutbox.post
+
+    async def post(self: ChannelOutbox, channel_id: int, message: Any, nonce: str | None = None) -> None:
+        await sent(self, channel_id, message, nonce)
+        if nonce is not None:
+            print(f"sent {nonce}", flush=True)
+
     Herald.announce = announce  # type: ignore[method-assign]
+    ChannelOutbox.post = post  # type: ignore[method-assign]
     world_file = Path(world_path)
     shards = {"shard_count": shard_count, "shard_id": shard_id} if shard_count else None
     async with DiscordSim.running() as sim:

@@ -150,6 +150,13 @@ def tiempo_group() -> app_commands.Group:
         else:
             await interaction.edit_original_response(content=None, view=view)
 
+    @group.command(description="Post the same announcement twice, as a resend after a crash would")
+    async def twice(interaction: discord.Interaction[Any]) -> None:
+        await interaction.response.send_message("Posting.", ephemeral=True)
+        assert isinstance(interaction.channel, discord.TextChannel)
+        for _ in range(2):
+            await interaction.channel.send("Ana builds a Keep.", nonce="tiempo-7")
+
     @group.command(description="Say too much")
     async def shout(interaction: discord.Interaction[Any]) -> None:
         await interaction.response.send_message("A" * 2001)
@@ -314,6 +321,14 @@ async def test_a_message_becomes_a_layout_only_with_its_words_cleared(discord_si
     await sim.wait_for(lambda: sim.errors, what="the refused edit")
     assert "cannot have content" in " ".join(r.getMessage() + str(r.exc_info) for r in sim.errors)
     sim.errors.clear()
+
+
+async def test_a_post_resent_with_its_nonce_is_posted_once(discord_sim: DiscordSim) -> None:
+    sim = discord_sim
+    await sim.connect(MiniBot(sim.guild.id, 1))
+    await sim.invoke(sim.slash("tiempo", "twice"))
+    await sim.wait_for(lambda: len(sim.requests_to(r"^/channels/\d+/messages$")) == 2, what="both sends")
+    assert [m.content for m in sim.channel_messages()] == ["Ana builds a Keep."]
 
 
 async def test_dm_history_fetch_and_delete(discord_sim: DiscordSim) -> None:

@@ -18,7 +18,7 @@ from tests.gameplay import choose
 
 
 class Silent:
-    async def post(self, channel_id: int, post: Post) -> None:
+    async def post(self, channel_id: int, post: Post, nonce: str | None = None) -> None:
         """The channel is not what this test reads."""
 
 

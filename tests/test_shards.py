@@ -65,7 +65,7 @@ async def test_two_shard_processes_on_one_database_with_a_kill_9(tmp_path: Path)
     out0, err0 = await asyncio.wait_for(again.communicate(), timeout=300)
     assert again.returncode == 0, err0.decode()[-3000:]
     lines0 = out0.decode().splitlines()
-    assert lines0[0] == "resumed" and lines0[-1] == "finished"
+    assert "resumed" in lines0 and lines0[-1] == "finished"
     told0 += _told(lines0)
 
     games0, games1 = {g for g, _ in told0}, {g for g, _ in told1}

@@ -10,7 +10,9 @@ import asyncio
 import json
 import os
 import random
+import socket
 import sqlite3
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -369,6 +371,21 @@ async def test_the_game_lock_serialises_commands_in_one_game(store: Storage) -> 
     assert trace[:2] == ["x in", "y in"]
 
 
+async def test_posts_are_stored_with_their_action_and_forgotten_once_sent(store: Storage) -> None:
+    game = await playing(store)
+    await store.append_action(game.id, 1, 10, "M:build", "s1", posts=["first", "second"])
+    with pytest.raises(StaleSeqError):  # a refused action stores none of its posts
+        await store.append_action(game.id, 1, 10, "M:build", "s1", posts=["lost"])
+    await store.truncate_last_action(game.id, 1, "s0", posts=["undone"])
+    waiting = await store.posts.pending(game.channel_id)
+    assert [p.body for p in waiting] == ["first", "second", "undone"]
+    assert len({p.nonce for p in waiting}) == 3 and all(p.game_id == game.id for p in waiting)
+    assert await store.posts.channels() == [(game.guild_id, game.channel_id)]
+    await store.posts.sent(waiting[0].id)
+    assert [p.body for p in await store.posts.pending(game.channel_id)] == ["second", "undone"]
+    assert await store.posts.pending(game.channel_id + 1) == []
+
+
 async def test_a_game_held_too_long_answers_busy_and_others_still_get_it(store: Storage) -> None:
     held = asyncio.Event()
     release = asyncio.Event()
@@ -424,6 +441,25 @@ async def sqlite_store(tmp_path: Path) -> AsyncIterator[Storage]:
         yield s
     finally:
         await s.close()
+
+
+async def test_a_lock_left_by_a_process_that_died_is_taken_over_at_once(tmp_path: Path) -> None:
+    """SQLite shared by processes of one machine: the lock row of a process that is not running any more
+    does not make players wait for it to lapse."""
+    store = await Storage.open(str(tmp_path / "shared.sqlite3"), shared=True)
+    try:
+        dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                              text=True, check=True)
+        assert await store.database.try_lock(3, f"{socket.gethostname()}:{int(dead.stdout)}:0000")
+        async with store.lock(3, wait=0.2):
+            pass
+        alive = f"{socket.gethostname()}:{os.getpid()}:1111"  # a running process's lock is respected
+        assert await store.database.try_lock(4, alive)
+        with pytest.raises(GameBusyError):
+            async with store.lock(4, wait=0.2):
+                pass
+    finally:
+        await store.close()
 
 
 async def test_sqlite_wal_full_sync_and_foreign_keys_are_on(sqlite_store: Storage) -> None:

@@ -157,7 +157,9 @@ class Tiempo:
         return self.games.state_of(game)
 
     async def resume(self) -> None:
-        """After a start-up: let every game waiting on an AI seat go on."""
+        """After a start-up: send the posts a stop left unsent, and let every game waiting on an AI seat
+        go on."""
+        await self.herald.courier.resume()
         await self.seats.resume()
 
     async def tick(self) -> None:
@@ -175,6 +177,7 @@ class Tiempo:
     async def close(self) -> None:
         """Stop the background work."""
         await self.seats.close()
+        await self.herald.courier.close()
 
 
 __all__ = ["AI_LEVELS", "AI_NAMES", "Caller", "Outbox", "PanelView", "Picture", "Post", "Refusal", "Reply", "Tiempo",

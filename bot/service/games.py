@@ -186,6 +186,11 @@ class Games:
                               events))
             h.seq = record.action_count
 
+    def forget(self, game_id: int) -> None:
+        """Drop what the caches hold of a game (they went ahead of the database)."""
+        self._states.pop(game_id, None)
+        self._histories.pop(game_id, None)
+
     def forget_last(self, game: GameRecord, h: History, before: GameState, count: int = 1) -> None:
         """The last ``count`` actions were taken back (``game`` is the game after that): update the caches."""
         del h.actions[-count:]

@@ -15,6 +15,7 @@ from rules import events as ev
 from ..storage import GameRecord, SeatRecord
 from ..texts import describe_status, ecu_word, narrate, ranking, who
 from ..words import Button, Command, Mention, Part, Strong, Text, lines, say, text
+from .courier import Courier
 from .games import Games, is_ai, version_of
 from .messages import Outbox, Picture, Post
 
@@ -36,6 +37,8 @@ class Herald:
         self.games = games
         self.outbox = outbox
         self.render = render
+        #: sends the posts stored with actions (the outbox), outside the games' locks
+        self.courier = Courier(games.storage, outbox, games.owns)
 
     async def post(self, channel_id: int, post: Post) -> None:
         await self.outbox.post(channel_id, post)
@@ -75,28 +78,30 @@ class Herald:
         return (Picture(png, f"tiempo-{game.id}-v{game.action_count}-decision.png",
                         f"{age.title}: the choices are ringed and listed on the right"),)
 
-    async def announce(self, game: GameRecord, state: GameState, events: list[ev.Event]) -> None:
-        """Narrate one action; after a turn, the board; after the game, the ranking."""
+    async def posts(self, game: GameRecord, state: GameState, events: list[ev.Event]) -> list[Post]:
+        """What the channel hears of one action (``game`` is the game after it): its narration; after a
+        turn, the board; after the game, the ranking; a question, with its board."""
         narration = narrate(state, [e for e in events if not isinstance(e, ev.TurnBegan)])
         if state.finished:
-            await self.post_final(game, state, narration)
-            return
+            return [await self.final_post(game, state, narration)]
         ended = next((e for e in events if isinstance(e, ev.TurnEnded)), None)
         if ended is not None:
             turn_events = await self.games.turn_events(game)
             if is_ai(game.seats[ended.player]):  # an AI's turn is told in one message, with the board
                 narration = narrate(state, [e for e in turn_events if not isinstance(e, ev.TurnBegan)])
-            await self.post_board(game, state, narration, turn_events)
-            return
+            return [await self.board_post(game, state, narration, turn_events)]
         if state.pending is not None and any(isinstance(e, ev.DecisionRequested) for e in events):
             narration = narrate(state, [e for e in events if not isinstance(e, (ev.TurnBegan, ev.DecisionRequested))])
             gallery = await asyncio.to_thread(self.decision_card, game, state)
-            await self.post(game.channel_id, dataclasses.replace(self.decision_post(game, state, narration),
-                                                                 gallery=gallery))
-            return
+            return [dataclasses.replace(self.decision_post(game, state, narration), gallery=gallery)]
         actor = _actor(events, state)
         if narration and not (is_ai(game.seats[actor]) and actor == state.active):
-            await self.post(game.channel_id, Post(lines(narration)))
+            return [Post(lines(narration))]
+        return []
+
+    async def announce(self, game: GameRecord, state: GameState, events: list[ev.Event]) -> None:
+        """An action and its posts were stored (``game`` is the game after it): send the posts."""
+        self.courier.kick(game.channel_id)
 
     def decision_post(self, game: GameRecord, state: GameState, before: Sequence[Text | str]) -> Post:
         """The question of the pending decision, to the player it is for, with a button per answer."""
@@ -113,22 +118,25 @@ class Herald:
 
     async def post_board(self, game: GameRecord, state: GameState, narration: list[str],
                          events: Sequence[ev.Event]) -> None:
+        """Post the board now (at the start of a game)."""
+        await self.post(game.channel_id, await self.board_post(game, state, narration, events))
+
+    async def board_post(self, game: GameRecord, state: GameState, narration: list[str],
+                         events: Sequence[ev.Event]) -> Post:
         """The board after a turn (or at the start), the scores, and whose turn it is."""
         gallery = await asyncio.to_thread(self.cards, game, state, events, f"v{game.action_count}")
         seat = game.seats[state.waiting_on]
         scores = describe_status(state)
         if state.pending is not None:
             post = self.decision_post(game, state, [*narration, "", scores])
-            await self.post(game.channel_id, dataclasses.replace(post, gallery=gallery, hand_game=game.id))
-            return
+            return dataclasses.replace(post, gallery=gallery, hand_game=game.id)
         turn = (f"{seat.name} (AI) is thinking…" if is_ai(seat) else
                 say("{who}, your turn (round {round} of 7).", who=mention(seat), round=state.round))
-        await self.post(game.channel_id, Post(
-            lines([*narration, "", scores, "", turn]), gallery=gallery,
-            hand_game=game.id, version=version_of(game), mentions=(seat.user_id,) if not is_ai(seat) else (),
-            play_game=None if is_ai(seat) else game.id))
+        return Post(lines([*narration, "", scores, "", turn]), gallery=gallery, hand_game=game.id,
+                    version=version_of(game), mentions=(seat.user_id,) if not is_ai(seat) else (),
+                    play_game=None if is_ai(seat) else game.id)
 
-    async def post_final(self, game: GameRecord, state: GameState, narration: list[str]) -> None:
+    async def final_post(self, game: GameRecord, state: GameState, narration: list[str]) -> Post:
         """The end of the game: the last events, the ranking, and a Rematch button."""
         cards = await asyncio.to_thread(self.cards, game, state, (), "final")
         gallery = tuple(dataclasses.replace(c, lead=True, description=c.description.split(":")[0]) for c in cards)
@@ -137,8 +145,7 @@ class Herald:
             medal = {1: "🥇", 2: "🥈", 3: "🥉"}.get(place, f"{place}.")
             out.append(f"{medal} {who(state, seat)} — {ecus} {ecu_word(ecus)}")
         out.append(say("Play again with the same seats: {rematch}.", rematch=Button("Rematch", "rematch")))
-        await self.post(game.channel_id, Post(lines(out), gallery=gallery, hand_game=game.id, rematch_game=game.id,
-                                              version=version_of(game)))
+        return Post(lines(out), gallery=gallery, hand_game=game.id, rematch_game=game.id, version=version_of(game))
 
 
 def _actor(events: Sequence[ev.Event], state: GameState) -> int:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import base64
+import dataclasses
+import json
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..panel import Choice
-from ..words import Text
+from ..words import Button, Code, Command, Here, Mention, Part, Strong, Text
 
 
 @dataclass(frozen=True)
@@ -93,5 +96,52 @@ class Reply(Post):
 class Outbox(Protocol):
     """Where the service posts to a channel (Discord, or the terminal)."""
 
-    async def post(self, channel_id: int, post: Post) -> None:
-        """Send ``post`` to the channel; errors are the front end's to log."""
+    async def post(self, channel_id: int, post: Post, nonce: str | None = None) -> None:
+        """Send ``post`` to the channel; errors are the front end's to log. ``nonce`` names the post
+        so that sending it again (after a crash) does not post it twice."""
+
+
+# -- posts as stored in the outbox ---------------------------------------------------------------
+
+_PARTS: dict[str, type] = {cls.__name__: cls for cls in (Strong, Mention, Command, Button, Code, Here)}
+
+
+def _part_json(p: Part) -> str | dict[str, Any]:
+    return p if isinstance(p, str) else {"part": type(p).__name__, **dataclasses.asdict(p)}
+
+
+def _part_of(data: str | dict[str, Any]) -> Part:
+    if isinstance(data, str):
+        return data
+    fields = dict(data)
+    kind = _PARTS[fields.pop("part")]
+    part: Part = kind(**fields)
+    return part
+
+
+def encode_post(post: Post) -> str:
+    """``post`` as JSON text, to be stored until it is sent (pictures in base64). A channel post has
+    no panel, no confirmation and no cancel button: those are private."""
+    if post.panel is not None or post.confirm is not None or post.cancel_game is not None:
+        raise ValueError("a private answer is not stored in the outbox")
+    out: dict[str, Any] = {f.name: getattr(post, f.name) for f in dataclasses.fields(Post)
+                           if f.name not in ("text", "png", "gallery", "panel", "confirm", "cancel_game")}
+    out["text"] = [_part_json(p) for p in post.text.parts]
+    out["png"] = base64.b64encode(post.png).decode() if post.png is not None else None
+    out["gallery"] = [{"png": base64.b64encode(p.png).decode(), "filename": p.filename,
+                       "description": p.description, "lead": p.lead} for p in post.gallery]
+    return json.dumps(out)
+
+
+def decode_post(body: str) -> Post:
+    """The post ``encode_post`` stored."""
+    data = json.loads(body)
+    return Post(
+        text=Text(tuple(_part_of(p) for p in data.pop("text"))),
+        png=base64.b64decode(data.pop("png")) if data.get("png") is not None else data.pop("png"),
+        gallery=tuple(Picture(base64.b64decode(p["png"]), p["filename"], p["description"], p["lead"])
+                      for p in data.pop("gallery")),
+        choices=tuple(tuple(c) for c in data.pop("choices")),
+        mentions=tuple(data.pop("mentions")),
+        **data,
+    )

@@ -73,6 +73,7 @@ class AISeats:
                 action = await self.think(state, state.waiting_on, seat.ai_level, game.seed * 1000 + state.turn)
                 try:
                     await self._play(game, state, action, seat.user_id)
+                    await self.herald.courier.flush(game.channel_id)
                 except GameBusyError:  # someone else is moving in this game: look again in a moment
                     await asyncio.sleep(0.5)
         except asyncio.CancelledError:

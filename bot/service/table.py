@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from rules import Action, Choose, GameState, NotationError, RuleError, apply, format_action, parse_action, to_json
@@ -15,7 +16,7 @@ from ..words import Button, Command, Strong, lines, say, text
 from .clock import turn_deadline
 from .games import Games, History, is_ai, seat_of, seats_of, version_of
 from .herald import Herald, mention
-from .messages import Caller, Post, Reply
+from .messages import Caller, Post, Reply, encode_post
 from .suggest import upgrade_origin
 
 
@@ -73,6 +74,7 @@ class Table:
                 return _ask_to_confirm(game.id, version_of(game), format_action(state, action), new, events, hurt)
             game = await self.commit(game, state, new, action, events, caller.user_id)
         self.drive(game.id)
+        await self.herald.courier.flush(game.channel_id)  # the channel hears of it before the player's answer
         return _hand_after(game, caller, new)
 
     async def play_confirmed(self, caller: Caller, game_id: int, version: str, notation: str) -> Reply:
@@ -111,6 +113,7 @@ class Table:
                 raise Refusal(str(err)) from None
             game = await self.commit(game, state, new, action, events, caller.user_id)
         self.drive(game.id)
+        await self.herald.courier.flush(game.channel_id)
         return game, new, events
 
     async def commit(self, game: GameRecord, before: GameState, new: GameState, action: Action,
@@ -119,14 +122,23 @@ class Table:
         text = format_action(before, action)
         status = Status.FINISHED if new.finished else None
         storage = self.games.storage
-        if any(isinstance(e, (ev.TurnBegan, ev.GameEnded)) for e in events):
-            game = await storage.append_action(
-                game.id, game.next_seq, actor_id, text, to_json(new), status=status, now=self.clock(),
-                turn_deadline=None if new.finished else turn_deadline(game, self.clock()))
-        else:
-            game = await storage.append_action(game.id, game.next_seq, actor_id, text, to_json(new),
-                                               status=status, now=self.clock())
-        self.games.note(game, action, events, new, actor_id, text)
+        snapshot = to_json(new)
+        # the posts are made first and stored with the action (the outbox): a crash after the commit
+        # cannot lose them, and they are sent outside the lock
+        after = dataclasses.replace(game, action_count=game.next_seq, snapshot=snapshot,
+                                    status=status or game.status)
+        if any(isinstance(e, ev.TurnEnded) for e in events):  # its post tells the whole turn: the log
+            await self.games.history(game)                     # up to here is cached, and note() adds it
+        self.games.note(after, action, events, new, actor_id, text)
+        try:
+            posts = [encode_post(p) for p in await self.herald.posts(after, new, events)]
+            deadline = (dict(turn_deadline=None if new.finished else turn_deadline(game, self.clock()))
+                        if any(isinstance(e, (ev.TurnBegan, ev.GameEnded)) for e in events) else {})
+            game = await storage.append_action(game.id, game.next_seq, actor_id, text, snapshot, status=status,
+                                               now=self.clock(), posts=posts, **deadline)
+        except BaseException:
+            self.games.forget(game.id)  # the caches went ahead of the database
+            raise
         await self.herald.announce(game, new, events)
         return game
 
@@ -145,9 +157,6 @@ class Table:
             count = undo_span(state, seat, [(action, events) for _, action, events in h.actions])
             taken = h.actions[-count:]
             before = self.games.replay(game, History(0, h.actions[:-count]))
-            game = await storage.truncate_last_action(game.id, game.action_count, to_json(before), count=count,
-                                                      now=self.clock())
-            self.games.forget_last(game, h, before, count)
             own = " ".join(narrate(before, taken[0][2])[:2]).rstrip(".")
             answers = [(a.player, a.cell) for _, a, _ in taken[1:] if isinstance(a, Choose)]
             told = say("↩️ {who} takes back their last action (it was: {what}).", who=who(before, seat), what=own)
@@ -157,7 +166,12 @@ class Table:
                     for part in ((", " if i else ""), mention(game.seats[p]), f" chose {cell}")]) + "."
             others = tuple(dict.fromkeys(game.seats[p].user_id for p, _ in answers if p != seat
                                          and not is_ai(game.seats[p])))
-            await self.herald.post(game.channel_id, Post(told, mentions=others))
+            posts = [encode_post(Post(told, mentions=others))]
+            game = await storage.truncate_last_action(game.id, game.action_count, to_json(before), count=count,
+                                                      now=self.clock(), posts=posts)
+            self.games.forget_last(game, h, before, count)
+        self.herald.courier.kick(game.channel_id)
+        await self.herald.courier.flush(game.channel_id)
         if not hand:
             return Reply(say("{undone} It was: {what}.", undone=Strong("Undone."), what=own))
         return Reply("Undone.\n" + describe_hand(before, seat))

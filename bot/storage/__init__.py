@@ -6,10 +6,12 @@ behind one interface, ``Storage``.
 * ``backend``  — what ``Storage`` needs of a database (``Database``, ``Tx``), and database URLs;
 * ``sqlite``, ``postgres`` — the two backends (asyncpg is imported only for a PostgreSQL URL);
 * ``store``    — ``Storage``: every query, written once;
+* ``outbox``   — the posts stored with the actions that cause them, until they are sent;
 * ``check``    — the start-up check, which explains in one sentence why a database cannot be used.
 """
 
 from .backend import Database, is_postgres_url, without_password
+from .outbox import PostQueue, QueuedPost
 from .records import (
     KEEP,
     TRANSITIONS,
@@ -39,6 +41,8 @@ __all__ = [
     "GameBusyError",
     "GameNotFoundError",
     "GameRecord",
+    "PostQueue",
+    "QueuedPost",
     "SchemaError",
     "SeatRecord",
     "StaleSeqError",

@@ -4,13 +4,16 @@ The file is in WAL mode with ``synchronous=FULL``, so a committed transaction su
 schema version lives in ``PRAGMA user_version``. One connection, used by one coroutine at a time;
 ``BEGIN IMMEDIATE`` takes the file's write lock at the start of a transaction, so a second process
 waits (up to ten seconds) rather than writing over a game it read before. Between processes that
-share the file (shards), a game's lock is a row of ``game_locks`` that lapses after ``LOCK_LEASE``
-seconds if its process dies.
+share the file (shards), a game's lock is a row of ``game_locks``; if its process dies, the next
+process to want it takes it over (the file is on one machine, where it can tell), and in any case it
+lapses after ``LOCK_LEASE`` seconds.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import socket
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Sequence
@@ -25,6 +28,23 @@ from .schema import Dialect, Row
 
 #: how long a game's lock row holds if its process dies without giving it back, in seconds
 LOCK_LEASE = 15.0
+
+
+def _gone(holder: str) -> bool:
+    """Whether the process named ``holder`` (``host:pid:…``, see ``Storage.holder``) has ended. A SQLite
+    file is shared by processes of one machine only, so a holder on this machine that is not running
+    any more will never give its lock back."""
+    host, _, rest = holder.partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # running, as another user
+        return False
+    return False
 
 
 class SQLiteTx:
@@ -135,6 +155,10 @@ class SQLiteDatabase:
                 "WHERE game_locks.until < ? OR game_locks.holder = excluded.holder",
                 (game_id, holder, now + LOCK_LEASE, now))
             row = await tx.one("SELECT holder FROM game_locks WHERE game_id = ?", (game_id,))
+            if row is not None and row[0] != holder and _gone(str(row[0])):  # its process died: take it over
+                await tx.execute("UPDATE game_locks SET holder = ?, until = ? WHERE game_id = ? AND holder = ?",
+                                 (holder, now + LOCK_LEASE, game_id, row[0]))
+                return True
         return row is not None and row[0] == holder
 
     async def unlock(self, game_id: int, holder: str) -> None:

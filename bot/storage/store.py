@@ -27,6 +27,7 @@ from types import TracebackType
 from typing import Any, Literal
 
 from .backend import Database, Tx, is_postgres_url
+from .outbox import PostQueue, queue_posts
 from .records import (
     KEEP,
     TRANSITIONS,
@@ -99,6 +100,8 @@ class Storage:
         self._transaction = database.transaction
         self._fetchall = database.fetchall
         self.shared = shared or database.dialect == "postgresql"
+        #: the posts stored with actions, until they are sent
+        self.posts = PostQueue(database)
         #: this process's name in the database's locks
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
@@ -280,9 +283,10 @@ class Storage:
     async def append_action(self, game_id: int, expected_seq: int, actor_id: int, action: str, snapshot: str, *,
                             status: Status | None = None,
                             turn_deadline: float | Literal[_Keep.KEEP] | None = KEEP,
-                            now: float | None = None) -> GameRecord:
+                            now: float | None = None, posts: Sequence[str] = ()) -> GameRecord:
         """Log ``action`` as action number ``expected_seq`` (which must be ``game.next_seq``) and make
-        ``snapshot`` the current state, in one transaction. ``status`` (finished, cancelled) ends the game
+        ``snapshot`` the current state, with ``posts`` (the announcements it causes) in the outbox, in
+        one transaction. ``status`` (finished, cancelled) ends the game
         with this action; ``turn_deadline`` (unless KEEP) sets the next deadline and clears the half-time
         warning. Raises StaleSeqError if another action was logged first (nothing is written),
         GameNotFoundError, StatusError if the game is not being played."""
@@ -308,13 +312,15 @@ class Storage:
             if turn_deadline is not KEEP:
                 await db.execute("UPDATE games SET turn_deadline = ?, half_warned = 0 WHERE id = ?",
                                  (turn_deadline, game_id))
+            await queue_posts(db, game, posts, at)
             return await self._load(db, game_id)
 
     async def truncate_last_action(self, game_id: int, expected_seq: int, snapshot: str, *, count: int = 1,
                                    turn_deadline: float | Literal[_Keep.KEEP] | None = KEEP,
-                                   now: float | None = None) -> GameRecord:
+                                   now: float | None = None, posts: Sequence[str] = ()) -> GameRecord:
         """Undo: remove the last ``count`` actions, the last of which must be number ``expected_seq``, and
-        make ``snapshot`` (the state before them) current, in one transaction. Raises StaleSeqError if the
+        make ``snapshot`` (the state before them) current, with ``posts`` in the outbox, in one
+        transaction. Raises StaleSeqError if the
         last action is another one (or there are fewer), GameNotFoundError, StatusError if the game is not
         being played."""
         async with self._transaction() as db:
@@ -329,6 +335,7 @@ class Storage:
             if turn_deadline is not KEEP:
                 await db.execute("UPDATE games SET turn_deadline = ?, half_warned = 0 WHERE id = ?",
                                  (turn_deadline, game_id))
+            await queue_posts(db, game, posts, now_or(now))
             return await self._load(db, game_id)
 
     async def set_status(self, game_id: int, status: Status, *, now: float | None = None) -> GameRecord:

@@ -1,0 +1,77 @@
+"""Sends the posts of the outbox: the announcements of accepted actions, stored with them.
+
+One task per channel sends that channel's posts in order and forgets each once sent, outside every
+game's lock: a channel Discord slows down (rate limits) delays its own posts, never a game. After a
+restart, ``resume`` sends what a crash left unsent; each post carries a nonce Discord enforces, so a
+post that went out just before the crash is not posted twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+
+from ..storage import Storage
+from .messages import Outbox, decode_post
+
+log = logging.getLogger("tiempo.courier")
+
+
+class Courier:
+    """The outbox's sender. ``owns`` says whether a server is this process's (its shard)."""
+
+    def __init__(self, storage: Storage, outbox: Outbox, owns: Callable[[int], bool]) -> None:
+        self.storage = storage
+        self.outbox = outbox
+        self.owns = owns
+        self._tasks: dict[int, asyncio.Task[None]] = {}
+        self._again: set[int] = set()
+        #: how long a command waits for its channel's posts before answering anyway, in seconds
+        self.patience = 2.0
+
+    def kick(self, channel_id: int) -> None:
+        """Posts were stored for ``channel_id``: send them (now, or after the ones being sent)."""
+        self._again.add(channel_id)
+        task = self._tasks.get(channel_id)
+        if task is None or task.done():
+            self._tasks[channel_id] = asyncio.create_task(self._drain(channel_id), name=f"tiempo-posts-{channel_id}")
+
+    async def flush(self, channel_id: int, timeout: float | None = None) -> None:
+        """Wait (at most ``timeout`` seconds, by default ``patience``) until the channel's posts are out:
+        a command answers after the channel heard of it, unless Discord is slow."""
+        task = self._tasks.get(channel_id)
+        if task is not None and not task.done():
+            await asyncio.wait({task}, timeout=self.patience if timeout is None else timeout)
+
+    async def resume(self) -> None:
+        """After a start-up: send the posts a stop or a crash left in the outbox (this process's servers)."""
+        for guild_id, channel_id in await self.storage.posts.channels():
+            if self.owns(guild_id):
+                self.kick(channel_id)
+
+    async def close(self) -> None:
+        """Stop sending (what is left is sent after the next start)."""
+        tasks = list(self._tasks.values())
+        for t in tasks:
+            t.cancel()
+        for t in tasks:
+            with contextlib.suppress(BaseException):
+                await t
+
+    async def _drain(self, channel_id: int) -> None:
+        try:
+            while channel_id in self._again:
+                self._again.discard(channel_id)
+                while queued := await self.storage.posts.pending(channel_id):
+                    for item in queued:
+                        try:
+                            await self.outbox.post(channel_id, decode_post(item.body), nonce=item.nonce)
+                        except Exception:  # a post that cannot be read or sent is logged, not retried forever
+                            log.exception("could not send post %s of game #%s", item.id, item.game_id)
+                        await self.storage.posts.sent(item.id)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("the outbox of channel %s stopped; it goes on at the next post or start", channel_id)

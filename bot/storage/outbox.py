@@ -1,0 +1,59 @@
+"""The outbox: the channel posts an accepted action causes, stored in the action's own transaction and
+deleted once sent. A crash between the commit and the post leaves the post here, and the next start
+sends it (``bot.service.courier``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .backend import Database, Tx
+from .records import GameRecord
+
+
+@dataclass(frozen=True)
+class QueuedPost:
+    """A post waiting to be sent: ``body`` is the service's encoding of it (bot.service.messages)."""
+
+    id: int
+    game_id: int
+    guild_id: int
+    channel_id: int
+    body: str
+    created_at: float
+
+    @property
+    def nonce(self) -> str:
+        """What Discord is told the post is, so that sending it twice posts it once."""
+        return f"tiempo-{self.id}"
+
+
+async def queue_posts(db: Tx, game: GameRecord, bodies: Sequence[str], at: float) -> None:
+    """Store ``bodies`` as the game's next posts, in the open transaction ``db``."""
+    for body in bodies:
+        await db.execute("INSERT INTO outbox (game_id, guild_id, channel_id, body, created_at) VALUES (?, ?, ?, ?, ?)",
+                         (game.id, game.guild_id, game.channel_id, body, at))
+
+
+class PostQueue:
+    """The posts waiting in the outbox, oldest first."""
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
+
+    async def pending(self, channel_id: int, *, limit: int = 20) -> list[QueuedPost]:
+        """The oldest posts waiting for channel ``channel_id``."""
+        rows = await self.database.fetchall(
+            "SELECT id, game_id, guild_id, channel_id, body, created_at FROM outbox WHERE channel_id = ? "
+            "ORDER BY id LIMIT ?", (channel_id, limit))
+        return [QueuedPost(r[0], r[1], r[2], r[3], r[4], r[5]) for r in rows]
+
+    async def channels(self) -> list[tuple[int, int]]:
+        """``(guild, channel)`` of every channel with posts waiting."""
+        rows = await self.database.fetchall("SELECT DISTINCT guild_id, channel_id FROM outbox")
+        return [(int(r[0]), int(r[1])) for r in rows]
+
+    async def sent(self, post_id: int) -> None:
+        """The post went out (or cannot ever): forget it."""
+        async with self.database.transaction() as db:
+            await db.execute("DELETE FROM outbox WHERE id = ?", (post_id,))

@@ -1,0 +1,68 @@
+"""The outbox: an action's channel posts are stored with it, sent after the commit outside the game's
+lock (a slow channel delays its posts, not the game), and kept as they were (words, buttons, pictures)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from bot.service import Caller, Picture, Post, Tiempo, version_of
+from bot.service.messages import decode_post, encode_post
+from bot.storage import Storage
+from bot.words import Button, Code, Command, Here, Mention, Strong, say, text
+from rules import EndTurn, legal_actions
+
+
+def test_a_post_is_stored_as_it_was_made() -> None:
+    post = Post(text(Strong("Round 2."), " ", Mention(5, "Ana"), say(" {c} {b} {code} {here}.", c=Command(
+        "build", "kind:Keep", or_button=True), b=Button("Rematch", "rematch", " below"), code=Code("MM 1+1"),
+                    here=Here(capital=True))), png=b"\x89PNG one", filename="one.png",
+                gallery=(Picture(b"\x89PNG two", "two.png", "Might: no change", False),),
+                hand_game=3, choice_game=3, version="12-abcdef", choices=(("E4", "E4"), ("F4", "F4")),
+                mentions=(5,), play_game=3)
+    assert decode_post(encode_post(post)) == post
+
+
+class SlowChannel:
+    """A channel that Discord slows down: each post waits until the test lets it through."""
+
+    def __init__(self) -> None:
+        self.open = asyncio.Event()
+        self.posted: list[tuple[str | None, str]] = []
+
+    async def post(self, channel_id: int, post: Post, nonce: str | None = None) -> None:
+        if nonce is not None:  # the outbox's posts (an action's announcement)
+            await self.open.wait()
+        self.posted.append((nonce, post.text.plain()))
+
+
+async def test_a_slow_channel_delays_its_posts_not_the_game(tmp_path: Path) -> None:
+    storage = await Storage.open(str(tmp_path / "t.sqlite3"))
+    channel = SlowChannel()
+    service = Tiempo(storage, channel, render=False, seed_source=lambda: 3)
+    service.herald.courier.patience = 0.1
+    ana, ben = Caller(1, 1, 100, "Ana"), Caller(1, 1, 101, "Ben")
+    try:
+        await service.new(ana)
+        await service.join(ben)
+        await service.start_game(ana)
+        for _ in range(3):  # three ends of turn, each answered though the channel holds every post
+            game = await storage.active_game_in_channel(1)
+            assert game is not None
+            state = service.state_of(game)
+            end = min((a for a in legal_actions(state) if isinstance(a, EndTurn)), key=lambda a: a.discard.total)
+            who = ana if state.players[end.player].name == "Ana" else ben
+            await asyncio.wait_for(service.table.play_action(who, game.id, version_of(game), lambda s, p, a=end: a),
+                                   timeout=1.0)
+        assert [n for n, _ in channel.posted if n is not None] == []  # nothing got through yet
+        waiting = await storage.posts.pending(1)
+        assert len(waiting) == 3
+        channel.open.set()
+        await asyncio.wait_for(service.herald.courier.flush(1, timeout=5), timeout=6)
+        sent = [(n, words) for n, words in channel.posted if n is not None]
+        assert [n for n, _ in sent] == [p.nonce for p in waiting]  # in order, each once
+        assert all("ends the turn" in words for _, words in sent)
+        assert await storage.posts.pending(1) == []
+    finally:
+        await service.close()
+        await storage.close()
