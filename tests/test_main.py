@@ -257,7 +257,8 @@ def test_an_unreachable_postgresql_server_is_explained_without_the_password(
 
 
 def test_postgresql_refusals_are_explained_without_the_password(
-        pg_cluster: Cluster, tmp_path: Path, offline: list[Config], capsys: pytest.CaptureFixture[str]) -> None:
+        pg_cluster: Cluster, tmp_path: Path, offline: list[Config], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
     async def setup() -> None:
         admin = await asyncpg.connect(pg_cluster.url())
         try:
@@ -282,6 +283,10 @@ def test_postgresql_refusals_are_explained_without_the_password(
     right = pg_cluster.url("tiempo_main", "tiempo_main", "right-one")
     assert start(tmp_path, right) == 0 and [c.database for c in offline] == [right]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tiempo.toml"]  # no SQLite file
+    monkeypatch.setenv("TIEMPO_DATABASE", right)  # the environment overrides the file's database
+    assert start(tmp_path, str(tmp_path / "games.sqlite3")) == 0 and offline[-1].database == right
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tiempo.toml"]
+    monkeypatch.delenv("TIEMPO_DATABASE")
 
     async def newer() -> None:
         conn = await asyncpg.connect(right)

@@ -129,6 +129,18 @@ async def test_a_failing_migration_step_leaves_the_database_as_it_was(backend: B
     assert "note" not in await backend.columns("games")
 
 
+async def test_two_bots_starting_at_once_migrate_once(backend: Backend) -> None:
+    stores = await asyncio.gather(*(Storage.open(backend.target) for _ in range(3)))
+    try:
+        assert [await s.schema_version() for s in stores] == [SCHEMA_VERSION] * 3
+        g = await playing(stores[0])
+        assert await stores[2].get_game(g.id) == g
+    finally:
+        for s in stores:
+            await s.close()
+    assert await backend.version() == SCHEMA_VERSION
+
+
 async def test_a_database_from_a_newer_tiempo_is_refused(backend: Backend) -> None:
     await (await Storage.open(backend.target)).close()
     await backend.set_version(SCHEMA_VERSION + 1)
@@ -494,6 +506,24 @@ async def test_postgres_commits_synchronously_and_never_shows_the_password(pg_cl
         await admin.execute("ALTER SYSTEM RESET synchronous_commit")
         await admin.execute("SELECT pg_reload_conf()")
         await admin.close()
+
+
+async def test_postgres_storage_reconnects_after_the_server_restarts(pg_cluster: Cluster, pg_url: str) -> None:
+    store = await Storage.open(pg_url)
+    try:
+        g = await playing(store)
+        pg_cluster.restart()  # (blocking: the event loop has not yet seen its connection closed)
+        # the connection that was cut fails the command that was using it…
+        with pytest.raises((asyncpg.PostgresConnectionError, asyncpg.InterfaceError, OSError)):
+            await store.get_game(g.id)
+        # …and the pool connects again for the next one; nothing was lost
+        assert await store.get_game(g.id) == g
+        pg_cluster.restart()
+        await asyncio.sleep(0.2)  # a bot's event loop sees an idle connection closed, and replaces it unused
+        assert await store.get_game(g.id) == g
+        assert (await store.append_action(g.id, 1, 101, "Red end", "{}")).action_count == 1
+    finally:
+        await store.close()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -86,9 +86,7 @@ class SQLiteDatabase:
         try:
             db.row_factory = sqlite3.Row
             await db.execute("PRAGMA busy_timeout = 10000")
-            async with db.execute("PRAGMA journal_mode = WAL") as cursor:
-                row = await cursor.fetchone()
-            mode = str(row[0]).lower() if row else "?"
+            mode = await cls._use_wal(db)
             if mode != "wal" and path != ":memory:":
                 raise StorageError(f"{path}: cannot use write-ahead logging (journal mode stays {mode!r}).")
             await db.execute("PRAGMA synchronous = FULL")
@@ -99,6 +97,22 @@ class SQLiteDatabase:
             await db.close()
             raise
         return database
+
+    @staticmethod
+    async def _use_wal(db: aiosqlite.Connection) -> str:
+        """Turn on WAL mode (kept in the file) and return the journal mode. Switching a new file needs it to
+        itself, and SQLite does not wait for that (busy_timeout does not apply): two processes opening one
+        new file at once would see "database is locked", so the switch is tried again for up to ten seconds."""
+        for attempt in range(100):
+            try:
+                async with db.execute("PRAGMA journal_mode = WAL") as cursor:
+                    row = await cursor.fetchone()
+                return str(row[0]).lower() if row else "?"
+            except sqlite3.OperationalError as err:
+                if "locked" not in str(err) or attempt == 99:
+                    raise
+                await asyncio.sleep(0.1)
+        raise AssertionError("unreachable")
 
     async def close(self) -> None:
         """Close the database (idempotent)."""
