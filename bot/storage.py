@@ -103,6 +103,19 @@ class StaleSeqError(StorageError):
         self.action_count = action_count
 
 
+class BusyError(StorageError):
+    """Another process held the database's write lock for more than ``BUSY_S``: nothing was changed."""
+
+    def __init__(self) -> None:
+        super().__init__("The game is busy (its database is in use elsewhere), so nothing was changed. "
+                         "Try again in a moment.")
+
+
+#: how long a write waits for another process's write lock before ``BusyError`` (a player's command
+#: must be answered within Discord's 3 seconds)
+BUSY_S = 1.5
+
+
 class StatusError(StorageError):
     """The game's status does not allow this change."""
 
@@ -298,7 +311,7 @@ class Database:
         db = await aiosqlite.connect(path, isolation_level=None)  # autocommit: transactions are explicit
         try:
             db.row_factory = sqlite3.Row
-            await db.execute("PRAGMA busy_timeout = 10000")
+            await db.execute(f"PRAGMA busy_timeout = {int(BUSY_S * 1000)}")
             async with db.execute("PRAGMA journal_mode = WAL") as cursor:
                 row = await cursor.fetchone()
             mode = str(row[0]).lower() if row else "?"
@@ -324,7 +337,12 @@ class Database:
     async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
         """One write transaction (``BEGIN IMMEDIATE``), committed on leaving, rolled back on an error."""
         async with self._use:
-            await self._db.execute("BEGIN IMMEDIATE")
+            try:
+                await self._db.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as err:
+                if "locked" in str(err) or "busy" in str(err):
+                    raise BusyError() from err
+                raise
             try:
                 yield self._db
             except BaseException:
