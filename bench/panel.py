@@ -1,6 +1,7 @@
 """Turn panel benchmark: how long one step of the panel takes to work out on busy mid-game positions
-(the first list, a list of places, and a preview of the action with its consequences), median and
-p95. A tap on Discord costs one such step plus storage and the network. Prints the figures and writes
+(the first list, a list of places, a preview of the action with its consequences, and that preview
+with its picture: the cards of the boards it changes, as PNG), median and p95; and the three cards
+of an after-turn post. A tap on Discord costs one such step plus storage and the network. Prints the figures and writes
 bench/results/panel.json.
 
     python bench/panel.py [--games 6] [--positions 60]
@@ -23,6 +24,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench.engine import play  # noqa: E402
 from bot.panel import path_to, step  # noqa: E402
+from bot.service.panels import Panels  # noqa: E402
+from render import turn_cards  # noqa: E402
 from rules import Construct, GameState, legal_actions  # noqa: E402
 
 
@@ -54,7 +57,7 @@ def main() -> None:
     for seed in range(1, args.games + 1):
         play(seed, keep=kept)
     positions = random.Random(7).sample(kept, min(args.positions, len(kept)))
-    menu, places, previews = [], [], []
+    menu, places, previews, pictured, cards = [], [], [], [], []
     for s in positions:
         seat = s.active
         menu.append(timed(s, lambda x, seat=seat: step(x, seat)))
@@ -65,12 +68,15 @@ def main() -> None:
         path = path_to(s, seat, build)
         places.append(timed(s, lambda x, seat=seat, p=path[:2]: step(x, seat, p)))
         previews.append(timed(s, lambda x, seat=seat, p=path: step(x, seat, p)))
+        pictured.append(timed(s, lambda x, seat=seat, p=path: Panels.pictures(1, x, seat, step(x, seat, p))))
+        cards.append(timed(s, lambda x: turn_cards(x, ())))
     result = {"machine": platform.platform(), "python": platform.python_version(), "positions": len(positions),
-              "menu": figures(menu), "places": figures(places), "preview": figures(previews)}
-    for name in ("menu", "places", "preview"):
+              "menu": figures(menu), "places": figures(places), "preview": figures(previews),
+              "preview_with_picture": figures(pictured), "turn_cards": figures(cards)}
+    for name in ("menu", "places", "preview", "preview_with_picture", "turn_cards"):
         f = result[name]
         assert isinstance(f, dict)
-        print(f"{name:8} median {f['median_ms']:7.2f} ms   p95 {f['p95_ms']:7.2f} ms   max {f['max_ms']:7.2f} ms"
+        print(f"{name:20} median {f['median_ms']:7.2f} ms   p95 {f['p95_ms']:7.2f} ms   max {f['max_ms']:7.2f} ms"
               f"   ({f['samples']} positions)")
     out = ROOT / "bench" / "results" / "panel.json"
     out.write_text(json.dumps(result, indent=2) + "\n")

@@ -7,10 +7,11 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import sys
 
-from .config import ConfigError, load_config
+from .config import Config, ConfigError, load_config
 
 NO_TOKEN = """\
 Tiempo needs a Discord bot token to go online.
@@ -52,8 +53,21 @@ def configure_logging(level: int) -> None:
         logging.getLogger(name).setLevel(max(logging.INFO, level))
 
 
+def database_problem(database: str) -> str | None:
+    """Why the database cannot be used, in one sentence, or None once it is open and migrated (see
+    ``bot.storage.check``): checked before the bot goes online."""
+    from .storage.check import DatabaseUnusableError, check_database
+
+    try:
+        asyncio.run(check_database(database))
+    except DatabaseUnusableError as err:
+        return str(err)
+    return None
+
+
 def run_bot(config_path: str | None) -> int:
-    """Run the Discord bot until it is stopped. Returns the exit code."""
+    """Check the settings and the database, then run the Discord bot until it is stopped. Returns the exit
+    code."""
     try:
         config = load_config(config_path)
     except ConfigError as err:
@@ -62,6 +76,16 @@ def run_bot(config_path: str | None) -> int:
     if not config.token:
         sys.stderr.write(NO_TOKEN)
         return 2
+    problem = database_problem(config.database)
+    if problem is not None:
+        sys.stderr.write(f"{problem}\n")
+        return 2
+    return go_online(config)
+
+
+def go_online(config: Config) -> int:
+    """Connect to Discord and serve until stopped. Returns the exit code."""
+    assert config.token
     import discord
 
     from .discord_app import TiempoBot

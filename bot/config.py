@@ -2,8 +2,11 @@
 
 Where the file is: the ``path`` given, else the file named by ``TIEMPO_CONFIG``, else ``tiempo.toml`` in
 the current directory if there is one, else no file (every setting at its default). ``DISCORD_TOKEN``,
-when set and not blank, overrides the file's token. A relative database path is taken relative to the
-config file's folder (or to the current directory when there is no file).
+when set and not blank, overrides the file's token, and ``TIEMPO_DATABASE`` the file's database;
+``TIEMPO_SHARD_COUNT`` and ``TIEMPO_SHARD_ID`` override ``shard_count`` and ``shard_id`` (one unit
+file for every shard process). The database is a SQLite file's path or a ``postgresql://`` URL. A
+relative path in the file is taken relative to the config file's folder (or to the current directory
+when there is no file); one in ``TIEMPO_DATABASE`` relative to the current directory.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from .ai.helpers import MAX_WORKERS, default_workers
+from .storage.backend import is_postgres_url, without_password
 
 #: the file looked for in the current directory when neither a path nor TIEMPO_CONFIG is given
 DEFAULT_FILE = "tiempo.toml"
@@ -32,8 +36,8 @@ class Config:
 
     #: the bot token (Discord developer portal → Bot → Reset Token); None when neither file nor env has one
     token: str | None = field(default=None, repr=False)
-    #: path of the SQLite database file
-    database: str = DEFAULT_DATABASE
+    #: path of the SQLite database file, or a postgresql:// URL (not in the repr: it may hold a password)
+    database: str = field(default=DEFAULT_DATABASE, repr=False)
     #: guilds (servers) whose commands are synced instantly at start-up; global sync can take an hour
     guilds: tuple[int, ...] = ()
     #: default time a player has for a turn, in minutes; 0 turns the limit off
@@ -44,8 +48,29 @@ class Config:
     ai_think_seconds: float = 2.0
     #: how many processes a strong AI player's look-ahead uses at once (default: one per core, at most 2)
     ai_processes: int = field(default_factory=default_workers)
+    #: Discord shards in all (0: no sharding, this one process serves every server)
+    shard_count: int = 0
+    #: the shard this process runs (0 to shard_count - 1); each shard is one process on the same database
+    shard_id: int = 0
     #: the file these settings came from, or None when no file was read
     source: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.shard_count and not 0 <= self.shard_id < self.shard_count:
+            raise ConfigError(f"shard_id {self.shard_id} is not one of the {self.shard_count} shards "
+                              f"(0 to {self.shard_count - 1})")
+        if not self.shard_count and self.shard_id:
+            raise ConfigError(f"shard_id {self.shard_id} needs shard_count (the number of shard processes)")
+
+    def owns(self, guild_id: int) -> bool:
+        """Whether this process serves the server ``guild_id``: Discord gives a server to shard
+        ``(guild_id >> 22) % shard_count``, and this process runs ``shard_id``. Without sharding, every server."""
+        return not self.shard_count or (guild_id >> 22) % self.shard_count == self.shard_id
+
+    @property
+    def database_name(self) -> str:
+        """The database as messages and logs may show it: the path, or the URL without its password."""
+        return without_password(self.database) if is_postgres_url(self.database) else self.database
 
     @property
     def turn_limit_seconds(self) -> int | None:
@@ -66,10 +91,12 @@ def _token(key: str, value: object, where: str) -> str | None:
 
 
 def _database(key: str, value: object, where: str) -> str:
-    """A database path: a non-blank string."""
-    if not isinstance(value, str) or not value.strip():
-        raise ConfigError(f"{where}: '{key}' must be a file path in quotes, like {key} = \"{DEFAULT_DATABASE}\"")
-    return value.strip()
+    """A database: a SQLite file's path, or a postgresql:// URL (a non-blank string either way)."""
+    text = value.strip() if isinstance(value, str) else ""
+    if not text or ("://" in text and not is_postgres_url(text)):
+        raise ConfigError(f"{where}: '{key}' must be a file path or a postgresql:// URL in quotes, like "
+                          f"{key} = \"{DEFAULT_DATABASE}\" or {key} = \"postgresql://tiempo:password@localhost/tiempo\"")
+    return text
 
 
 def _guilds(key: str, value: object, where: str) -> tuple[int, ...]:
@@ -110,6 +137,21 @@ def _seconds(key: str, value: object, where: str) -> float:
     return float(value)
 
 
+def _shard_count(key: str, value: object, where: str) -> int:
+    """A number of shards: a whole number, 0 (no sharding) or more."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ConfigError(f"{where}: '{key}' must be a whole number of shards, 0 (no sharding) or more, "
+                          f"like {key} = 2")
+    return value
+
+
+def _shard_id(key: str, value: object, where: str) -> int:
+    """A shard id: a whole number, 0 or more (checked against the count once both are known)."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ConfigError(f"{where}: '{key}' must be a whole number from 0 to shard_count - 1, like {key} = 0")
+    return value
+
+
 #: key in the file -> how its value is checked and converted
 _KEYS: dict[str, Callable[[str, object, str], object]] = {
     "token": _token,
@@ -119,7 +161,12 @@ _KEYS: dict[str, Callable[[str, object, str], object]] = {
     "log_level": _log_level,
     "ai_think_seconds": _seconds,
     "ai_processes": _processes,
+    "shard_count": _shard_count,
+    "shard_id": _shard_id,
 }
+
+#: environment variables that override a key of the file (for one unit file per shard process)
+_ENV_KEYS = {"TIEMPO_SHARD_COUNT": "shard_count", "TIEMPO_SHARD_ID": "shard_id"}
 
 
 def find_config_file(path: str | None, environ: Mapping[str, str]) -> str | None:
@@ -158,15 +205,33 @@ def read_config_file(path: str) -> dict[str, object]:
 def load_config(path: str | None = None, environ: Mapping[str, str] | None = None) -> Config:
     """The bot's settings from the config file (see the module docstring for which) and ``environ``
     (``os.environ`` when None). Raises ConfigError for a missing or unreadable file, a TOML syntax error,
-    an unknown key or a value of the wrong type; the message names the file and the key."""
+    an unknown key or a value of the wrong type (or a TIEMPO_DATABASE that is neither a path nor a
+    postgresql:// URL); the message names the file (or the variable) and the key."""
     env = os.environ if environ is None else environ
     source = find_config_file(path, env)
     settings: dict[str, object] = read_config_file(source) if source is not None else {}
     database = str(settings.get("database", DEFAULT_DATABASE))
-    if source is not None and not os.path.isabs(database):
+    if source is not None and not os.path.isabs(database) and not is_postgres_url(database):
         database = os.path.join(os.path.dirname(os.path.abspath(source)), database)
+    env_database = env.get("TIEMPO_DATABASE", "").strip()
+    if env_database:
+        if "://" in env_database and not is_postgres_url(env_database):
+            raise ConfigError("TIEMPO_DATABASE must be a file path or a postgresql:// URL, like "
+                              "TIEMPO_DATABASE=postgresql://tiempo:password@localhost/tiempo")
+        database = env_database
     settings["database"] = database
     env_token = env.get("DISCORD_TOKEN", "").strip()
     if env_token:
         settings["token"] = env_token
-    return Config(source=source, **settings)  # type: ignore[arg-type]
+    for name, key in _ENV_KEYS.items():
+        value = env.get(name, "").strip()
+        if value:
+            try:
+                number: object = int(value)
+            except ValueError:
+                number = value
+            settings[key] = _KEYS[key](key, number, f"the environment variable {name}")
+    try:
+        return Config(source=source, **settings)  # type: ignore[arg-type]
+    except ConfigError as err:
+        raise ConfigError(f"{source or 'the settings'}: {err}") from None

@@ -304,6 +304,14 @@ class Pictures:
         return path
 
 
+    def save_post(self, post: Post) -> str | None:
+        """Save a post's picture and gallery; the line that says where they are (None: none saved)."""
+        pictures = [*([(post.png, post.filename)] if post.png is not None else []),
+                    *((p.png, p.filename) for p in post.gallery)]
+        paths = [str(path) for png, name in pictures if (path := self.save(png, name)) is not None]
+        return f"[picture{'s' if len(paths) > 1 else ''}: {', '.join(paths)}]" if paths else None
+
+
 class TerminalOutbox:
     """The service's channel posts, printed (the console sets ``table`` before the first post)."""
 
@@ -363,17 +371,17 @@ class Table:
         text = to_terminal(post.text, bold=self.bold)
         if to is not None and not public and len(self.humans) > 1:
             text = f"(for {to.name} only)\n{text}"
-        picture = self.pictures.save(post.png, post.filename) if post.png is not None else None
+        note = self.pictures.save_post(post)
         if public:
             self.say()
-            if picture is not None:  # before the text, which ends with whose turn it is
-                self.say(f"[picture: {picture}]")
+            if note is not None:  # before the text, which ends with whose turn it is
+                self.say(note)
             self.say(text)
             self.last_board = post.version if post.hand_game is not None else None
         else:
             self.whisper(text)
-            if picture is not None:
-                self.whisper(f"[picture: {picture}]")
+            if note is not None:
+                self.whisper(note)
         if post.choices:
             self.say("Answer with " + " or ".join(f"`choose {cell}`" for _, cell in post.choices) + ".")
         if not public:

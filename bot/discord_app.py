@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import io
 import logging
 import re
@@ -33,10 +34,10 @@ from .ai import LEVELS as AI_LEVELS
 from .config import Config
 from .panel import SEP, Choice
 from .play import Refusal
-from .service import Caller, PanelView, Post, Reply, Tiempo
+from .service import Caller, PanelView, Picture, Post, Reply, Tiempo
 from .storage import Storage, StorageError
 from .texts import RULES
-from .words import Style, Text, render
+from .words import Style, Text, render, text
 
 log = logging.getLogger("tiempo.discord")
 
@@ -101,34 +102,100 @@ def mentions_of(post: Post) -> discord.AllowedMentions:
                                    users=[discord.Object(u) for u in post.mentions])
 
 
-def view_of(post: Post) -> discord.ui.View | None:
-    """The buttons of a post."""
-    view = discord.ui.View(timeout=None)
+def items_of(post: Post) -> list[discord.ui.Item[Any]]:
+    """The buttons and menus of a post, in order."""
+    items: list[discord.ui.Item[Any]] = []
     if post.panel is not None:
-        add_panel(view, post.panel)
+        items += panel_items(post.panel)
     if post.confirm is not None:
-        view.add_item(ConfirmButton(*post.confirm))
+        items.append(ConfirmButton(*post.confirm))
     if post.cancel_game is not None:
-        view.add_item(CancelButton(post.cancel_game))
+        items.append(CancelButton(post.cancel_game))
     if post.choice_game is not None:  # the answers first (at most 20), then Play, My hand and Board now
-        for label, cell in post.choices:
-            view.add_item(ChooseButton(post.choice_game, post.version, cell, label))
+        items += [ChooseButton(post.choice_game, post.version, cell, label) for label, cell in post.choices]
     if post.play_game is not None:
-        view.add_item(PlayButton(post.play_game))
+        items.append(PlayButton(post.play_game))
     if post.hand_game is not None:
-        view.add_item(HandButton(post.hand_game))
-        view.add_item(BoardButton(post.hand_game))
+        items += [HandButton(post.hand_game), BoardButton(post.hand_game)]
     if post.lobby_game is not None:
-        for what in ("join", "leave", "start"):
-            view.add_item(LobbyButton(post.lobby_game, what))
+        items += [LobbyButton(post.lobby_game, what) for what in ("join", "leave", "start")]
     if post.rematch_game is not None:
-        view.add_item(RematchButton(post.rematch_game))
+        items.append(RematchButton(post.rematch_game))
+    return items
+
+
+def view_of(post: Post) -> discord.ui.View | None:
+    """The buttons of a post as a classic view (rows filled in order)."""
+    view = discord.ui.View(timeout=None)
+    for item in items_of(post):
+        view.add_item(item)
     return view if view.children else None
 
 
-def file_of(post: Post) -> discord.File | None:
-    """The picture of a post, as an attachment."""
-    return discord.File(io.BytesIO(post.png), filename=post.filename) if post.png is not None else None
+def is_layout(post: Post) -> bool:
+    """Sent as a Components V2 layout: a turn panel, and a post with a gallery of pictures."""
+    return post.panel is not None or bool(post.gallery)
+
+
+def pictures_of(post: Post) -> list[Picture]:
+    """The post's pictures: its one picture, then its gallery."""
+    one = [Picture(post.png, post.filename)] if post.png is not None else []
+    return [*one, *post.gallery]
+
+
+def layout_of(post: Post, content: str) -> discord.ui.LayoutView:
+    """A Components V2 layout: a container with the words and the pictures (each lead picture in a
+    gallery of its own, so that it is shown as wide as the chat; the others together below), then
+    the buttons and menus in rows."""
+    view = discord.ui.LayoutView(timeout=None)
+    parts: list[discord.ui.Item[Any]] = [discord.ui.TextDisplay(content)] if content else []
+    pictures = pictures_of(post)
+
+    def item(p: Picture) -> discord.MediaGalleryItem:
+        return discord.MediaGalleryItem(f"attachment://{p.filename}", description=p.description[:256] or None)
+
+    parts += [discord.ui.MediaGallery(item(p)) for p in pictures if p.lead]
+    rest = [item(p) for p in pictures if not p.lead]
+    if rest:
+        parts.append(discord.ui.MediaGallery(*rest))
+    if parts:
+        view.add_item(discord.ui.Container(*parts))
+    row: discord.ui.ActionRow[Any] | None = None
+    width = 0
+    for control in items_of(post):
+        if row is None or width + control.width > 5:
+            row, width = discord.ui.ActionRow(), 0
+            view.add_item(row)
+        row.add_item(control)
+        width += control.width
+    return view
+
+
+def files_of(post: Post) -> list[discord.File]:
+    """The post's pictures as attachments."""
+    return [discord.File(io.BytesIO(p.png), filename=p.filename) for p in pictures_of(post)]
+
+
+def message_of(post: Post, *, layout: bool | None = None, edit: bool = False) -> dict[str, Any]:
+    """The keyword arguments that send (or, ``edit``, edit a message into) ``post``: a Components V2
+    layout (``layout``, by default for a panel or a gallery), or words with buttons and a picture."""
+    content = markdown(post.text)
+    files = files_of(post)
+    if layout if layout is not None else is_layout(post):
+        kwargs: dict[str, Any] = {"view": layout_of(post, content)}
+        if edit:  # a classic message becomes a layout only with its words and embeds cleared
+            kwargs.update(content=None, embeds=[], attachments=files)
+        elif files:
+            kwargs["files"] = files
+        return kwargs
+    kwargs = {"content": content, "view": view_of(post)}
+    if files and not edit:
+        kwargs["files"] = files
+    elif files:
+        kwargs["attachments"] = files
+    if kwargs["view"] is None and not edit:
+        del kwargs["view"]
+    return kwargs
 
 
 def pages(text: str, limit: int = MAX_TEXT) -> list[str]:
@@ -149,21 +216,14 @@ def pages(text: str, limit: int = MAX_TEXT) -> list[str]:
 
 async def send_reply(interaction: Interaction, reply: Reply) -> None:
     """Answer the interaction with ``reply`` (as its response, or as a follow-up after a defer); a long
-    answer goes in several messages, never cut: the buttons and the picture come with the last."""
+    answer goes in several messages, never cut: the buttons and the pictures come with the last."""
     *first, last = pages(render(reply.text, DISCORD))
-    kwargs: dict[str, Any] = {"content": last, "allowed_mentions": mentions_of(reply)}
-    view = view_of(reply)
-    if view is not None:
-        kwargs["view"] = view
-    file = file_of(reply)
-    if file is not None:
-        kwargs["file"] = file
-    for content in [*first, None]:
+    for content in first:
         send = interaction.followup.send if interaction.response.is_done() else interaction.response.send_message
-        if content is None:
-            await send(ephemeral=not reply.public, **kwargs)
-        else:
-            await send(content, ephemeral=not reply.public, allowed_mentions=mentions_of(reply))
+        await send(content, ephemeral=not reply.public, allowed_mentions=mentions_of(reply))
+    kwargs = message_of(dataclasses.replace(reply, text=text(last)))
+    send = interaction.followup.send if interaction.response.is_done() else interaction.response.send_message
+    await send(ephemeral=not reply.public, allowed_mentions=mentions_of(reply), **kwargs)
 
 
 class ChannelOutbox:
@@ -174,15 +234,9 @@ class ChannelOutbox:
 
     async def post(self, channel_id: int, post: Post) -> None:
         """Send ``post``; a failure (no permission, channel gone) is logged, and the game goes on."""
-        kwargs: dict[str, Any] = {"allowed_mentions": mentions_of(post)}
-        view = view_of(post)
-        if view is not None:
-            kwargs["view"] = view
-        file = file_of(post)
-        if file is not None:
-            kwargs["file"] = file
         try:
-            await self.client.get_partial_messageable(channel_id).send(markdown(post.text), **kwargs)
+            await self.client.get_partial_messageable(channel_id).send(allowed_mentions=mentions_of(post),
+                                                                       **message_of(post))
         except discord.HTTPException:
             log.exception("could not post to channel %s", channel_id)
 
@@ -199,11 +253,13 @@ async def handle(interaction: Interaction, what: str, work: Callable[[], Awaitab
         elif defer:
             await interaction.response.defer(ephemeral=True, thinking=True)
         reply = await work()
+        if update:  # the clicked message keeps its form: a layout stays a layout
+            layout = is_layout(reply) or bool(interaction.message and interaction.message.flags.components_v2)
+            kwargs = message_of(reply, layout=layout, edit=True)
         if update and defer:
-            await interaction.edit_original_response(content=markdown(reply.text), view=view_of(reply))
+            await interaction.edit_original_response(**kwargs)
         elif update and not interaction.response.is_done():
-            view = view_of(reply)
-            await interaction.response.edit_message(content=markdown(reply.text), view=view)
+            await interaction.response.edit_message(**kwargs)
         else:
             await send_reply(interaction, reply)
     except Refusal as refusal:
@@ -472,20 +528,22 @@ class CancelButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
             caller_of(interaction), self.game_id, confirmed=True))
 
 
-def add_panel(view: discord.ui.View, panel: PanelView) -> None:
+def panel_items(panel: PanelView) -> list[discord.ui.Item[Any]]:
     """A turn panel's list and buttons."""
+    items: list[discord.ui.Item[Any]] = []
     if panel.choices:
-        view.add_item(PanelSelect(panel.game_id, panel.version, panel.base, panel.question, panel.choices))
+        items.append(PanelSelect(panel.game_id, panel.version, panel.base, panel.question, panel.choices))
     if panel.confirm:
-        view.add_item(PanelButton("ok", panel.game_id, panel.version, panel.path))
+        items.append(PanelButton("ok", panel.game_id, panel.version, panel.path))
     if panel.back is not None:
-        view.add_item(PanelButton("back", panel.game_id, panel.version, panel.back))
+        items.append(PanelButton("back", panel.game_id, panel.version, panel.back))
     if panel.back:  # (Back to the menu is the menu)
-        view.add_item(PanelButton("go", panel.game_id, panel.version))
+        items.append(PanelButton("go", panel.game_id, panel.version))
     if panel.undo:
-        view.add_item(PanelButton("undo", panel.game_id, panel.version))
+        items.append(PanelButton("undo", panel.game_id, panel.version))
     if not panel.choices and not panel.confirm:  # waiting for someone else: look again later
-        view.add_item(PanelButton("look", panel.game_id, panel.version))
+        items.append(PanelButton("look", panel.game_id, panel.version))
+    return items
 
 
 DYNAMIC_ITEMS = (HandButton, BoardButton, ChooseButton, LobbyButton, RematchButton, PlayButton, PanelSelect,
@@ -791,7 +849,9 @@ class TiempoBot(discord.Client):
 
     def __init__(self, config: Config, *, storage: Storage | None = None, timer_every: float = 15.0,
                  **service_options: Any) -> None:
-        super().__init__(intents=discord.Intents.none() | discord.Intents(guilds=True))
+        shards: dict[str, Any] = ({"shard_id": config.shard_id, "shard_count": config.shard_count}
+                                  if config.shard_count else {})
+        super().__init__(intents=discord.Intents.none() | discord.Intents(guilds=True), **shards)
         self.config = config
         self.tree = Tree(self)
         self.tree.add_command(build_group())
@@ -805,11 +865,12 @@ class TiempoBot(discord.Client):
 
     async def setup_hook(self) -> None:
         """Open the games, register the buttons, sync the commands, resume background work."""
-        storage = self._storage or await Storage.open(self.config.database)
+        storage = self._storage or await Storage.open(self.config.database, shared=bool(self.config.shard_count))
         self._storage = storage
         self.service = Tiempo(storage, ChannelOutbox(self), default_turn_minutes=self.config.turn_limit_minutes,
                               ai_think_seconds=self.config.ai_think_seconds,
-                              ai_processes=self.config.ai_processes, **self._service_options)
+                              ai_processes=self.config.ai_processes, owns=self.config.owns,
+                              **self._service_options)
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         if self.config.guilds:
             for guild_id in self.config.guilds:

@@ -82,6 +82,9 @@ class Preview:
     action: Action
     lines: tuple[str, ...]
     harms: tuple[str, ...]
+    #: the game after the action, and the events it causes (for the preview's picture)
+    after: GameState | None = None
+    events: tuple[ev.Event, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -528,7 +531,7 @@ def preview(state: GameState, action: Action) -> Preview:
     """What ``action`` will do, in words, and how it harms its player."""
     after, events = apply(state, action)
     lines = narrate(after, [e for e in events if not isinstance(e, ev.TurnBegan)])
-    return Preview(action, tuple(lines), tuple(harms(state, after, action.player, events)))
+    return Preview(action, tuple(lines), tuple(harms(state, after, action.player, events)), after, tuple(events))
 
 
 __all__ = ["MAX_CHOICES", "SEP", "Choice", "Preview", "Step", "harms", "kind_label", "path_to", "pay_words", "preview",

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from rules import Age, GameState
 from rules.events import Event
 
+from .card import ages_changed, paint_card
 from .paint import encode, paint_board, paint_game
 from .scene import Scene, make_scene
 
@@ -43,6 +44,32 @@ def board_picture(
     return encode(paint_board(make_scene(state, viewer, events), Age(age)))
 
 
+def age_card(state: GameState, age: Age, viewer: int | None = None, events: Sequence[Event] = (), *,
+             heading: str | None = None) -> bytes:
+    """One Age as a landscape card (1140 x 680) that reads at the size Discord shows in the chat
+    (about 550 x 350): the board with the changes of ``events`` or a pending decision's candidates
+    marked, and a side column with the round, whose turn, what changed (or the candidates and their
+    owners) and who is which colour. ``heading`` replaces the round line ("Preview"). Without
+    ``events`` (a question's board) the side column lists no changes."""
+    return encode(paint_card(make_scene(state, viewer, events), Age(age), heading=heading, last_turn=bool(events)))
+
+
+def turn_cards(state: GameState, events: Sequence[Event] = (), viewer: int | None = None
+               ) -> list[tuple[Age, bool, bytes]]:
+    """A card for each of the three Ages, ``(age, changed, png)``: first the Ages that ``events``
+    changed (or where a decision is pending), in board order, then the others. Without ``events``
+    (the start or the end of a game) the side column lists no "last turn"."""
+    scene = make_scene(state, viewer, events)
+    changed = set(ages_changed(scene)) | {b.age for b in scene.boards if b.choices}
+    order = sorted(Age, key=lambda a: (a not in changed, a))
+    return [(age, age in changed, encode(paint_card(scene, age, last_turn=bool(events)))) for age in order]
+
+
+def changed_ages(state: GameState, events: Sequence[Event]) -> list[Age]:
+    """The Ages on which ``events`` change something a picture shows (a building, a pawn)."""
+    return ages_changed(make_scene(state, None, events))
+
+
 def warm_up(state: GameState | None = None) -> None:
     """Build the caches ahead of the first picture (optional; the first render otherwise takes about
     0.2 s more): the fonts, the PNG palette and, given a state, its map's static board layers."""
@@ -54,4 +81,5 @@ def warm_up(state: GameState | None = None) -> None:
             board_base(state.map, age)
 
 
-__all__ = ["Scene", "board_picture", "game_picture", "make_scene", "warm_up"]
+__all__ = ["Scene", "age_card", "board_picture", "changed_ages", "game_picture", "make_scene", "turn_cards",
+           "warm_up"]

@@ -16,7 +16,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from rules import INCOME_ROUNDS, ROUNDS, Age, Building, Cards, Cell, Colour, GameMap, GameState, Kind, describe_decision
+from rules import (
+    INCOME_ROUNDS,
+    ROUNDS,
+    Age,
+    Building,
+    Cards,
+    Cell,
+    Colour,
+    DecisionKind,
+    GameMap,
+    GameState,
+    Kind,
+    describe_decision,
+)
 from rules.events import (
     Built,
     Demolished,
@@ -80,6 +93,7 @@ class Ghost:
     kind: Kind
     origin: Cell
     downsized: bool = False
+    owner: int | None = None  # the removed building's control cube
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +136,8 @@ class Scene:
     #: "Ana (Red) to choose ... on Might ..." when a decision is pending (R72)
     waiting: str | None
     finished: bool
+    #: a pending decision places a smaller building (R64): the kind it becomes, else None
+    placing: Kind | None = None
 
 
 def make_scene(state: GameState, viewer: int | None = None, events: Sequence[Event] = ()) -> Scene:
@@ -151,7 +167,7 @@ def make_scene(state: GameState, viewer: int | None = None, events: Sequence[Eve
             mark(ev.age, ev.new, Mark.DOWN)
             ghosts[ev.age].append(Ghost(ev.old.kind, ev.old.origin, downsized=True))
         elif isinstance(ev, (ParadoxRemoved, ShadowRemoved, Destroyed, Demolished)):
-            ghosts[ev.age].append(Ghost(ev.building.kind, ev.building.origin))
+            ghosts[ev.age].append(Ghost(ev.building.kind, ev.building.origin, owner=ev.building.owner))
         elif isinstance(ev, Populated):
             mark(Age.REASON, ev.building, Mark.POPULATED)
             added[ev.building.id] = added.get(ev.building.id, 0) + 1
@@ -220,6 +236,7 @@ def make_scene(state: GameState, viewer: int | None = None, events: Sequence[Eve
         reserve=state.reserve if state.options.holdem else None,
         waiting=waiting,
         finished=finished,
+        placing=decision.result if decision is not None and decision.kind is DecisionKind.PLACE_SMALLER else None,
     )
 
 

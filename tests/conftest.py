@@ -1,12 +1,19 @@
-"""Shared fixtures: the simulated Discord for end-to-end bot tests (see tests/discord_sim.py)."""
+"""Shared fixtures: the simulated Discord for end-to-end bot tests (see tests/discord_sim.py), and the
+storage backends (a SQLite file, a database on a throwaway PostgreSQL cluster: tests/pg_cluster.py)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
+import asyncpg
 import pytest
 
+from tests.backends import Backend, PostgresBackend, SQLiteBackend
 from tests.discord_sim import DiscordSim
+from tests.pg_cluster import INSTALL, NO_POSTGRES_USER, Cluster, server_programs
 
 
 @pytest.fixture
@@ -17,3 +24,57 @@ async def discord_sim() -> AsyncIterator[DiscordSim]:
         yield sim
         assert sim.blocked == [], f"tried to leave loopback: {sim.blocked}"
         assert sim.unhandled == [], f"routes the simulator lacks: {[(r.method, r.path) for r in sim.unhandled]}"
+
+
+def _cannot(sentence: str) -> None:
+    """Skip the test, saying what to install; under .ci/run (TIEMPO_REQUIRE_POSTGRES=1) fail it instead."""
+    if os.environ.get("TIEMPO_REQUIRE_POSTGRES", "").strip() == "1":
+        pytest.fail(sentence, pytrace=False)
+    pytest.skip(sentence)
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Cluster]:
+    """A PostgreSQL cluster for the whole session, started on first use and removed at the end."""
+    programs = server_programs()
+    if programs is None:
+        _cannot(INSTALL)
+    assert programs is not None
+    if os.geteuid() == 0:
+        try:
+            import pwd
+
+            pwd.getpwnam("postgres")
+        except KeyError:
+            _cannot(NO_POSTGRES_USER)
+    cluster = Cluster(programs)
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+async def pg_url(pg_cluster: Cluster) -> AsyncIterator[str]:
+    """The URL of a new, empty database on the test cluster, dropped after the test."""
+    name = f"tiempo_{uuid.uuid4().hex[:16]}"
+    admin = await asyncpg.connect(pg_cluster.url())
+    try:
+        await admin.execute(f"CREATE DATABASE {name}")
+    finally:
+        await admin.close()
+    yield pg_cluster.url(name)
+    admin = await asyncpg.connect(pg_cluster.url())
+    try:
+        await admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
+    finally:
+        await admin.close()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    """Each storage backend in turn, empty: a new SQLite file, or a new database on the test cluster."""
+    if request.param == "sqlite":
+        return SQLiteBackend(str(tmp_path / "tiempo.sqlite3"))
+    return PostgresBackend(request.getfixturevalue("pg_url"))

@@ -49,6 +49,13 @@ DISCORD_EPOCH_MS = 1420070400000
 #: message flags
 EPHEMERAL = 64
 LOADING = 128
+COMPONENTS_V2 = 1 << 15
+#: component types
+ACTION_ROW, TEXT_DISPLAY, MEDIA_GALLERY, CONTAINER = 1, 10, 12, 17
+#: what may stand at the top of a Components V2 message: rows, sections, texts, galleries, files,
+#: separators, containers (a thumbnail only as a section's accessory)
+V2_TOP_LEVEL = frozenset({1, 9, 10, 12, 13, 14, 17})
+SELECTS = frozenset({3, 5, 6, 7, 8})
 #: interaction types
 PING, APPLICATION_COMMAND, MESSAGE_COMPONENT, AUTOCOMPLETE, MODAL_SUBMIT = 1, 2, 3, 4, 5
 #: interaction callback types
@@ -242,8 +249,18 @@ class SimMessage:
 
     @property
     def content(self) -> str:
-        """The text."""
-        return str(self.payload.get("content") or "")
+        """The text: the content, or in a Components V2 message its text displays, one after the other."""
+        return str(self.payload.get("content") or "") or "\n".join(text_displays(self.components))
+
+    @property
+    def v2(self) -> bool:
+        """A Components V2 message (a layout of containers, texts and galleries)."""
+        return bool(self.flags & COMPONENTS_V2)
+
+    def gallery(self) -> list[list[str]]:
+        """The media galleries of a Components V2 message, in order: each a list of attachment names."""
+        return [[str(item["media"]["url"]).removeprefix("attachment://") for item in c.get("items") or []]
+                for c in self.components_flat() if c.get("type") == MEDIA_GALLERY]
 
     @property
     def flags(self) -> int:
@@ -289,6 +306,11 @@ class SimMessage:
             if c.get("label") == label and "custom_id" in c:
                 return str(c["custom_id"])
         raise SimError(f"message {self.id} has no button labelled {label!r}; it has {self.custom_ids()}")
+
+
+def text_displays(components: Sequence[JSON]) -> list[str]:
+    """The contents of the text displays among ``components``, depth first."""
+    return [str(c.get("content") or "") for c in _walk_components(components) if c.get("type") == TEXT_DISPLAY]
 
 
 def _walk_components(components: Sequence[JSON]) -> Iterator[JSON]:
@@ -1084,7 +1106,7 @@ class DiscordSim:
                 raise _HTTPError(400, 40004, "there is no message to update: the interaction came from a command")
             stored: _Stored | None = None
             if kind in (MESSAGE, DEFERRED_MESSAGE):
-                flags = int(data.get("flags") or 0) & EPHEMERAL
+                flags = int(data.get("flags") or 0) & (EPHEMERAL | COMPONENTS_V2)
                 stored = self._create_message(record.channel_id, data, request.files, interaction=record,
                                               flags=flags | (LOADING if kind == DEFERRED_MESSAGE else 0))
                 record.original_id = int(stored.payload["id"])
@@ -1120,7 +1142,7 @@ class DiscordSim:
                 stored = self._edit_message(original, data, request.files)
             else:
                 stored = self._create_message(record.channel_id, data, request.files, interaction=record,
-                                              flags=int(data.get("flags") or 0) & EPHEMERAL)
+                                              flags=int(data.get("flags") or 0) & (EPHEMERAL | COMPONENTS_V2))
             if int(stored.payload["id"]) not in record.answer_ids:
                 record.answer_ids.append(int(stored.payload["id"]))
             return _json_response(stored.payload)
@@ -1325,9 +1347,16 @@ class DiscordSim:
             attachments = self._attachments(int(payload["channel_id"]), data, files, stored.attachments)
             payload["attachments"] = [a.payload() for a in attachments]
         flags = int(payload.get("flags") or 0)
-        if "flags" in data and data["flags"] is not None:
-            flags = (flags & EPHEMERAL) | (int(data["flags"]) & ~(EPHEMERAL | LOADING))
+        if "flags" in data and data["flags"] is not None:  # Components V2, once set, stays
+            flags = (flags & (EPHEMERAL | COMPONENTS_V2)) | (int(data["flags"]) & ~(EPHEMERAL | LOADING))
         payload["flags"] = flags & ~LOADING
+        if flags & COMPONENTS_V2 and (payload["content"] or payload["embeds"]):
+            raise _HTTPError(400, 50035, "Invalid Form Body: a Components V2 message cannot have content or embeds")
+        if flags & COMPONENTS_V2:
+            problems = _v2_problems({**data, "content": None, "attachments": [a.payload() for a in attachments]},
+                                    payload["components"], files)
+            if problems:
+                raise _HTTPError(400, 50035, "Invalid Form Body: " + "; ".join(problems))
         payload["edited_timestamp"] = _iso(time.time())
         if not (payload["content"] or payload["embeds"] or payload["components"] or attachments):
             raise _HTTPError(400, 50006, "Cannot send an empty message")
@@ -1336,8 +1365,9 @@ class DiscordSim:
         return stored
 
     def _mentions(self, data: JSON) -> list[JSON]:
-        """The users mentioned in the content."""
-        ids = [int(i) for i in re.findall(r"<@!?(\d+)>", str(data.get("content") or ""))]
+        """The users mentioned in the content (or the text displays of a Components V2 message)."""
+        text = " ".join([str(data.get("content") or ""), *text_displays(data.get("components") or [])])
+        ids = [int(i) for i in re.findall(r"<@!?(\d+)>", text)]
         return [self.users[i].payload() for i in dict.fromkeys(ids) if i in self.users]
 
 
@@ -1370,15 +1400,17 @@ def _message_problems(data: JSON, files: Sequence[Upload], *, new: bool) -> list
         if len(embed.get("fields") or []) > 25:
             problems.append(f"embeds.{i}: more than 25 fields")
     components = data.get("components") or []
-    v2 = bool(int(data.get("flags") or 0) & (1 << 15))
-    if not v2:
+    v2 = bool(int(data.get("flags") or 0) & COMPONENTS_V2)
+    if v2:
+        problems += _v2_problems(data, components, files)
+    else:
         if len(components) > 5:
             problems.append("components: more than 5 action rows")
         for i, row in enumerate(components):
             if row.get("type") != 1:
                 problems.append(f"components.{i}: top-level components must be action rows")
-            elif len(row.get("components") or []) > 5:
-                problems.append(f"components.{i}: more than 5 components in a row")
+            else:
+                problems += [f"components.{i}: {p}" for p in _row_problems(row)]
     ids = [c["custom_id"] for c in _walk_components(components) if "custom_id" in c]
     problems += [f"custom_id {i!r}: over 100 characters" for i in ids if len(i) > 100]
     if len(ids) != len(set(ids)):
@@ -1388,6 +1420,48 @@ def _message_problems(data: JSON, files: Sequence[Upload], *, new: bool) -> list
             problems.append(f"file {f.filename!r}: {len(f.data)} bytes, over the {FILE_SIZE_LIMIT} limit")
     if new and not (content or embeds or components or files or data.get("poll") or data.get("sticker_ids")):
         problems.append("Cannot send an empty message")
+    return problems
+
+
+def _row_problems(row: JSON) -> list[str]:
+    """An action row holds up to 5 buttons, or one select menu alone."""
+    children = row.get("components") or []
+    if len(children) > 5:
+        return ["an action row has more than 5 components"]
+    if any(c.get("type") in SELECTS for c in children) and len(children) > 1:
+        return ["a select menu must be alone in its action row"]
+    return []
+
+
+def _v2_problems(data: JSON, components: Sequence[JSON], files: Sequence[Upload]) -> list[str]:
+    """What Discord refuses in a Components V2 message: content or embeds beside the components, more
+    than 40 components, more than 4000 characters of text, galleries of 0 or over 10 items, a gallery
+    item naming a file the message does not carry, a row of over 5 buttons."""
+    problems = []
+    if data.get("content") or data.get("embeds"):
+        problems.append("a Components V2 message cannot have content or embeds")
+    every = list(_walk_components(components))
+    if len(every) > 40:
+        problems.append(f"components: {len(every)}, over 40")
+    problems += [f"components.{i}: type {c.get('type')} cannot be at the top level"
+                 for i, c in enumerate(components) if c.get("type") not in V2_TOP_LEVEL]
+    text = sum(len(t) for t in text_displays(components))
+    if text > 4000:
+        problems.append(f"text displays: {text} characters, over 4000")
+    names = {f.filename for f in files} | {str(a.get("filename")) for a in data.get("attachments") or []}
+    for c in every:
+        if c.get("type") == ACTION_ROW:
+            problems += _row_problems(c)
+        if c.get("type") == MEDIA_GALLERY:
+            items = c.get("items") or []
+            if not 1 <= len(items) <= 10:
+                problems.append(f"a media gallery has {len(items)} items (1 to 10)")
+            for item in items:
+                url = str(item.get("media", {}).get("url", ""))
+                if url.startswith("attachment://") and url.removeprefix("attachment://") not in names:
+                    problems.append(f"gallery item {url!r}: no such file in the message")
+                if len(str(item.get("description") or "")) > 1024:
+                    problems.append("gallery item description over 1024 characters")
     return problems
 
 

@@ -1,12 +1,16 @@
 """A child process for tests/test_kill.py: the real bot and the Discord stand-in in one process, playing
 a 3-player game on the database DB until it ends or the process is killed.
 
-    python -m tests.killable_table DB WORLD
+    python -m tests.killable_table DB WORLD [SHARD_COUNT SHARD_ID]
+
+DB is a SQLite file or a ``postgresql://`` URL. With SHARD_COUNT and SHARD_ID the bot runs that
+shard, and the game is opened in a server of that shard: several such processes share one database.
 
 WORLD is a JSON file with the ids of the guild, channel and users: written on the first run, read on the
 next, so that a restarted bot meets the same people in the same channel. Before the bot announces an
 action it prints ``told <seq>`` (flushed): the service calls the announcement only after the action is
-committed, so every printed seq must be in the database, whenever the process is killed.
+committed, so every printed seq must be in the database, whenever the process is killed. With a
+shard, the line is ``told <game> <seq>``.
 """
 
 from __future__ import annotations
@@ -38,22 +42,31 @@ def _restore(sim: DiscordSim, world: dict[str, Any]) -> list[SimUser]:
     return users
 
 
-async def main(db: str, world_path: str) -> None:
+def _shard_world(sim: DiscordSim, shard_count: int, shard_id: int) -> None:
+    """Move the simulator's guild to an id Discord would give to shard ``shard_id``."""
+    guild = (sim.snowflake() >> 22) * shard_count + shard_id  # (id >> 22) % shard_count == shard_id
+    _restore(sim, {"guild": guild << 22, "channel": sim.snowflake(), "users": [[sim.user.id, sim.user.name]]})
+
+
+async def main(db: str, world_path: str, shard_count: int = 0, shard_id: int = 0) -> None:
     original = Herald.announce
 
     async def announce(self: Herald, game: Any, state: Any, events: Any) -> None:
-        print(f"told {game.action_count}", flush=True)
+        print(f"told {game.id} {game.action_count}" if shard_count else f"told {game.action_count}", flush=True)
         await original(self, game, state, events)
 
     Herald.announce = announce  # type: ignore[method-assign]
     world_file = Path(world_path)
+    shards = {"shard_count": shard_count, "shard_id": shard_id} if shard_count else None
     async with DiscordSim.running() as sim:
         if world_file.exists():
             users = _restore(sim, json.loads(world_file.read_text()))
-            bot = await sim.connect(make_bot(sim, Path(db)))
+            bot = await sim.connect(make_bot(sim, db, shards))  # type: ignore[arg-type]
             print("resumed", flush=True)
         else:
-            bot = await sim.connect(make_bot(sim, Path(db)))
+            if shard_count:
+                _shard_world(sim, shard_count, shard_id)
+            bot = await sim.connect(make_bot(sim, db, shards))  # type: ignore[arg-type]
             users = await open_table(sim, bot, "bob", "cy")
             world_file.write_text(json.dumps({"guild": sim.guild.id, "channel": sim.channel.id,
                                               "users": [[u.id, u.name] for u in users]}))
@@ -68,4 +81,4 @@ async def main(db: str, world_path: str) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], sys.argv[2]))
+    asyncio.run(main(sys.argv[1], sys.argv[2], *(int(a) for a in sys.argv[3:5])))

@@ -385,6 +385,25 @@ async def test_turn_limits_resume_after_a_restart(sim: DiscordSim, tmp_path: Pat
     assert f"<@{user_of(users, after, after.active).id}>" in board.content
 
 
+async def test_a_shard_process_drives_only_the_games_of_its_own_servers(sim: DiscordSim, tmp_path: Path) -> None:
+    clock = Clock()
+    db = tmp_path / "t.sqlite3"
+    first = await sim.connect(make_bot(sim, db, clock=clock))
+    await open_table(sim, first, "bob", turn_minutes=5)
+    _, state = await state_of(first, sim)
+    await first.close()
+    clock.now += 6 * 60
+    ours = (sim.guild.id >> 22) % 2
+    other = await sim.connect(make_bot(sim, db, {"shard_count": 2, "shard_id": 1 - ours}, clock=clock))
+    await other.service.tick()  # not its server: the time-out is left to the game's own shard
+    _, same = await state_of(other, sim)
+    assert same.active == state.active and not any("Time is up" in m.content for m in public(sim))
+    await other.close()
+    own = await sim.connect(make_bot(sim, db, {"shard_count": 2, "shard_id": ours}, clock=clock))
+    await own.service.tick()
+    await sim.wait_for_message(lambda m: "Time is up" in m.content)
+
+
 async def test_the_invite_link_is_logged_at_start(sim: DiscordSim, tmp_path: Path,
                                                   caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level("INFO", logger="tiempo.discord"):

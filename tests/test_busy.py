@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from bot import storage as storage_module
 from bot.service import Caller, Post, Tiempo
 from bot.storage import Storage
+from bot.storage import sqlite as storage_module
 from bot.words import PLAIN, render
 from rules import Action, EndTurn, GameState, legal_actions
 from tests.discord_sim import DiscordSim

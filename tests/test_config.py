@@ -66,6 +66,27 @@ def test_an_absolute_database_path_is_kept(tmp_path: Path) -> None:
     assert load_config(write(tmp_path, f'database = "{target}"\n'), {}).database == target
 
 
+def test_a_postgresql_url_is_kept_as_it_is(tmp_path: Path) -> None:
+    for url in ("postgresql://tiempo:pw@db.example/tiempo", "postgres://tiempo@/tiempo?host=/run/postgresql"):
+        assert load_config(write(tmp_path, f'database = "{url}"\n'), {}).database == url
+
+
+def test_tiempo_database_overrides_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write(tmp_path, 'database = "games.sqlite3"\n')
+    url = "postgresql://tiempo:s3cret@localhost:5433/tiempo"
+    config = load_config(path, {"TIEMPO_DATABASE": url})
+    assert config.database == url
+    assert config.database_name == "postgresql://tiempo@localhost:5433/tiempo"
+    assert "s3cret" not in repr(config)
+    assert load_config(path, {"TIEMPO_DATABASE": "  "}).database == str(tmp_path / "games.sqlite3")  # blank
+    monkeypatch.chdir(tmp_path / "..")
+    # a path from the environment is taken from the current directory, like any path typed in a shell
+    assert load_config(path, {"TIEMPO_DATABASE": "elsewhere.sqlite3"}).database == "elsewhere.sqlite3"
+    assert load_config(None, {"TIEMPO_DATABASE": url}).database == url  # with no file too
+    with pytest.raises(ConfigError, match=r"^TIEMPO_DATABASE must be a file path or a postgresql:// URL"):
+        load_config(path, {"TIEMPO_DATABASE": "mysql://x/y"})
+
+
 def test_discord_token_overrides_the_file(tmp_path: Path) -> None:
     path = write(tmp_path, 'token = "from-file"\n')
     assert load_config(path, {"DISCORD_TOKEN": "from-env"}).token == "from-env"
@@ -95,6 +116,7 @@ def test_tiempo_config_names_the_file_and_an_explicit_path_wins(tmp_path: Path, 
     ("[discord]\ntoken = 'x'\n", "discord", "unknown key"),
     ("token = 12\n", "token", "string"),
     ("database = ''\n", "database", "file path"),
+    ("database = 'mysql://db/tiempo'\n", "database", "postgresql:// URL"),
     ("guilds = 123\n", "guilds", "list of server ids"),
     ("guilds = ['123']\n", "guilds", "without quotes"),
     ("guilds = [true]\n", "guilds", "numbers"),
@@ -128,3 +150,19 @@ def test_syntax_errors_and_missing_files_name_the_file(tmp_path: Path) -> None:
         load_config(missing, {})
     with pytest.raises(ConfigError, match=r"nope\.toml: config file not found"):
         load_config(None, {"TIEMPO_CONFIG": missing})
+
+
+def test_shard_settings_from_the_file_and_the_environment_and_which_servers_a_shard_owns(tmp_path: Path) -> None:
+    path = write(tmp_path, "shard_count = 2\nshard_id = 1\n")
+    config = load_config(path, {})
+    assert (config.shard_count, config.shard_id) == (2, 1)
+    odd, even = 1 << 22, 2 << 22  # Discord's shard of a server: (id >> 22) % shard_count
+    assert config.owns(odd) and not config.owns(even)
+    assert load_config(path, {"TIEMPO_SHARD_ID": "0"}).owns(even)
+    assert Config().owns(odd) and Config().owns(even)  # no sharding: every server
+    with pytest.raises(ConfigError, match="shard_id 2 is not one of the 2 shards"):
+        load_config(path, {"TIEMPO_SHARD_ID": "2"})
+    with pytest.raises(ConfigError, match=r"TIEMPO_SHARD_COUNT.*whole number"):
+        load_config(path, {"TIEMPO_SHARD_COUNT": "two"})
+    with pytest.raises(ConfigError, match="needs shard_count"):
+        load_config(write(tmp_path, "shard_id = 1\n", "other.toml"), {})

@@ -131,6 +131,25 @@ def tiempo_group() -> app_commands.Group:
         await asyncio.sleep(0.3)
         await interaction.response.send_message("too late")
 
+    @group.command(description="A Components V2 layout: words and a gallery of pictures")
+    async def gallery(interaction: discord.Interaction[Any], missing: bool = False) -> None:
+        view = discord.ui.LayoutView()
+        names = ("a.png", "b.png")
+        items = [discord.MediaGalleryItem(f"attachment://{'c.png' if missing else n}") for n in names]
+        view.add_item(discord.ui.Container(discord.ui.TextDisplay("Two boards"), discord.ui.MediaGallery(*items)))
+        files = [discord.File(io.BytesIO(board_png()), n) for n in names]
+        await interaction.response.send_message(view=view, files=files)
+
+    @group.command(description="Answer in words, then turn the answer into a layout")
+    async def relayout(interaction: discord.Interaction[Any], keep_words: bool = False) -> None:
+        await interaction.response.send_message("old words")
+        view = discord.ui.LayoutView()
+        view.add_item(discord.ui.Container(discord.ui.TextDisplay("new words")))
+        if keep_words:  # the old content stays: Discord refuses the layout
+            await interaction.edit_original_response(view=view)
+        else:
+            await interaction.edit_original_response(content=None, view=view)
+
     @group.command(description="Say too much")
     async def shout(interaction: discord.Interaction[Any]) -> None:
         await interaction.response.send_message("A" * 2001)
@@ -271,6 +290,30 @@ async def test_edits_follow_ups_and_component_updates(discord_sim: DiscordSim) -
         counter = updated
     with pytest.raises(SimError, match="no component 'counter:sub'"):
         sim.click("counter:sub", counter)
+
+
+async def test_a_components_v2_layout_with_a_gallery_and_what_discord_refuses_in_one(discord_sim: DiscordSim) -> None:
+    sim = discord_sim
+    await sim.connect(MiniBot(sim.guild.id, 1))
+    message = await sim.reply(sim.inject(sim.slash("tiempo", "gallery")))
+    assert message.v2 and message.content == "Two boards" and message.gallery() == [["a.png", "b.png"]]
+    assert message.filenames == ["a.png", "b.png"]
+    with pytest.raises(SimError, match=r"gallery item 'attachment://c\.png': no such file"):
+        await sim.reply(sim.inject(sim.slash("tiempo", "gallery", {"missing": True})))
+
+
+async def test_a_message_becomes_a_layout_only_with_its_words_cleared(discord_sim: DiscordSim) -> None:
+    sim = discord_sim
+    await sim.connect(MiniBot(sim.guild.id, 1))
+    iid = sim.inject(sim.slash("tiempo", "relayout"))
+    await sim.wait_for(lambda: sim.message(sim.interactions[iid].answer_ids[0]).edits == 1 if
+                       sim.interactions[iid].answer_ids else None, what="the edit")
+    message = sim.message(sim.interactions[iid].answer_ids[0])
+    assert message.v2 and message.content == "new words" and message.payload["content"] == ""
+    iid = sim.inject(sim.slash("tiempo", "relayout", {"keep_words": True}))
+    await sim.wait_for(lambda: sim.errors, what="the refused edit")
+    assert "cannot have content" in " ".join(r.getMessage() + str(r.exc_info) for r in sim.errors)
+    sim.errors.clear()
 
 
 async def test_dm_history_fetch_and_delete(discord_sim: DiscordSim) -> None:

@@ -21,6 +21,20 @@ from rules import Colour, apply, parse_action, to_json
 ROOT = Path(__file__).resolve().parent.parent
 
 
+async def assert_replays(storage: Storage, game_id: int) -> None:
+    """Nothing half-written: the actions are numbered 1, 2, 3…, the database is sound, and the logged
+    actions replay from the first position to the stored snapshot exactly."""
+    game = await storage.get_game(game_id)
+    actions = await storage.list_actions(game.id)
+    assert [a.seq for a in actions] == list(range(1, game.action_count + 1))
+    assert await storage.integrity_problems() == []
+    seats = [Seat(x.user_id, x.name, Colour(x.colour), x.ai_level) for x in game.seats]
+    state = start(seats, seed=game.seed, holdem=bool(game.options.get("holdem")))
+    for a in actions:
+        state, _ = apply(state, parse_action(a.action, state))
+    assert to_json(state) == game.snapshot
+
+
 async def _child(db: Path, world: Path) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tests.killable_table", str(db), str(world), cwd=ROOT,
@@ -54,18 +68,9 @@ async def test_kill_9_mid_game_loses_no_accepted_action(tmp_path: Path) -> None:
         try:
             (game,) = await storage.list_games()
             assert game.action_count >= max(told), (attempt, game.action_count, max(told))
-            # the log replays to the snapshot: nothing half-written
-            actions = await storage.list_actions(game.id)
-            assert [a.seq for a in actions] == list(range(1, game.action_count + 1))
-            assert await storage.integrity_problems() == []
+            await assert_replays(storage, game.id)
         finally:
             await storage.close()
-        # the logged actions replay from the first position to the stored snapshot exactly
-        seats = [Seat(x.user_id, x.name, Colour(x.colour), x.ai_level) for x in game.seats]
-        state = start(seats, seed=game.seed, holdem=bool(game.options.get("holdem")))
-        for a in actions:
-            state, _ = apply(state, parse_action(a.action, state))
-        assert to_json(state) == game.snapshot
 
     proc = await _child(db, world)  # a last restart plays the game to its end
     out, err = await asyncio.wait_for(proc.communicate(), timeout=300)

@@ -10,8 +10,8 @@ from itertools import islice
 import pytest
 
 from bot import panel
-from bot.panel import MAX_CHOICES, SEP, Step, step
-from rules import Action, Age, Cards, Construct, GameState, Payment, legal_actions
+from bot.panel import MAX_CHOICES, SEP, Step, path_to, step
+from rules import Action, Age, Cards, Construct, GameState, Payment, legal_actions, new_game
 
 from .gameplay import random_game
 from .scenario import play
@@ -139,6 +139,24 @@ def test_a_stale_path_is_refused() -> None:
         step(state, 0, ("build", "ABBEY"))
     with pytest.raises(ValueError):
         step(state, 0, ("fly",))
+
+
+async def test_a_panel_whose_picture_cannot_be_drawn_is_shown_without_it(monkeypatch: pytest.MonkeyPatch,
+                                                                         caplog: pytest.LogCaptureFixture) -> None:
+    from bot.service.panels import Panels
+
+    state = new_game(["Ana", "Ben"], seed=3)
+    build = next(a for a in legal_actions(state) if isinstance(a, Construct))
+    current = step(state, state.active, path_to(state, state.active, build))
+    assert Panels.pictures(1, state, state.active, current)  # a preview has its picture
+
+    def broken(*args: object) -> tuple[()]:
+        raise RuntimeError("the font cannot be read")
+
+    monkeypatch.setattr(Panels, "pictures", staticmethod(broken))
+    panels = Panels(games=None, table=None)  # type: ignore[arg-type]
+    assert await panels.pictures_or_none(1, state, state.active, current) == ()
+    assert "could not draw the panel's pictures" in caplog.text
 
 
 def test_a_payment_is_said_in_words() -> None:

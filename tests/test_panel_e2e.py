@@ -162,6 +162,37 @@ async def test_confirm_on_a_panel_from_before_the_game_moved_on_redraws_it(sim: 
     assert after.boards[builds[0].age].at(after.map.index(builds[0].origin)) is None  # the stale build was not played
 
 
+async def test_the_board_post_and_the_preview_show_cards_that_lead_with_the_boards_that_changed(
+        sim: DiscordSim, tmp_path: Path) -> None:
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    users = await open_table(sim, bot, "bob")
+    game_id, state = await state_of(bot, sim)
+    player = user_of(users, state, state.active)
+    start = public(sim)[-1]
+    assert start.v2 and sorted(name.rsplit("-", 1)[1] for g in start.gallery() for name in g) == [
+        "faith.png", "might.png", "reason.png"]  # every Age, though nothing changed yet
+    assert f"tiempo:play:{game_id}" in start.custom_ids() and "your turn" in start.content
+
+    panel = await answer(sim, sim.click(f"tiempo:play:{game_id}", start, user=player))
+    assert panel.gallery() == []  # the menu shows no picture
+    build = next(a for a in legal_actions(state) if isinstance(a, Construct) and a.age is Age.MIGHT)
+    preview, _ = await pick_to(sim, panel, player, path_to(state, state.active, build))
+    lead, *rest = preview.gallery()
+    assert lead == [f"tiempo-{game_id}-preview-might.png"]  # the board it is played on, alone and large
+    assert all(name.startswith(f"tiempo-{game_id}-preview-") for g in rest for name in g)
+
+    ok = next(c for c in preview.custom_ids() if c.startswith("tiempo:ok:"))
+    panel = await answer(sim, sim.click(ok, preview, user=player))
+    assert panel.gallery() == [] and panel.filenames == []  # the preview's pictures went with it
+    _, after = await state_of(bot, sim)
+    end = min((a for a in legal_actions(after) if isinstance(a, EndTurn)), key=lambda a: a.discard.total)
+    await tap(sim, panel, player, path_to(after, after.active, end))
+    board = public(sim)[-1]
+    galleries = board.gallery()
+    assert galleries[0] == [f"tiempo-{game_id}-v2-might.png"]  # the board the turn changed leads, alone
+    assert sorted(n.rsplit("-", 1)[1] for g in galleries for n in g) == ["faith.png", "might.png", "reason.png"]
+
+
 async def test_a_panel_drawn_before_an_undo_and_another_action_is_stale(sim: DiscordSim, tmp_path: Path) -> None:
     """Undo lowers the number of actions: after an undo and another action, a panel drawn after the
     first action has the same count but shows another position. Its Confirm plays nothing."""

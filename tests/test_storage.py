@@ -1,6 +1,8 @@
-"""Storage on a real SQLite file: schema and migrations, WAL, one active game per channel, the action
-log (atomic, stale writes refused, undo), statuses and deadlines, per-game locks, and no accepted
-action lost when the process is killed."""
+"""The storage contract, on each backend (a SQLite file, a real PostgreSQL database; see the ``backend``
+fixture in conftest.py): schema and migrations, one active game per channel, the action log (atomic,
+stale writes refused, also between two connections, undo), statuses and deadlines, per-game locks, and no
+accepted action lost when the process is killed. Then what only one backend has: SQLite's WAL and full
+sync, PostgreSQL's synchronous commit and a URL whose password is never shown."""
 
 from __future__ import annotations
 
@@ -13,12 +15,14 @@ import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import asyncpg
 import pytest
 
-import bot.storage as storage_module
+import bot.storage.schema as schema_module
 from bot.storage import (
     SCHEMA_VERSION,
     ChannelBusyError,
+    GameBusyError,
     GameNotFoundError,
     GameRecord,
     SchemaError,
@@ -26,22 +30,25 @@ from bot.storage import (
     StaleSeqError,
     Status,
     StatusError,
+    Step,
     Storage,
 )
+from tests.backends import Backend
+from tests.pg_cluster import Cluster
 
 ROOT = Path(__file__).resolve().parent.parent
 SEATS = (SeatRecord(101, "Ana", "Red"), SeatRecord(202, "Bénédicte", "White"), SeatRecord(0, "AI", "Green", "easy"))
 
 
 @pytest.fixture
-def db_path(tmp_path: Path) -> str:
-    """A fresh database file path."""
-    return str(tmp_path / "tiempo.sqlite3")
+def db_path(backend: Backend) -> str:
+    """A fresh database: a file path or a postgresql:// URL."""
+    return backend.target
 
 
 @pytest.fixture
 async def store(db_path: str) -> AsyncIterator[Storage]:
-    """An open Storage on a fresh file, closed after the test."""
+    """An open Storage on a fresh database, closed after the test."""
     s = await Storage.open(db_path)
     try:
         yield s
@@ -61,81 +68,71 @@ def raw(path: str) -> sqlite3.Connection:
     return sqlite3.connect(path, isolation_level=None)
 
 
+def step(*statements: str) -> Step:
+    """A migration step written the same way for both backends."""
+    return Step.same(*statements)
+
+
 # ---------------------------------------------------------------------------------------------
 # Schema
 
 
-async def test_migrations_build_the_schema_on_a_fresh_file(db_path: str) -> None:
-    s = await Storage.open(db_path)
+async def test_migrations_build_the_schema_on_a_fresh_database(backend: Backend) -> None:
+    s = await Storage.open(backend.target)
     assert await s.schema_version() == SCHEMA_VERSION >= 1
     await s.close()
-    with raw(db_path) as c:
-        assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-        names = {r[0] for r in c.execute("SELECT name FROM sqlite_master")}
-    assert {"games", "actions", "games_one_active_per_channel"} <= names
+    assert await backend.version() == SCHEMA_VERSION
+    assert {"games", "actions", "games_one_active_per_channel"} <= await backend.names()
 
 
-async def test_reopening_applies_nothing_twice_and_keeps_the_data(db_path: str) -> None:
-    s = await Storage.open(db_path)
+async def test_reopening_applies_nothing_twice_and_keeps_the_data(backend: Backend) -> None:
+    s = await Storage.open(backend.target)
     g = await playing(s)
     g = await s.append_action(g.id, 1, 101, "Red end", '{"seq": 1}', now=2000.0)
     await s.close()
-    with raw(db_path) as c:
-        schema = sorted(c.execute("SELECT type, name, sql FROM sqlite_master").fetchall(), key=str)
-    s = await Storage.open(db_path)
+    schema = await backend.schema()
+    s = await Storage.open(backend.target)
     assert await s.get_game(g.id) == g
     assert [a.action for a in await s.list_actions(g.id)] == ["Red end"]
     await s.close()
-    with raw(db_path) as c:
-        assert sorted(c.execute("SELECT type, name, sql FROM sqlite_master").fetchall(), key=str) == schema
-        assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert await backend.schema() == schema
+    assert await backend.version() == SCHEMA_VERSION
 
 
-async def test_a_new_migration_step_is_applied_once_in_order(db_path: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    s = await Storage.open(db_path)
+async def test_a_new_migration_step_is_applied_once_in_order(backend: Backend, monkeypatch: pytest.MonkeyPatch
+                                                             ) -> None:
+    s = await Storage.open(backend.target)
     g = await s.create_game(guild_id=1, channel_id=2, opener_id=3, seed=4)
     await s.close()
-    step = ("ALTER TABLE games ADD COLUMN note TEXT NOT NULL DEFAULT ''",
-            "UPDATE games SET note = 'migrated'")
-    monkeypatch.setattr(storage_module, "MIGRATIONS", (*storage_module.MIGRATIONS, step))
-    monkeypatch.setattr(storage_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    new = step("ALTER TABLE games ADD COLUMN note TEXT NOT NULL DEFAULT ''", "UPDATE games SET note = 'migrated'")
+    monkeypatch.setattr(schema_module, "MIGRATIONS", (*schema_module.MIGRATIONS, new))
+    monkeypatch.setattr(schema_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
     for _ in range(2):  # the second open finds nothing to do
-        s = await Storage.open(db_path)
+        s = await Storage.open(backend.target)
         assert await s.schema_version() == SCHEMA_VERSION + 1
         assert (await s.get_game(g.id)).id == g.id
         await s.close()
-    with raw(db_path) as c:
-        assert c.execute("SELECT note FROM games").fetchall() == [("migrated",)]
+    assert await backend.fetch("SELECT note FROM games") == [("migrated",)]
 
 
-async def test_a_failing_migration_step_leaves_the_file_as_it_was(db_path: str,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    await (await Storage.open(db_path)).close()
-    step = ("ALTER TABLE games ADD COLUMN note TEXT", "THIS IS NOT SQL")
-    monkeypatch.setattr(storage_module, "MIGRATIONS", (*storage_module.MIGRATIONS, step))
-    monkeypatch.setattr(storage_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
-    with pytest.raises(sqlite3.OperationalError):
-        await Storage.open(db_path)
-    with raw(db_path) as c:
-        assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-        assert "note" not in {r[1] for r in c.execute("PRAGMA table_info(games)")}
+async def test_a_failing_migration_step_leaves_the_database_as_it_was(backend: Backend,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    await (await Storage.open(backend.target)).close()
+    bad = step("ALTER TABLE games ADD COLUMN note TEXT", "THIS IS NOT SQL")
+    monkeypatch.setattr(schema_module, "MIGRATIONS", (*schema_module.MIGRATIONS, bad))
+    monkeypatch.setattr(schema_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    with pytest.raises(backend.errors):
+        await Storage.open(backend.target)
+    assert await backend.version() == SCHEMA_VERSION
+    assert "note" not in await backend.columns("games")
 
 
-async def test_a_file_from_a_newer_tiempo_is_refused(db_path: str) -> None:
-    await (await Storage.open(db_path)).close()
-    with raw(db_path) as c:
-        c.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+async def test_a_database_from_a_newer_tiempo_is_refused(backend: Backend) -> None:
+    await (await Storage.open(backend.target)).close()
+    await backend.set_version(SCHEMA_VERSION + 1)
     with pytest.raises(SchemaError, match="newer than this Tiempo knows"):
-        await Storage.open(db_path)
-
-
-async def test_wal_full_sync_and_foreign_keys_are_on(store: Storage, db_path: str) -> None:
-    with raw(db_path) as c:
-        assert c.execute("PRAGMA journal_mode").fetchone()[0] == "wal"  # stored in the file
-    # per-connection settings, read on Storage's own connection
-    assert (await store.database.fetchall("PRAGMA foreign_keys"))[0][0] == 1
-    assert (await store.database.fetchall("PRAGMA synchronous"))[0][0] == 2  # FULL
-    assert await store.integrity_problems() == []
+        await Storage.open(backend.target)
+    assert await backend.version() == SCHEMA_VERSION + 1
 
 
 # ---------------------------------------------------------------------------------------------
@@ -156,7 +153,7 @@ async def test_a_game_is_created_in_the_lobby_and_read_back(store: Storage) -> N
         await store.get_game(g.id + 1)
 
 
-async def test_one_active_game_per_channel(store: Storage, db_path: str) -> None:
+async def test_one_active_game_per_channel(store: Storage, backend: Backend) -> None:
     g = await store.create_game(guild_id=1, channel_id=2, opener_id=101, seed=1)
     with pytest.raises(ChannelBusyError) as busy:
         await store.create_game(guild_id=1, channel_id=2, opener_id=202, seed=2)
@@ -166,9 +163,9 @@ async def test_one_active_game_per_channel(store: Storage, db_path: str) -> None
     assert await store.active_game_in_channel(3) == other
     assert await store.active_game_in_channel(4) is None
     # the partial unique index holds even for a writer that skips Storage's check
-    with raw(db_path) as c, pytest.raises(sqlite3.IntegrityError):
-        c.execute("INSERT INTO games (guild_id, channel_id, opener_id, seed, created_at, updated_at) "
-                  "VALUES (1, 2, 9, 9, 0, 0)")
+    with pytest.raises(backend.integrity_error):
+        await backend.fetch("INSERT INTO games (guild_id, channel_id, opener_id, seed, created_at, updated_at) "
+                            "VALUES (1, 2, 9, 9, 0, 0)")
     await store.set_status(g.id, Status.CANCELLED)
     assert await store.active_game_in_channel(2) is None
     again = await store.create_game(guild_id=1, channel_id=2, opener_id=202, seed=3)
@@ -247,12 +244,28 @@ async def test_concurrent_appends_at_the_same_seq_one_wins(store: Storage) -> No
     assert (await store.get_game(g.id)).snapshot == json.dumps({"by": action.actor_id - 101})
 
 
-async def test_append_action_is_all_or_nothing(store: Storage, db_path: str) -> None:
+async def test_two_connections_appending_at_the_same_seq_one_wins(store: Storage, db_path: str) -> None:
+    """As two bot processes would: each has its own connection(s); the database decides."""
+    other = await Storage.open(db_path)
+    try:
+        g = await playing(store)
+        for seq in (1, 2, 3):
+            results = await asyncio.gather(
+                *(s.append_action(g.id, seq, 101 + i, f"{seq} by {i}", json.dumps({"seq": seq, "by": i}))
+                  for i, s in enumerate([store, other, store, other])), return_exceptions=True)
+            winners = [r for r in results if isinstance(r, GameRecord)]
+            assert len(winners) == 1, results
+            assert all(isinstance(r, StaleSeqError) for r in results if r not in winners), results
+        assert [a.seq for a in await other.list_actions(g.id)] == [1, 2, 3]
+        assert await store.integrity_problems() == []
+    finally:
+        await other.close()
+
+
+async def test_append_action_is_all_or_nothing(store: Storage, backend: Backend) -> None:
     g = await playing(store)
-    with raw(db_path) as c:  # make the snapshot update fail after the action row was inserted
-        c.execute("CREATE TRIGGER refuse_boom BEFORE UPDATE OF snapshot ON games WHEN NEW.snapshot = 'boom' "
-                  "BEGIN SELECT RAISE(ABORT, 'boom refused'); END")
-    with pytest.raises(sqlite3.IntegrityError, match="boom refused"):
+    await backend.refuse_snapshot("boom")  # the snapshot update fails after the action row was inserted
+    with pytest.raises(backend.errors, match="boom refused"):
         await store.append_action(g.id, 1, 101, "Red end", "boom")
     assert await store.list_actions(g.id) == []
     assert await store.get_game(g.id) == g
@@ -339,8 +352,8 @@ async def test_board_message_id_is_kept(store: Storage) -> None:
 
 
 async def test_the_game_lock_serialises_commands_in_one_game(store: Storage) -> None:
-    assert store.lock(1) is store.lock(1)
-    assert store.lock(1) is not store.lock(2)
+    assert store.lock(1).memory is store.lock(1).memory
+    assert store.lock(1).memory is not store.lock(2).memory
     trace: list[str] = []
 
     async def command(name: str, game_id: int) -> None:
@@ -354,6 +367,97 @@ async def test_the_game_lock_serialises_commands_in_one_game(store: Storage) -> 
     trace.clear()
     await asyncio.gather(command("x", 1), command("y", 2))  # other games do not wait
     assert trace[:2] == ["x in", "y in"]
+
+
+async def test_a_game_held_too_long_answers_busy_and_others_still_get_it(store: Storage) -> None:
+    held = asyncio.Event()
+    release = asyncio.Event()
+
+    async def long_command() -> None:
+        async with store.lock(1):
+            held.set()
+            await release.wait()
+
+    task = asyncio.create_task(long_command())
+    await held.wait()
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    with pytest.raises(GameBusyError, match=r"Game #1 is busy with another move; try again in a moment\."):
+        async with store.lock(1, wait=0.2):
+            pass
+    assert loop.time() - began < 1.0
+    async with store.lock(2, wait=0.2):  # another game is free
+        pass
+    release.set()
+    await task
+    async with store.lock(1, wait=0.2):  # and the first is free again
+        pass
+
+
+async def test_two_processes_on_one_database_take_turns_with_a_game(db_path: str) -> None:
+    """Shards: each process has its own Storage on the same database; a game's lock is also the
+    database's, so the second process waits (and answers busy), whatever its own memory says."""
+    first = await Storage.open(db_path, shared=True)
+    second = await Storage.open(db_path, shared=True)
+    try:
+        async with first.lock(7):
+            with pytest.raises(GameBusyError):
+                async with second.lock(7, wait=0.3):
+                    pass
+            async with second.lock(8, wait=0.3):  # another game is free
+                pass
+        async with second.lock(7, wait=0.3):  # given back: the other process gets it
+            pass
+    finally:
+        await first.close()
+        await second.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# What one backend has
+
+
+@pytest.fixture
+async def sqlite_store(tmp_path: Path) -> AsyncIterator[Storage]:
+    s = await Storage.open(str(tmp_path / "tiempo.sqlite3"))
+    try:
+        yield s
+    finally:
+        await s.close()
+
+
+async def test_sqlite_wal_full_sync_and_foreign_keys_are_on(sqlite_store: Storage) -> None:
+    with raw(sqlite_store.path) as c:
+        assert c.execute("PRAGMA journal_mode").fetchone()[0] == "wal"  # stored in the file
+    # per-connection settings, read on Storage's own connection
+    assert (await sqlite_store.database.fetchall("PRAGMA foreign_keys"))[0][0] == 1
+    assert (await sqlite_store.database.fetchall("PRAGMA synchronous"))[0][0] == 2  # FULL
+    assert await sqlite_store.integrity_problems() == []
+
+
+async def test_postgres_commits_synchronously_and_never_shows_the_password(pg_cluster: Cluster, pg_url: str
+                                                                          ) -> None:
+    admin = await asyncpg.connect(pg_url)
+    try:
+        await admin.execute("CREATE ROLE tiempo_pw LOGIN PASSWORD 's3cret'")
+        await admin.execute("GRANT CREATE ON SCHEMA public TO tiempo_pw")
+        await admin.execute("ALTER SYSTEM SET synchronous_commit = off")  # a server that would lose commits…
+        await admin.execute("SELECT pg_reload_conf()")
+        database = pg_url.split("@/", 1)[1].split("?", 1)[0]
+        store = await Storage.open(pg_cluster.url(database, "tiempo_pw", "s3cret"))
+        try:
+            # …still commits Tiempo's transactions durably
+            assert (await store.database.fetchall("SHOW synchronous_commit"))[0][0] == "on"
+            assert "s3cret" not in store.path and "tiempo_pw@" in store.path
+            g = await playing(store)
+            assert (await store.append_action(g.id, 1, 101, "Red end", "{}")).action_count == 1
+            assert await store.integrity_problems() == []
+        finally:
+            await store.close()
+    finally:
+        await admin.execute("ALTER SYSTEM RESET synchronous_commit")
+        await admin.execute("SELECT pg_reload_conf()")
+        await admin.close()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -383,7 +487,7 @@ asyncio.run(main(sys.argv[1]))
 
 
 @pytest.mark.slow
-async def test_no_reported_action_is_lost_when_the_process_is_killed(db_path: str) -> None:
+async def test_no_reported_action_is_lost_when_the_process_is_killed(db_path: str) -> None:  # on each backend
     rng = random.Random(5)
     reported: list[int] = []
     for _ in range(3):  # kill, recover, go on, kill again
@@ -414,3 +518,22 @@ async def test_no_reported_action_is_lost_when_the_process_is_killed(db_path: st
         assert await s.integrity_problems() == []
     finally:
         await s.close()
+
+
+def test_placeholders_are_numbered_for_postgresql_outside_quotes_only() -> None:
+    from bot.storage.backend import numbered
+
+    assert numbered("SELECT a FROM t WHERE b = ? AND c IN (?, ?)") == "SELECT a FROM t WHERE b = $1 AND c IN ($2, $3)"
+    assert numbered("SELECT '?', \"a?\" FROM t WHERE x = ? AND y = 'it''s ?'") == (
+        "SELECT '?', \"a?\" FROM t WHERE x = $1 AND y = 'it''s ?'")
+
+
+def test_a_url_is_shown_without_its_password() -> None:
+    from bot.storage import is_postgres_url, without_password
+
+    assert without_password("postgresql://ana:p%40ss@db.example:5433/tiempo?sslmode=require") == (
+        "postgresql://ana@db.example:5433/tiempo?sslmode=require")
+    assert without_password("postgres:///tiempo?host=/run/postgresql&password=x") == (
+        "postgres:///tiempo?host=/run/postgresql")
+    assert is_postgres_url("PostgreSQL://x/y") and is_postgres_url("postgres://x/y")
+    assert not is_postgres_url("postgresql.sqlite3") and not is_postgres_url("/srv/postgresql://x")

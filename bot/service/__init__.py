@@ -35,7 +35,7 @@ from .games import Games, version_of
 from .herald import Herald
 from .info import Info, rules_reference
 from .lobby import AI_LEVELS, AI_NAMES, Lobby
-from .messages import Caller, Outbox, PanelView, Post, Reply
+from .messages import Caller, Outbox, PanelView, Picture, Post, Reply
 from .panels import Panels
 from .seats import AISeats
 from .suggest import Suggestions
@@ -47,15 +47,17 @@ class Tiempo:
 
     ``clock`` gives unix seconds (tests pass a fake); ``choose_ai`` decides an AI seat's next action
     (``bot.ai.choose_action`` by default, whose strong level's play-outs use ``ai_processes``
-    processes at once); it runs in one worker process with ``ai_process``, else in a thread."""
+    processes at once); it runs in one worker process with ``ai_process``, else in a thread. ``owns``
+    says whether a server is this process's (its Discord shard): only those games' turn limits and AI
+    seats are driven here."""
 
     def __init__(self, storage: Storage, outbox: Outbox, *, default_turn_minutes: int = 0,
                  ai_think_seconds: float = 2.0, clock: Callable[[], float] = time.time,
                  choose_ai: Callable[..., Action] | None = None, render: bool = True,
                  seed_source: Callable[[], int] | None = None, ai_process: bool = False,
-                 ai_processes: int = 1) -> None:
+                 ai_processes: int = 1, owns: Callable[[int], bool] = lambda guild_id: True) -> None:
         self.storage = storage
-        self.games = Games(storage, clock)
+        self.games = Games(storage, clock, owns)
         self.herald = Herald(self.games, outbox, render=render)
         self.table = Table(self.games, self.herald, drive=self._drive, clock=clock)
         self.seats = AISeats(self.games, self.herald, self.table.commit, think_seconds=ai_think_seconds,
@@ -65,7 +67,7 @@ class Tiempo:
                            default_turn_minutes=default_turn_minutes, drive=self._drive, stop=self.seats.stop)
         self.info = Info(self.games, self.herald, clock)
         self.suggestions = Suggestions(self.games)
-        self.panels = Panels(self.games, self.table)
+        self.panels = Panels(self.games, self.table, render=render)
         self.turns = TurnClock(self.games, self.herald, self.table.commit, self._drive, clock)
 
     def _drive(self, game_id: int) -> None:
@@ -175,5 +177,5 @@ class Tiempo:
         await self.seats.close()
 
 
-__all__ = ["AI_LEVELS", "AI_NAMES", "Caller", "Outbox", "PanelView", "Post", "Refusal", "Reply", "Tiempo",
+__all__ = ["AI_LEVELS", "AI_NAMES", "Caller", "Outbox", "PanelView", "Picture", "Post", "Refusal", "Reply", "Tiempo",
            "version_of"]

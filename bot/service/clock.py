@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
 from rules import Action, Choose, EndTurn, GameState, apply, legal_actions
 from rules import events as ev
 
-from ..storage import BusyError, GameRecord, Status
+from ..storage import DatabaseBusyError, GameBusyError, GameRecord, Status
 from ..texts import who
 from ..words import as_text, say
 from .games import Games, is_ai
@@ -55,11 +56,12 @@ class TurnClock:
         """Warn at half time, and end the turn of a player whose time ran out."""
         now = self.clock()
         for game in await self.games.storage.games_with_deadlines():
-            if game.turn_deadline is None or game.status is not Status.PLAYING:
+            if game.turn_deadline is None or game.status is not Status.PLAYING or not self.games.mine(game):
                 continue
             minutes = int(game.options.get("turn_minutes", 0))
             if now >= game.turn_deadline:
-                await self.time_out(game.id)
+                with contextlib.suppress(GameBusyError):  # someone is moving in it: the next tick will see
+                    await self.time_out(game.id)
             elif minutes and not game.half_warned and now >= game.turn_deadline - minutes * 30:
                 state = self.games.state_of(game)
                 seat = game.seats[state.waiting_on]
@@ -101,7 +103,7 @@ class TurnClock:
         while True:
             try:
                 await self.tick()
-            except BusyError:  # another process holds the database: the next check does it
+            except DatabaseBusyError:  # another program holds the database: the next check does it
                 log.warning("turn-limit check put off: the database is busy")
             except Exception:
                 log.exception("turn-limit check failed")

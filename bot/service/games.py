@@ -63,11 +63,19 @@ NO_GAME = say("There is no game in {here}. Open one with {new}.", here=HERE, new
 class Games:
     """Storage and the caches in front of it."""
 
-    def __init__(self, storage: Storage, clock: Callable[[], float]) -> None:
+    def __init__(self, storage: Storage, clock: Callable[[], float],
+                 owns: Callable[[int], bool] = lambda guild_id: True) -> None:
         self.storage = storage
         self.clock = clock
+        #: whether this process serves a server (its shard): its games' timers and AI seats are ours
+        self.owns = owns
         self._states: OrderedDict[int, tuple[int, GameState]] = OrderedDict()
         self._histories: OrderedDict[int, History] = OrderedDict()
+
+    def mine(self, game: GameRecord) -> bool:
+        """Whether this process drives ``game``'s background work (several shard processes share one
+        database; each drives the games of its own servers)."""
+        return self.owns(game.guild_id)
 
     # -- finding a game ---------------------------------------------------------------------------
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 from collections.abc import Sequence
 
-from render import board_picture, game_picture
+from render import age_card, board_picture, game_picture, turn_cards
 from rules import Age, GameState, describe_decision
 from rules import events as ev
 
@@ -15,7 +16,9 @@ from ..storage import GameRecord, SeatRecord
 from ..texts import describe_status, ecu_word, narrate, ranking, who
 from ..words import Button, Command, Mention, Part, Strong, Text, lines, say, text
 from .games import Games, is_ai, version_of
-from .messages import Outbox, Post
+from .messages import Outbox, Picture, Post
+
+log = logging.getLogger("tiempo.herald")
 
 #: decisions with more options than this are answered by command, not buttons
 MAX_CHOICE_BUTTONS = 20
@@ -43,6 +46,35 @@ class Herald:
             return None
         return game_picture(state, None, events) if age is None else board_picture(state, age, None, events)
 
+    def cards(self, game: GameRecord, state: GameState, events: Sequence[ev.Event], name: str) -> tuple[Picture, ...]:
+        """The three Ages as cards that read in the chat, the ones ``events`` changed (or where a
+        decision waits) first and shown large, the others together below (none when pictures are off)."""
+        if not self.render:
+            return ()
+        asked = state.pending.decision.age if state.pending is not None else None
+        try:
+            cards = turn_cards(state, events)
+        except Exception:  # a post without pictures rather than no post
+            log.exception("could not draw the cards of game %s", game.id)
+            return ()
+        return tuple(Picture(png, f"tiempo-{game.id}-{name}-{age.title.lower()}.png", f"{age.title}: " + (
+            "the choices are ringed in cyan" if age == asked else
+            "what changed is ringed in gold" if changed else "no change"), changed)
+            for age, changed, png in cards)
+
+    def decision_card(self, game: GameRecord, state: GameState) -> tuple[Picture, ...]:
+        """The board of the pending decision, its candidates ringed and listed with their owners."""
+        if not self.render or state.pending is None:
+            return ()
+        age = state.pending.decision.age
+        try:
+            png = age_card(state, age)
+        except Exception:
+            log.exception("could not draw the decision of game %s", game.id)
+            return ()
+        return (Picture(png, f"tiempo-{game.id}-v{game.action_count}-decision.png",
+                        f"{age.title}: the choices are ringed and listed on the right"),)
+
     async def announce(self, game: GameRecord, state: GameState, events: list[ev.Event]) -> None:
         """Narrate one action; after a turn, the board; after the game, the ranking."""
         narration = narrate(state, [e for e in events if not isinstance(e, ev.TurnBegan)])
@@ -58,7 +90,9 @@ class Herald:
             return
         if state.pending is not None and any(isinstance(e, ev.DecisionRequested) for e in events):
             narration = narrate(state, [e for e in events if not isinstance(e, (ev.TurnBegan, ev.DecisionRequested))])
-            await self.post(game.channel_id, self.decision_post(game, state, narration))
+            gallery = await asyncio.to_thread(self.decision_card, game, state)
+            await self.post(game.channel_id, dataclasses.replace(self.decision_post(game, state, narration),
+                                                                 gallery=gallery))
             return
         actor = _actor(events, state)
         if narration and not (is_ai(game.seats[actor]) and actor == state.active):
@@ -80,31 +114,31 @@ class Herald:
     async def post_board(self, game: GameRecord, state: GameState, narration: list[str],
                          events: Sequence[ev.Event]) -> None:
         """The board after a turn (or at the start), the scores, and whose turn it is."""
-        png = await asyncio.to_thread(self.picture, state, None, events)
+        gallery = await asyncio.to_thread(self.cards, game, state, events, f"v{game.action_count}")
         seat = game.seats[state.waiting_on]
         scores = describe_status(state)
         if state.pending is not None:
             post = self.decision_post(game, state, [*narration, "", scores])
-            await self.post(game.channel_id, dataclasses.replace(
-                post, png=png, filename=f"tiempo-{game.id}.png", hand_game=game.id))
+            await self.post(game.channel_id, dataclasses.replace(post, gallery=gallery, hand_game=game.id))
             return
         turn = (f"{seat.name} (AI) is thinking…" if is_ai(seat) else
                 say("{who}, your turn (round {round} of 7).", who=mention(seat), round=state.round))
         await self.post(game.channel_id, Post(
-            lines([*narration, "", scores, "", turn]), png=png, filename=f"tiempo-{game.id}-r{state.round}.png",
+            lines([*narration, "", scores, "", turn]), gallery=gallery,
             hand_game=game.id, version=version_of(game), mentions=(seat.user_id,) if not is_ai(seat) else (),
             play_game=None if is_ai(seat) else game.id))
 
     async def post_final(self, game: GameRecord, state: GameState, narration: list[str]) -> None:
         """The end of the game: the last events, the ranking, and a Rematch button."""
-        png = await asyncio.to_thread(self.picture, state, None, ())
+        cards = await asyncio.to_thread(self.cards, game, state, (), "final")
+        gallery = tuple(dataclasses.replace(c, lead=True, description=c.description.split(":")[0]) for c in cards)
         out: list[Text | str] = [*narration[-8:], "", text(Strong(f"Game #{game.id} is over."))]
         for place, seat, ecus in ranking(state):
             medal = {1: "🥇", 2: "🥈", 3: "🥉"}.get(place, f"{place}.")
             out.append(f"{medal} {who(state, seat)} — {ecus} {ecu_word(ecus)}")
         out.append(say("Play again with the same seats: {rematch}.", rematch=Button("Rematch", "rematch")))
-        await self.post(game.channel_id, Post(lines(out), png=png, filename=f"tiempo-{game.id}-final.png",
-                                              hand_game=game.id, rematch_game=game.id, version=version_of(game)))
+        await self.post(game.channel_id, Post(lines(out), gallery=gallery, hand_game=game.id, rematch_game=game.id,
+                                              version=version_of(game)))
 
 
 def _actor(events: Sequence[ev.Event], state: GameState) -> int:

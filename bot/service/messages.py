@@ -39,8 +39,20 @@ class PanelView:
 
 
 @dataclass(frozen=True)
+class Picture:
+    """A picture of a post's gallery: the ``lead`` pictures are shown large, one after the other;
+    the others together below them, smaller. ``description`` is its alternative text."""
+
+    png: bytes
+    filename: str
+    description: str = ""
+    lead: bool = True
+
+
+@dataclass(frozen=True)
 class Post:
-    """A message. The front end turns the fields after ``png`` into buttons:
+    """A message: words, a picture (``png``) or a ``gallery`` of pictures. The front end turns the
+    fields after ``gallery`` into buttons:
 
     * ``hand_game``: the persistent "My hand" button of that game (and "Board" to see it privately);
     * ``lobby_game``: Join, Leave and Start buttons of a lobby;
@@ -55,6 +67,7 @@ class Post:
     text: Text
     png: bytes | None = None
     filename: str = "tiempo.png"
+    gallery: tuple[Picture, ...] = ()
     hand_game: int | None = None
     lobby_game: int | None = None
     rematch_game: int | None = None

@@ -3,9 +3,12 @@ place, and the action committed when they confirm (bot/panel.py works out the st
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Sequence
 
-from rules import INCOME_ROUNDS, Action, GameState
+from render import age_card, changed_ages
+from rules import INCOME_ROUNDS, Action, Age, GameState
 
 from ..panel import Step, step
 from ..play import Refusal
@@ -13,16 +16,50 @@ from ..storage import Status
 from ..texts import describe_income, ecu_word, narrate, who
 from ..words import Button, Strong, Text, lines, say, text
 from .games import Games, seat_of, version_of
-from .messages import Caller, PanelView, Reply
+from .messages import Caller, PanelView, Picture, Reply
 from .table import Table
+
+log = logging.getLogger("tiempo.panels")
 
 
 class Panels:
     """Opens a player's panel, moves it along their picks, and plays what they confirm."""
 
-    def __init__(self, games: Games, table: Table) -> None:
+    def __init__(self, games: Games, table: Table, *, render: bool = True) -> None:
         self.games = games
         self.table = table
+        self.render = render
+
+    async def pictures_or_none(self, game_id: int, state: GameState, seat: int, current: Step) -> tuple[Picture, ...]:
+        """The step's pictures, drawn off the event loop; none when pictures are off or drawing fails
+        (the panel is shown all the same)."""
+        if not self.render:
+            return ()
+        try:
+            return await asyncio.to_thread(self.pictures, game_id, state, seat, current)
+        except Exception:
+            log.exception("could not draw the panel's pictures (game %s, seat %s)", game_id, seat)
+            return ()
+
+    @staticmethod
+    def pictures(game_id: int, state: GameState, seat: int, current: Step) -> tuple[Picture, ...]:
+        """The panel's pictures: a preview shows the boards the action changes as they would be (the
+        board it is played on first and large), a question waiting on the player shows its board with
+        the candidates; other steps show none."""
+        if current.preview is not None and current.preview.after is not None:
+            after, events = current.preview.after, current.preview.events
+            ages = changed_ages(after, events)
+            first = getattr(current.preview.action, "age", None)
+            ages.sort(key=lambda a: a != first)
+            return tuple(Picture(age_card(after, age, seat, events, heading="Preview"),
+                                 f"tiempo-{game_id}-preview-{age.title.lower()}.png",
+                                 f"{age.title} after this action: what it changes is ringed", lead=i == 0)
+                         for i, age in enumerate(ages))
+        if state.pending is not None and state.pending.decision.player == seat:
+            age = Age(state.pending.decision.age)
+            return (Picture(age_card(state, age, seat), f"tiempo-{game_id}-question-{age.title.lower()}.png",
+                            f"{age.title}: the choices are ringed and listed on the right"),)
+        return ()
 
     async def show(self, caller: Caller, game_id: int | None = None, version: str | None = None,
                    path: Sequence[str] = (), note: Text | str = "") -> Reply:
@@ -49,7 +86,8 @@ class Panels:
             current = step(state, seat, path)
         except ValueError:
             note, current = "That choice is no longer possible; here is what you can do now.", step(state, seat)
-        return Reply(lines([x for x in (note, head, *_body(current)) if x]),
+        gallery = await self.pictures_or_none(game.id, state, seat, current)
+        return Reply(lines([x for x in (note, head, *_body(current)) if x]), gallery=gallery,
                      panel=PanelView(game.id, version_of(game), current.path, current.next_base, current.question,
                                      current.choices, current.back if current.path else None,
                                      current.preview is not None,

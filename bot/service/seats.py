@@ -10,7 +10,7 @@ from collections.abc import Callable
 from rules import Action, GameState, apply
 
 from ..ai import AIWorker, Players, WorkerDied
-from ..storage import BusyError, GameRecord, Status
+from ..storage import DatabaseBusyError, GameBusyError, GameRecord, Status
 from ..words import Command, say
 from .clock import Commit, safe_action
 from .games import Games, is_ai
@@ -18,9 +18,6 @@ from .herald import Herald
 from .messages import Post
 
 log = logging.getLogger("tiempo.service")
-
-#: how long an AI seat waits before it tries again when the database is busy (in use elsewhere)
-BUSY_RETRY_S = 2.0
 
 
 class AISeats:
@@ -76,9 +73,11 @@ class AISeats:
                 action = await self.think(state, state.waiting_on, seat.ai_level, game.seed * 1000 + state.turn)
                 try:
                     await self._play(game, state, action, seat.user_id)
-                except BusyError:  # another process holds the database: the AI plays in a moment
+                except GameBusyError:  # someone else is moving in this game: look again in a moment
+                    await asyncio.sleep(0.5)
+                except DatabaseBusyError:  # another program holds the database: the AI plays in a moment
                     log.warning("game #%s: the database is busy; the AI seat tries again", game_id)
-                    await asyncio.sleep(BUSY_RETRY_S)
+                    await asyncio.sleep(0.5)
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -89,19 +88,19 @@ class AISeats:
                     "The AI player of game #{id} ran into a problem and stopped; its turn will end when the turn "
                     "limit runs out, or the opener can {cancel} the game.", id=game_id, cancel=Command("cancel"))))
 
-    async def _play(self, game: GameRecord, state: GameState, action: Action, actor_id: int) -> None:
-        """Store and announce the AI's ``action``, chosen for ``game`` at ``state``, unless the game
-        moved on meanwhile."""
+    async def _play(self, game: GameRecord, state: GameState, action: Action, user_id: int) -> None:
+        """Play the AI's ``action``, chosen for ``game`` as it was, unless the game moved on meanwhile."""
         storage = self.games.storage
-        async with storage.lock(game.id):
-            fresh = await storage.get_game(game.id)
-            # the same count is not enough: an undo and another action give the same count
-            # with another position; the action was chosen for this one
+        game_id = game.id
+        async with storage.lock(game_id):
+            fresh = await storage.get_game(game_id)
+            # the same count is not enough: an undo and another action give the same count with
+            # another position; the action was chosen for this one
             if (fresh.action_count != game.action_count or fresh.snapshot != game.snapshot
                     or fresh.status is not Status.PLAYING):
                 return
             new, events = apply(state, action)
-            await self.commit(fresh, state, new, action, events, actor_id)
+            await self.commit(fresh, state, new, action, events, user_id)
 
     async def think(self, state: GameState, seat: int, level: str, seed: int) -> Action:
         """The AI's action, decided off the event loop (in the worker process, or a thread); if the AI
@@ -126,6 +125,8 @@ class AISeats:
     async def resume(self) -> None:
         """After a start-up: let every game waiting on an AI seat go on."""
         for game in await self.games.storage.list_games(Status.PLAYING):
+            if not self.games.mine(game):  # another shard process drives it
+                continue
             state = self.games.state_of(game)
             if is_ai(game.seats[state.waiting_on]):
                 self.drive(game.id)

@@ -1,0 +1,54 @@
+"""Games on disk: a SQLite file (a path, the default) or a PostgreSQL database (a ``postgresql://`` URL),
+behind one interface, ``Storage``.
+
+* ``records``  — statuses, seats, games, actions, and the errors storage raises;
+* ``schema``   — the tables and their migration steps (per backend where the SQL differs);
+* ``backend``  — what ``Storage`` needs of a database (``Database``, ``Tx``), and database URLs;
+* ``sqlite``, ``postgres`` — the two backends (asyncpg is imported only for a PostgreSQL URL);
+* ``store``    — ``Storage``: every query, written once;
+* ``check``    — the start-up check, which explains in one sentence why a database cannot be used.
+"""
+
+from .backend import Database, is_postgres_url, without_password
+from .records import (
+    KEEP,
+    TRANSITIONS,
+    ActionRecord,
+    ChannelBusyError,
+    DatabaseBusyError,
+    GameBusyError,
+    GameNotFoundError,
+    GameRecord,
+    SchemaError,
+    SeatRecord,
+    StaleSeqError,
+    Status,
+    StatusError,
+    StorageError,
+)
+from .schema import MIGRATIONS, SCHEMA_VERSION, Step
+from .store import Storage
+
+__all__ = [
+    "KEEP",
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "TRANSITIONS",
+    "ActionRecord",
+    "ChannelBusyError",
+    "Database",
+    "DatabaseBusyError",
+    "GameBusyError",
+    "GameNotFoundError",
+    "GameRecord",
+    "SchemaError",
+    "SeatRecord",
+    "StaleSeqError",
+    "Status",
+    "StatusError",
+    "Step",
+    "Storage",
+    "StorageError",
+    "is_postgres_url",
+    "without_password",
+]

@@ -1,0 +1,150 @@
+"""The games in a PostgreSQL database, through asyncpg.
+
+A small pool of connections, each with ``synchronous_commit = on`` (whatever the server's default), so
+a transaction is on the server's disk when its COMMIT returns. A transaction that loads a game locks
+its row (``SELECT … FOR UPDATE``) until it ends: two processes that append to one game take turns, and
+the second finds the action count moved and is refused (StaleSeqError). The schema version is the one
+row of the table ``tiempo_schema``; migrating holds a transaction-level advisory lock, so two bots
+starting at once apply each step once. A game's lock between processes is a session advisory lock
+held by one connection of each process, which the server releases if the process dies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any, Final
+
+import asyncpg
+
+from . import schema
+from .backend import numbered, without_password
+from .records import SchemaError
+from .schema import Dialect, Row
+
+#: how long to wait for the server when connecting, in seconds
+CONNECT_TIMEOUT: Final = 15.0
+#: the advisory lock held while migrating ("tiempo" in ASCII)
+MIGRATION_LOCK: Final = 0x7469656D706F
+#: the first key of a game's advisory lock (the second is the game's id)
+GAME_LOCKS: Final = 0x7469656D
+#: the settings every connection gets
+SERVER_SETTINGS: Final = {"synchronous_commit": "on", "application_name": "tiempo"}
+
+
+class PostgresTx:
+    """A transaction on one connection of the pool."""
+
+    def __init__(self, conn: Any) -> None:
+        self._conn = conn
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        """Run one statement."""
+        await self._conn.execute(numbered(sql), *params)
+
+    async def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        """The first row of a query, or None."""
+        row: Row | None = await self._conn.fetchrow(numbered(sql), *params)
+        return row
+
+
+class PostgresDatabase:
+    """One PostgreSQL database: a pool of connections, transactions and migrations."""
+
+    dialect: Dialect = "postgresql"
+    lock_row = " FOR UPDATE"
+
+    def __init__(self, pool: Any, url: str) -> None:
+        """Wrap an open pool; use ``PostgresDatabase.open``."""
+        self._pool = pool
+        self.name = without_password(url)
+        self._closed = False
+        self._url = url
+        self._locker: Any = None  # the connection that holds this process's game locks
+        self._locking = asyncio.Lock()  # one query at a time on it
+
+    @classmethod
+    async def open(cls, url: str, *, max_connections: int = 4) -> PostgresDatabase:
+        """Connect to the database ``url`` names and apply the missing migrations. Raises SchemaError for a
+        database written by a newer Tiempo, OSError or TimeoutError when the server cannot be reached,
+        and asyncpg's errors for what the server refuses (a wrong password, a database that does not
+        exist, a user who may not create tables)."""
+        pool = await asyncpg.create_pool(url, min_size=1, max_size=max_connections, timeout=CONNECT_TIMEOUT,
+                                         server_settings=SERVER_SETTINGS)
+        database = cls(pool, url)
+        try:
+            await database.migrate()
+        except BaseException:
+            await database.close()
+            raise
+        return database
+
+    async def try_lock(self, game_id: int, holder: str) -> bool:
+        """Take the game's advisory lock on this process's lock connection unless another process holds
+        it. The server gives a connection's locks up when it ends, so a process that dies frees them."""
+        async with self._locking:
+            if self._locker is None or self._locker.is_closed():
+                self._locker = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT,
+                                                     server_settings=SERVER_SETTINGS)
+            taken: bool = await self._locker.fetchval("SELECT pg_try_advisory_lock($1, $2)", GAME_LOCKS, game_id)
+            return taken
+
+    async def unlock(self, game_id: int, holder: str) -> None:
+        """Give the advisory lock back (nothing to do if the lock connection was lost: so was the lock)."""
+        async with self._locking:
+            if self._locker is not None and not self._locker.is_closed():
+                await self._locker.execute("SELECT pg_advisory_unlock($1, $2)", GAME_LOCKS, game_id)
+
+    async def close(self) -> None:
+        """Close the connections (idempotent), waiting a little for those in use."""
+        if not self._closed:
+            self._closed = True
+            if self._locker is not None:
+                self._locker.terminate()
+            try:
+                await asyncio.wait_for(self._pool.close(), timeout=10)
+            except TimeoutError:
+                self._pool.terminate()
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[PostgresTx]:
+        """One transaction, committed on leaving, rolled back on an error."""
+        async with self._pool.acquire() as conn, conn.transaction():
+            yield PostgresTx(conn)
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        """All rows of a read-only query."""
+        rows: list[Row] = await self._pool.fetch(numbered(sql), *params)
+        return rows
+
+    async def migrate(self) -> None:
+        """Apply the missing migrations, each in one transaction that also records the new version."""
+        while True:
+            async with self.transaction() as tx:
+                await tx.execute("SELECT pg_advisory_xact_lock(?)", (MIGRATION_LOCK,))
+                known = await tx.one("SELECT to_regclass('tiempo_schema') IS NOT NULL")
+                if known is None or not known[0]:
+                    await tx.execute("CREATE TABLE tiempo_schema (version INTEGER NOT NULL)")
+                row = await tx.one("SELECT version FROM tiempo_schema")
+                version = int(row[0]) if row else 0
+                if version > schema.SCHEMA_VERSION:
+                    raise SchemaError(f"{self.name}: the database has schema version {version}, newer than "
+                                      f"this Tiempo knows ({schema.SCHEMA_VERSION}). Upgrade Tiempo.")
+                if version == schema.SCHEMA_VERSION:
+                    return
+                for statement in schema.MIGRATIONS[version].statements(self.dialect):
+                    await tx.execute(statement)
+                if row is None:
+                    await tx.execute("INSERT INTO tiempo_schema (version) VALUES (?)", (version + 1,))
+                else:
+                    await tx.execute("UPDATE tiempo_schema SET version = ?", (version + 1,))
+
+    async def schema_version(self) -> int:
+        """The schema version stored in the database."""
+        rows = await self.fetchall("SELECT version FROM tiempo_schema")
+        return int(rows[0][0]) if rows else 0
+
+    async def integrity_problems(self) -> list[str]:
+        """Nothing beyond the shared checks: the server enforces every constraint itself."""
+        return []

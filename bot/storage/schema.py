@@ -1,0 +1,235 @@
+"""The tables, the steps that build them, and the rows read back as records.
+
+Both backends have the same tables, columns and constraints, and the same numbered migration steps;
+only a step's SQL may differ per backend (SQLite's ``AUTOINCREMENT`` is PostgreSQL's identity column).
+Queries are written once, with ``?`` placeholders; the PostgreSQL backend numbers them (``$1``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Literal, Protocol
+
+from .records import ActionRecord, GameRecord, SeatRecord, Status
+
+Dialect = Literal["sqlite", "postgresql"]
+
+
+class Row(Protocol):
+    """A row as both drivers give it: by column name or position (``sqlite3.Row``, ``asyncpg.Record``)."""
+
+    def __getitem__(self, key: Any, /) -> Any: ...
+
+
+@dataclass(frozen=True)
+class Step:
+    """One migration step: the statements taking the schema one version up, run in one transaction."""
+
+    sqlite: tuple[str, ...]
+    postgresql: tuple[str, ...]
+
+    @classmethod
+    def same(cls, *statements: str) -> Step:
+        """A step written the same way for both backends."""
+        return cls(statements, statements)
+
+    def statements(self, dialect: Dialect) -> tuple[str, ...]:
+        """The step's statements for ``dialect``."""
+        return self.sqlite if dialect == "sqlite" else self.postgresql
+
+
+_ACTIVE_INDEX = """
+    CREATE UNIQUE INDEX games_one_active_per_channel ON games (channel_id)
+        WHERE status IN ('lobby', 'playing')
+"""
+_STATUS_INDEX = "CREATE INDEX games_by_status ON games (status, id)"
+_DEADLINE_INDEX = "CREATE INDEX games_by_deadline ON games (turn_deadline) WHERE turn_deadline IS NOT NULL"
+
+# Step 2: the games' locks between processes (SQLite: a row per held lock, with the time it lapses;
+# PostgreSQL uses advisory locks instead, so the table stays empty there) and the outbox: the channel
+# posts an action causes, stored with it and deleted once sent.
+_LOCKS_AND_OUTBOX: Final = Step(
+    sqlite=(
+        """
+        CREATE TABLE game_locks (
+            game_id INTEGER PRIMARY KEY,
+            holder  TEXT    NOT NULL,
+            until   REAL    NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE outbox (
+            id         INTEGER PRIMARY KEY AUTOINCREMENT,
+            game_id    INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+            guild_id   INTEGER NOT NULL,
+            channel_id INTEGER NOT NULL,
+            body       TEXT    NOT NULL,
+            created_at REAL    NOT NULL
+        )
+        """,
+        "CREATE INDEX outbox_by_guild ON outbox (guild_id, id)",
+    ),
+    postgresql=(
+        """
+        CREATE TABLE game_locks (
+            game_id BIGINT PRIMARY KEY,
+            holder  TEXT   NOT NULL,
+            until   DOUBLE PRECISION NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE outbox (
+            id         BIGINT  GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            game_id    BIGINT  NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+            guild_id   BIGINT  NOT NULL,
+            channel_id BIGINT  NOT NULL,
+            body       TEXT    NOT NULL,
+            created_at DOUBLE PRECISION NOT NULL
+        )
+        """,
+        "CREATE INDEX outbox_by_guild ON outbox (guild_id, id)",
+    ),
+)
+
+#: migration i takes the schema from version i to version i + 1. Never edit a released step: add one.
+MIGRATIONS: Final[tuple[Step, ...]] = (
+    Step(
+        sqlite=(
+            # Game ids are never reused (AUTOINCREMENT): buttons on old messages carry them.
+            """
+            CREATE TABLE games (
+                id               INTEGER PRIMARY KEY AUTOINCREMENT,
+                guild_id         INTEGER NOT NULL,
+                channel_id       INTEGER NOT NULL,
+                opener_id        INTEGER NOT NULL,
+                status           TEXT    NOT NULL DEFAULT 'lobby'
+                                 CHECK (status IN ('lobby', 'playing', 'finished', 'cancelled')),
+                options          TEXT    NOT NULL DEFAULT '{}' CHECK (json_valid(options)),
+                seats            TEXT    NOT NULL DEFAULT '[]' CHECK (json_valid(seats)),
+                seed             INTEGER NOT NULL,
+                created_at       REAL    NOT NULL,
+                updated_at       REAL    NOT NULL,
+                snapshot         TEXT,
+                action_count     INTEGER NOT NULL DEFAULT 0 CHECK (action_count >= 0),
+                turn_deadline    REAL,
+                half_warned      INTEGER NOT NULL DEFAULT 0 CHECK (half_warned IN (0, 1)),
+                board_message_id INTEGER,
+                CHECK (snapshot IS NOT NULL OR status IN ('lobby', 'cancelled'))
+            )
+            """,
+            _ACTIVE_INDEX,  # at most one game that is not over per channel
+            _STATUS_INDEX,
+            _DEADLINE_INDEX,
+            """
+            CREATE TABLE actions (
+                game_id    INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+                seq        INTEGER NOT NULL CHECK (seq >= 1),
+                actor_id   INTEGER NOT NULL,
+                action     TEXT    NOT NULL,
+                created_at REAL    NOT NULL,
+                PRIMARY KEY (game_id, seq)
+            ) WITHOUT ROWID
+            """,
+        ),
+        postgresql=(
+            # An identity column draws ids from a sequence, which never hands one out twice. The json
+            # type checks the text and keeps it as written.
+            """
+            CREATE TABLE games (
+                id               BIGINT  GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                guild_id         BIGINT  NOT NULL,
+                channel_id       BIGINT  NOT NULL,
+                opener_id        BIGINT  NOT NULL,
+                status           TEXT    NOT NULL DEFAULT 'lobby'
+                                 CHECK (status IN ('lobby', 'playing', 'finished', 'cancelled')),
+                options          JSON    NOT NULL DEFAULT '{}',
+                seats            JSON    NOT NULL DEFAULT '[]',
+                seed             BIGINT  NOT NULL,
+                created_at       DOUBLE PRECISION NOT NULL,
+                updated_at       DOUBLE PRECISION NOT NULL,
+                snapshot         TEXT,
+                action_count     INTEGER NOT NULL DEFAULT 0 CHECK (action_count >= 0),
+                turn_deadline    DOUBLE PRECISION,
+                half_warned      SMALLINT NOT NULL DEFAULT 0 CHECK (half_warned IN (0, 1)),
+                board_message_id BIGINT,
+                CHECK (snapshot IS NOT NULL OR status IN ('lobby', 'cancelled'))
+            )
+            """,
+            _ACTIVE_INDEX,
+            _STATUS_INDEX,
+            _DEADLINE_INDEX,
+            """
+            CREATE TABLE actions (
+                game_id    BIGINT  NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+                seq        INTEGER NOT NULL CHECK (seq >= 1),
+                actor_id   BIGINT  NOT NULL,
+                action     TEXT    NOT NULL,
+                created_at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (game_id, seq)
+            )
+            """,
+        ),
+    ),
+    _LOCKS_AND_OUTBOX,
+)
+
+
+#: the schema version this code writes
+SCHEMA_VERSION: Final = len(MIGRATIONS)
+
+GAME_COLUMNS: Final = (
+    "id, guild_id, channel_id, opener_id, status, options, seats, seed, created_at, updated_at, snapshot, "
+    "action_count, turn_deadline, half_warned, board_message_id"
+)
+ACTION_COLUMNS: Final = "game_id, seq, actor_id, action, created_at"
+
+#: games whose action_count disagrees with their log: (id, action_count, actions, highest seq)
+BROKEN_LOGS: Final = (
+    "SELECT g.id, g.action_count, COUNT(a.seq), COALESCE(MAX(a.seq), 0) FROM games g "
+    "LEFT JOIN actions a ON a.game_id = g.id GROUP BY g.id, g.action_count "
+    "HAVING g.action_count != COUNT(a.seq) OR g.action_count != COALESCE(MAX(a.seq), 0)"
+)
+
+
+def game_of(row: Row) -> GameRecord:
+    """A GameRecord from a row of ``GAME_COLUMNS``."""
+    return GameRecord(
+        id=row["id"],
+        guild_id=row["guild_id"],
+        channel_id=row["channel_id"],
+        opener_id=row["opener_id"],
+        status=Status(row["status"]),
+        options=json.loads(row["options"]),
+        seats=tuple(SeatRecord.from_json(s) for s in json.loads(row["seats"])),
+        seed=row["seed"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        snapshot=row["snapshot"],
+        action_count=row["action_count"],
+        turn_deadline=row["turn_deadline"],
+        half_warned=bool(row["half_warned"]),
+        board_message_id=row["board_message_id"],
+    )
+
+
+def action_of(row: Row) -> ActionRecord:
+    """An ActionRecord from a row of ``ACTION_COLUMNS``."""
+    return ActionRecord(row["game_id"], row["seq"], row["actor_id"], row["action"], row["created_at"])
+
+
+def seats_json(seats: Sequence[SeatRecord]) -> str:
+    """The ``seats`` column for ``seats``."""
+    return json.dumps([s.to_json() for s in seats], ensure_ascii=False)
+
+
+def options_json(options: Mapping[str, Any]) -> str:
+    """The ``options`` column for ``options``."""
+    return json.dumps(dict(options), ensure_ascii=False, sort_keys=True)
+
+
+def now_or(now: float | None) -> float:
+    """``now`` (as a float), or the wall clock when None."""
+    return time.time() if now is None else float(now)

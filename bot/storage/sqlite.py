@@ -1,0 +1,158 @@
+"""The games in one SQLite file, through aiosqlite.
+
+The file is in WAL mode with ``synchronous=FULL``, so a committed transaction survives a crash. The
+schema version lives in ``PRAGMA user_version``. One connection, used by one coroutine at a time;
+``BEGIN IMMEDIATE`` takes the file's write lock at the start of a transaction, so a second process
+waits (up to ``BUSY_S``, then ``DatabaseBusyError``: a player reads "busy, try again in a moment" within
+Discord's 3 seconds) rather than writing over a game it read before. Between processes that
+share the file (shards), a game's lock is a row of ``game_locks`` that lapses after ``LOCK_LEASE``
+seconds if its process dies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import aiosqlite
+
+from . import schema
+from .records import DatabaseBusyError, SchemaError, StorageError
+from .schema import Dialect, Row
+
+#: how long a game's lock row holds if its process dies without giving it back, in seconds
+LOCK_LEASE = 15.0
+#: how long a write waits for another process's hold of the file before ``DatabaseBusyError``, in seconds
+BUSY_S = 1.5
+
+
+class SQLiteTx:
+    """A transaction on the file's connection."""
+
+    def __init__(self, db: aiosqlite.Connection) -> None:
+        self._db = db
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        """Run one statement."""
+        await self._db.execute(sql, params)
+
+    async def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        """The first row of a query, or None."""
+        async with self._db.execute(sql, params) as cursor:
+            row: sqlite3.Row | None = await cursor.fetchone()
+            return row
+
+
+class SQLiteDatabase:
+    """One SQLite file: the connection, one user of it at a time, transactions and migrations."""
+
+    dialect: Dialect = "sqlite"
+    lock_row = ""  # BEGIN IMMEDIATE already holds the whole file
+
+    def __init__(self, db: aiosqlite.Connection, path: str) -> None:
+        """Wrap an open connection; use ``SQLiteDatabase.open``."""
+        self._db = db
+        self.name = self.path = path
+        self._use = asyncio.Lock()  # one user of the connection at a time (transactions are per connection)
+        self._closed = False
+
+    @classmethod
+    async def open(cls, path: str) -> SQLiteDatabase:
+        """Open (creating if needed) the database at ``path``: WAL mode, full sync, foreign keys on,
+        migrations applied. Raises SchemaError for a file made by a newer Tiempo, StorageError if WAL
+        cannot be turned on, and sqlite3 errors for a file that is not a database."""
+        db = await aiosqlite.connect(path, isolation_level=None)  # autocommit: transactions are explicit
+        try:
+            db.row_factory = sqlite3.Row
+            await db.execute(f"PRAGMA busy_timeout = {int(BUSY_S * 1000)}")
+            async with db.execute("PRAGMA journal_mode = WAL") as cursor:
+                row = await cursor.fetchone()
+            mode = str(row[0]).lower() if row else "?"
+            if mode != "wal" and path != ":memory:":
+                raise StorageError(f"{path}: cannot use write-ahead logging (journal mode stays {mode!r}).")
+            await db.execute("PRAGMA synchronous = FULL")
+            await db.execute("PRAGMA foreign_keys = ON")
+            database = cls(db, path)
+            await database.migrate()
+        except BaseException:
+            await db.close()
+            raise
+        return database
+
+    async def close(self) -> None:
+        """Close the database (idempotent)."""
+        if not self._closed:
+            self._closed = True
+            async with self._use:
+                await self._db.close()
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[SQLiteTx]:
+        """One write transaction (``BEGIN IMMEDIATE``), committed on leaving, rolled back on an error."""
+        async with self._use:
+            try:
+                await self._db.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as err:  # "database is locked" once BUSY_S has passed
+                if "locked" in str(err) or "busy" in str(err):
+                    raise DatabaseBusyError() from err
+                raise
+            try:
+                yield SQLiteTx(self._db)
+            except BaseException:
+                await self._db.execute("ROLLBACK")
+                raise
+            await self._db.execute("COMMIT")
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        """All rows of a read-only query (outside any other coroutine's transaction)."""
+        async with self._use:
+            return list(await self._db.execute_fetchall(sql, params))
+
+    async def migrate(self) -> None:
+        """Apply the missing migrations, each in one transaction with its new ``user_version``."""
+        while True:
+            async with self.transaction() as tx:
+                row = await tx.one("PRAGMA user_version")
+                version = int(row[0]) if row else 0
+                if version > schema.SCHEMA_VERSION:
+                    raise SchemaError(f"{self.path}: the database has schema version {version}, newer than "
+                                      f"this Tiempo knows ({schema.SCHEMA_VERSION}). Upgrade Tiempo.")
+                if version == schema.SCHEMA_VERSION:
+                    return
+                for statement in schema.MIGRATIONS[version].statements(self.dialect):
+                    await tx.execute(statement)
+                await tx.execute(f"PRAGMA user_version = {version + 1}")
+
+    async def schema_version(self) -> int:
+        """The schema version stored in the file."""
+        rows = await self.fetchall("PRAGMA user_version")
+        return int(rows[0][0])
+
+    async def try_lock(self, game_id: int, holder: str) -> bool:
+        """Take the game's lock row unless another process holds it and it has not lapsed (a process
+        that dies without giving it back loses it after ``LOCK_LEASE`` seconds)."""
+        now = time.time()
+        async with self.transaction() as tx:
+            await tx.execute(
+                "INSERT INTO game_locks (game_id, holder, until) VALUES (?, ?, ?) ON CONFLICT (game_id) DO UPDATE "
+                "SET holder = excluded.holder, until = excluded.until "
+                "WHERE game_locks.until < ? OR game_locks.holder = excluded.holder",
+                (game_id, holder, now + LOCK_LEASE, now))
+            row = await tx.one("SELECT holder FROM game_locks WHERE game_id = ?", (game_id,))
+        return row is not None and row[0] == holder
+
+    async def unlock(self, game_id: int, holder: str) -> None:
+        """Give the lock row back."""
+        async with self.transaction() as tx:
+            await tx.execute("DELETE FROM game_locks WHERE game_id = ? AND holder = ?", (game_id, holder))
+
+    async def integrity_problems(self) -> list[str]:
+        """What SQLite's integrity and foreign-key checks find wrong; empty when the file is sound."""
+        problems = [str(r[0]) for r in await self.fetchall("PRAGMA integrity_check") if r[0] != "ok"]
+        broken = await self.fetchall("PRAGMA foreign_key_check")  # table, rowid, parent, constraint
+        problems += [f"foreign key: {(r[0], r[1], r[2], r[3])}" for r in broken]
+        return problems

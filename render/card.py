@@ -1,0 +1,201 @@
+"""One Age as a landscape card that reads in the chat before anyone opens it.
+
+Discord fits an image into about 550 x 350 pixels in the chat (400 px wide on a phone). A card is
+the board (800 px wide, as in the other pictures) with a side column on its right, 1140 x 680 in
+all: shown at one half, a cell is 24 px, a cube initial about 9 px, and the side column's words
+13 px or more. The side column says what a reader needs next to the board: the round and whose
+turn, what changed on this board during the last turn (or what the preview would change, or the
+candidates of a pending decision with their owners), and who is which colour.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PIL import Image, ImageDraw
+
+from rules import Age, Cell, Kind
+
+from . import sprites
+from .layout import board_layout
+from .paint import _badge_text, _fit, _paste, _text, board_base, draw_board
+from .scene import BoardScene, Mark, Piece, Scene
+from .style import AGE_BAR, CARD, COIN_EDGE, INK, MUTED, PAGE, RULE, WIDTH, text_length
+
+SIDE_W = 340  #: the side column
+CARD_W = WIDTH + SIDE_W
+MARGIN = 7  #: above and below the board
+TEXT = 26  #: side column text (13 px when the card is shown at one half)
+TITLE = 34
+LINE_H = 38
+CUBE = 28
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One line of the side column: a badge (``badge``, its kind ``tone``) or an owner's cube, then
+    words."""
+
+    words: str
+    badge: str | None = None
+    tone: str = "new"
+    owner: int | None = None
+    tail: str = ""  # words after ``words`` that are never cut (``words`` is shortened to make room)
+
+
+def changes(board: BoardScene, scene: Scene) -> list[Line]:
+    """What changed on ``board`` during the events the scene marks, one line per building, in board
+    order: new, upgraded, downsized, populated, renovated buildings, then what was removed, then the
+    pawns that arrived."""
+    out = [Line(f"{_name(p.kind)} {p.origin}", badge=_badge_text(p), owner=p.owner)
+           for p in board.pieces if p.mark is not None]
+    out += [Line(f"{_name(g.kind)} {g.origin}", badge="GONE", tone="gone", owner=g.owner)
+            for g in board.ghosts if not g.downsized]
+    for pl in scene.players:
+        for idx in (0, 1):
+            if pl.moved[idx] and pl.pawns[idx] is board.age:
+                out.append(Line(pl.name, owner=pl.seat, tail=" arrived"))
+    return out
+
+
+def candidates(board: BoardScene, placing: Kind | None = None) -> list[Line]:
+    """The buildings a pending decision on ``board`` chooses among, with their owners; or, when it
+    places a smaller ``placing`` building (R64), the squares it may cover."""
+    out = []
+    for cell in board.choices:
+        if placing is not None:
+            end = Cell(cell.col + placing.level - 1, cell.row + placing.level - 1)
+            where = f"{cell}" if placing.level == 1 else f"{cell}-{end}"
+            out.append(Line(f"{placing.value} on {where}", badge=str(cell), tone="choice"))
+            continue
+        piece = _piece_at(board, cell)
+        words = f"{_name(piece.kind)} at {cell}" if piece is not None else f"{cell}"
+        out.append(Line(words, badge=str(cell), tone="choice", owner=piece.owner if piece is not None else None))
+    return out
+
+
+def ages_changed(scene: Scene) -> list[Age]:
+    """The Ages whose boards show a change (a mark, a removed building or an arrived pawn)."""
+    return [b.age for b in scene.boards if changes(b, scene)]
+
+
+def paint_card(scene: Scene, age: Age, *, heading: str | None = None, last_turn: bool = True) -> Image.Image:
+    """The card of ``age``: the board with its marks, and the side column. ``heading`` replaces the
+    round line (e.g. "Preview"); ``last_turn`` lists what the scene's events changed (False when no
+    events were given: the start of a game, a question's board)."""
+    board = scene.boards[age]
+    lay = board_layout(scene.map, age, len(scene.players), 0, 0)
+    top = lay.board_top(age)
+    bh = lay.geo.board_h
+    im = Image.new("RGB", (CARD_W, bh + 2 * MARGIN), PAGE)
+    # the board block, drawn as in the single-board picture, then moved up under the margin
+    block = Image.new("RGB", (WIDTH, top + bh), PAGE)
+    block.paste(board_base(scene.map, age), (0, top))
+    draw_board(block, lay, board, scene)
+    im.paste(block.crop((0, top, WIDTH, top + bh)), (0, MARGIN))
+    _side(im, scene, board, heading, last_turn)
+    return im
+
+
+Row = tuple[str, str] | Line  #: a title or a note (``("title" | "note", words)``), or a line
+
+
+def rows(scene: Scene, board: BoardScene, heading: str | None, last_turn: bool) -> list[Row]:
+    """The side column's list: what changed (a preview's changes, or the last turn's), then the
+    candidates of a pending decision on this board."""
+    out: list[Row] = []
+    if heading is not None or (last_turn and not board.choices):
+        out.append(("title", "What it changes:" if heading is not None else "Last turn:"))
+        items = changes(board, scene)
+        out += items or [("note", "Nothing changed on this board.")]
+    if board.choices:
+        chooser = next((p.name for p in scene.players if p.deciding), "")
+        out.append(("title", f"{'Then ' if out else ''}{chooser} chooses:"))
+        out += candidates(board, scene.placing)
+    return out
+
+
+def _side(im: Image.Image, scene: Scene, board: BoardScene, heading: str | None, last_turn: bool) -> None:
+    d = ImageDraw.Draw(im)
+    x0, x1 = WIDTH + 2, CARD_W - 10
+    d.rounded_rectangle((x0, MARGIN, x1, im.height - MARGIN - 1), radius=10, fill=CARD, outline=RULE, width=1)
+    d.rounded_rectangle((x0, MARGIN, x1, MARGIN + 56), radius=10, fill=AGE_BAR[board.age])
+    d.rectangle((x0, MARGIN + 46, x1, MARGIN + 56), fill=CARD)
+    left, room = x0 + 16, x1 - x0 - 32
+    _text(im, left, MARGIN + 25, board.age.title.upper(), TITLE, (255, 250, 240), bold=True)
+    y = MARGIN + 86
+    if heading is not None:
+        _text(im, left, y, _fit(heading, TEXT + 2, room, bold=True), TEXT + 2, INK, bold=True)
+    elif scene.finished:
+        _text(im, left, y, "Game over", TEXT + 2, INK, bold=True)
+    else:
+        income = "  income" if scene.round in scene.income_rounds else ""
+        w = _text(im, left, y, f"Round {scene.round} of {scene.rounds}", TEXT + 2, INK, bold=True)
+        if income:
+            _text(im, left + w, y, income, TEXT - 4, COIN_EDGE, bold=True)
+    y += LINE_H
+    active = next((p for p in scene.players if p.active), None)
+    if active is not None and not scene.finished:
+        w = _text(im, left, y, "To play:", TEXT, MUTED, bold=True)
+        _paste(im, sprites.cube(active.colour, CUBE), left + w + 8, y - CUBE / 2 - 2)
+        _text(im, left + w + 8 + CUBE + 10, y, _fit(active.name, TEXT, room - w - CUBE - 20, bold=True), TEXT, INK,
+              bold=True)
+        y += LINE_H
+    y += 6
+    d.line((left, y, x1 - 16, y), fill=RULE, width=2)
+    y += 30
+    key_top = im.height - MARGIN - 16 - len(scene.players) * (LINE_H - 4)
+    listed = rows(scene, board, heading, last_turn)
+    room_rows = max(1, int((key_top - 10 - y) // LINE_H))
+    shown = listed if len(listed) <= room_rows else listed[: room_rows - 1]
+    for row in shown:
+        if isinstance(row, Line):
+            _line(im, scene, left, y, room, row)
+        elif row[0] == "title":
+            words = row[1]
+            if text_length(words, TEXT) + 2 > room:  # a long name: shorten it, keep "chooses:"
+                name, _, verb = words.rpartition(" ")
+                words = f"{_fit(name, TEXT, room - text_length(' ' + verb, TEXT) - 4, bold=True)} {verb}"
+            _text(im, left, y, words, TEXT, MUTED, bold=True)
+        else:
+            _text(im, left, y, _fit(row[1], TEXT - 2, room), TEXT - 2, MUTED)
+        y += LINE_H
+    if len(shown) < len(listed):
+        _text(im, left, y, f"and {sum(isinstance(r, Line) for r in listed[len(shown):])} more", TEXT, MUTED)
+    # who is which colour: the initials on the board read as names here
+    d.line((left, key_top - 8, x1 - 16, key_top - 8), fill=RULE, width=2)
+    for i, pl in enumerate(scene.players):
+        cy = key_top + 10 + i * (LINE_H - 4) + (LINE_H - 4) / 2
+        _paste(im, sprites.cube(pl.colour, CUBE - 4), left, cy - (CUBE - 4) / 2 - 2)
+        _text(im, left + CUBE + 8, cy, _fit(pl.name, TEXT - 2, room - CUBE - 8), TEXT - 2, INK)
+
+
+def _line(im: Image.Image, scene: Scene, x: float, cy: float, room: float, line: Line) -> None:
+    if line.badge is not None:
+        b = sprites.badge(line.badge, line.tone, size=20)
+        _paste(im, b, x, cy - b.height / 2)
+        x += b.width + 8
+        room -= b.width + 8
+    cube = CUBE - 6
+    if line.owner is not None:
+        room -= cube + 12
+    whole = line.words + line.tail
+    size = TEXT if text_length(whole, TEXT) <= room else TEXT - 3  # a long name: a little smaller
+    words = _fit(line.words, size, room - text_length(line.tail, size)) + line.tail
+    w = _text(im, x, cy, words, size, INK)
+    if line.owner is not None:  # after the words, as on the board (top-right of a tile)
+        _paste(im, sprites.cube(scene.players[line.owner].colour, cube), x + w + 8, cy - cube / 2 - 2)
+
+
+def _piece_at(board: BoardScene, cell: Cell) -> Piece | None:
+    for p in board.pieces:
+        if p.origin.col <= cell.col < p.origin.col + p.level and p.origin.row <= cell.row < p.origin.row + p.level:
+            return p
+    return None
+
+
+def _name(kind: Kind) -> str:
+    return str(kind.value)
+
+
+__all__ = ["CARD_W", "Line", "Mark", "ages_changed", "candidates", "changes", "paint_card", "rows"]
