@@ -246,19 +246,20 @@ async def handle(interaction: Interaction, what: str, work: Callable[[], Awaitab
     """Run ``work`` for an interaction and answer it: the reply, the refusal's sentence, or an apology.
     ``defer`` acknowledges at once (privately) before slow work; ``update`` edits the clicked message
     (with ``defer``, after acknowledging the click at once: for work that plays an action, whose
-    channel posts and pictures may take longer than Discord's 3 seconds)."""
+    channel posts and pictures may take longer than Discord's 3 seconds; without, the click is still
+    acknowledged once ``ACK_S`` has passed)."""
     try:
         if defer and update:
             await interaction.response.defer()  # on a component: "the message will be edited"
         elif defer:
             await interaction.response.defer(ephemeral=True, thinking=True)
-        reply = await work()
+        reply = await (_acknowledged_in_time(interaction, work()) if update and not defer else work())
         if update:  # the clicked message keeps its form: a layout stays a layout
             layout = is_layout(reply) or bool(interaction.message and interaction.message.flags.components_v2)
             kwargs = message_of(reply, layout=layout, edit=True)
-        if update and defer:
+        if update and interaction.response.is_done():  # deferred: at once, or by _acknowledged_in_time
             await interaction.edit_original_response(**kwargs)
-        elif update and not interaction.response.is_done():
+        elif update:
             await interaction.response.edit_message(**kwargs)
         else:
             await send_reply(interaction, reply)
@@ -271,6 +272,21 @@ async def handle(interaction: Interaction, what: str, work: Callable[[], Awaitab
         log.exception("/tiempo %s failed (game %s, channel %s, user %s)", what, game, interaction.channel_id,
                       interaction.user.id)
         await _answer_safely(interaction, SORRY)
+
+
+#: a click whose answer takes longer than this (a game's lock, a picture) is acknowledged first
+ACK_S = 2.0
+
+
+async def _acknowledged_in_time(interaction: Interaction, work: Awaitable[Reply]) -> Reply:
+    """``work``'s reply to a click that edits its message; should it take longer than ``ACK_S``, the
+    click is acknowledged meanwhile (Discord wants an answer within 3 seconds) and the message is
+    edited when the reply comes."""
+    task = asyncio.ensure_future(work)
+    done, _ = await asyncio.wait({task}, timeout=ACK_S)
+    if not done and not interaction.response.is_done():
+        await interaction.response.defer()
+    return await task
 
 
 async def _game_in(interaction: Interaction) -> str:
