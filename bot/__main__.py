@@ -45,10 +45,12 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def configure_logging(level: int) -> None:
-    """Log to stderr at ``level``. discord.py stays at INFO or above even when ``level`` is DEBUG: its
-    debug lines carry whole request bodies, and those include private hands."""
+    """Log to stderr at ``level``. discord.py and aiosqlite stay at INFO or above even when ``level`` is
+    DEBUG: their debug lines carry whole request bodies and every SQL statement with its values, and
+    those include private hands, the draw pile and the random state."""
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("discord").setLevel(max(logging.INFO, level))
+    for name in ("discord", "aiosqlite"):
+        logging.getLogger(name).setLevel(max(logging.INFO, level))
 
 
 def database_problem(database: str) -> str | None:

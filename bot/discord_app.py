@@ -5,7 +5,9 @@ Every handler does the same four things: make a ``Caller`` from the interaction,
 of the ``Refusal`` it raised, privately. Commands that may render a picture or wait on the game's lock
 defer first, so Discord always hears from us within its 3 seconds. Anything unexpected is logged with
 the game's channel and the command, and the user reads an apology (nothing was changed: the service
-saves an action before it tells anyone).
+saves an action before it tells anyone). A command or option as this bot no longer defines it (the
+player's Discord shows an older form for a while after an update) is no error: the player reads that
+the command changed.
 
 Buttons are ``DynamicItem``s whose custom ids carry the game (and its version where it matters), so a
 button on a message from yesterday, or from before a restart, still works: the game is reloaded from
@@ -47,6 +49,8 @@ PERMISSIONS = discord.Permissions(view_channel=True, send_messages=True, send_me
 
 SORRY = ("Something went wrong on our side and nothing was changed. Please try again; if it keeps happening, "
          "tell the host (the error is in the bot's log).")
+#: for a command or option this bot does not know (the player's Discord still shows an older definition)
+CHANGED = "This command changed; Discord will show the new one within a minute."
 
 AgeName = Literal["Might", "Faith", "Reason"]
 BuildKind = Literal["Watchtower", "Keep", "Castle", "Chapel", "Monastery", "Abbey", "Hamlet", "Town", "City"]
@@ -245,19 +249,20 @@ async def handle(interaction: Interaction, what: str, work: Callable[[], Awaitab
     """Run ``work`` for an interaction and answer it: the reply, the refusal's sentence, or an apology.
     ``defer`` acknowledges at once (privately) before slow work; ``update`` edits the clicked message
     (with ``defer``, after acknowledging the click at once: for work that plays an action, whose
-    channel posts and pictures may take longer than Discord's 3 seconds)."""
+    channel posts and pictures may take longer than Discord's 3 seconds; without, the click is still
+    acknowledged once ``ACK_S`` has passed)."""
     try:
         if defer and update:
             await interaction.response.defer()  # on a component: "the message will be edited"
         elif defer:
             await interaction.response.defer(ephemeral=True, thinking=True)
-        reply = await work()
+        reply = await (_acknowledged_in_time(interaction, work()) if update and not defer else work())
         if update:  # the clicked message keeps its form: a layout stays a layout
             layout = is_layout(reply) or bool(interaction.message and interaction.message.flags.components_v2)
             kwargs = message_of(reply, layout=layout, edit=True)
-        if update and defer:
+        if update and interaction.response.is_done():  # deferred: at once, or by _acknowledged_in_time
             await interaction.edit_original_response(**kwargs)
-        elif update and not interaction.response.is_done():
+        elif update:
             await interaction.response.edit_message(**kwargs)
         else:
             await send_reply(interaction, reply)
@@ -270,6 +275,21 @@ async def handle(interaction: Interaction, what: str, work: Callable[[], Awaitab
         log.exception("/tiempo %s failed (game %s, channel %s, user %s)", what, game, interaction.channel_id,
                       interaction.user.id)
         await _answer_safely(interaction, SORRY)
+
+
+#: a click whose answer takes longer than this (a game's lock, a picture) is acknowledged first
+ACK_S = 2.0
+
+
+async def _acknowledged_in_time(interaction: Interaction, work: Awaitable[Reply]) -> Reply:
+    """``work``'s reply to a click that edits its message; should it take longer than ``ACK_S``, the
+    click is acknowledged meanwhile (Discord wants an answer within 3 seconds) and the message is
+    edited when the reply comes."""
+    task = asyncio.ensure_future(work)
+    done, _ = await asyncio.wait({task}, timeout=ACK_S)
+    if not done and not interaction.response.is_done():
+        await interaction.response.defer()
+    return await task
 
 
 async def _game_in(interaction: Interaction) -> str:
@@ -783,6 +803,63 @@ def build_group() -> app_commands.Group:
 
 
 # ---------------------------------------------------------------------------------------------
+# Commands the player's Discord knows in an older form
+
+
+def stale_command(tree: app_commands.CommandTree[Any], interaction: Interaction) -> str | None:
+    """The command an interaction uses, when this bot does not define it so: an unknown command or
+    subcommand, an unknown option or one of another type, a required option missing (a player's
+    Discord can show an older definition for a while after the bot changed). None when it fits."""
+    data: Any = interaction.data or {}
+    if interaction.type not in (discord.InteractionType.application_command, discord.InteractionType.autocomplete):
+        return None
+    if data.get("type", 1) != 1:  # a context menu: none of ours
+        return None
+    name = str(data.get("name", ""))
+    command: Any = tree.get_command(name)
+    options: list[Any] = list(data.get("options", []))
+    while isinstance(command, app_commands.Group):
+        sub = next((o for o in options if o.get("type") in (1, 2)), None)
+        if sub is None:
+            return name
+        name = f"{name} {sub['name']}"
+        command, options = command.get_command(sub["name"]), list(sub.get("options", []))
+    if not isinstance(command, app_commands.Command):
+        return name
+    params = {p.display_name: p for p in command.parameters}
+    given = {o.get("name"): o for o in options}
+    if any(n not in params or params[n].type.value != o.get("type") for n, o in given.items()):
+        return name
+    if interaction.type is discord.InteractionType.application_command and any(
+            p.required and n not in given for n, p in params.items()):
+        return name
+    return None
+
+
+async def _changed(interaction: Interaction, what: str) -> None:
+    """Tell the player their Discord shows an older form of the command (no apology: nothing broke)."""
+    log.warning("a player's Discord used an older form of a command (%s); it updates within a minute", what)
+    with contextlib.suppress(discord.HTTPException):
+        if interaction.type is discord.InteractionType.autocomplete:
+            if not interaction.response.is_done():
+                await interaction.response.autocomplete([app_commands.Choice(name=CHANGED, value="?")])
+            return
+    await _answer_safely(interaction, CHANGED)
+
+
+class Tree(app_commands.CommandTree[Any]):
+    """The command tree: an interaction with a command as this bot no longer defines it is answered
+    with ``CHANGED`` before discord.py tries it."""
+
+    async def interaction_check(self, interaction: Interaction, /) -> bool:
+        stale = stale_command(self, interaction)
+        if stale is None:
+            return True
+        await _changed(interaction, f"/{stale}")
+        return False
+
+
+# ---------------------------------------------------------------------------------------------
 # The client
 
 
@@ -795,7 +872,7 @@ class TiempoBot(discord.Client):
                                   if config.shard_count else {})
         super().__init__(intents=discord.Intents.none() | discord.Intents(guilds=True), **shards)
         self.config = config
-        self.tree = app_commands.CommandTree(self)
+        self.tree = Tree(self)
         self.tree.add_command(build_group())
         self.tree.on_error = self.on_tree_error  # type: ignore[method-assign]
         self._storage = storage
@@ -834,6 +911,9 @@ class TiempoBot(discord.Client):
     async def on_tree_error(self, interaction: Interaction, error: app_commands.AppCommandError) -> None:
         """Errors the command tree catches before our handlers (e.g. a bad option value)."""
         original = getattr(error, "original", error)
+        if isinstance(error, app_commands.CommandNotFound | app_commands.CommandSignatureMismatch):
+            await _changed(interaction, str(error))
+            return
         if isinstance(error, app_commands.TransformerError | app_commands.CheckFailure):
             await _answer_safely(interaction, str(error))
             return

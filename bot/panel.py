@@ -168,6 +168,8 @@ def pay_words(p: Payment) -> str:
     pawn``; ``MMC 2+1`` is ``2 Military + 1 Civil cards, 2 through pawn 1 and 1 through pawn 2``."""
     c = p.cards
     names = [f"{n} {family}" for n, family in ((c.m, "Military"), (c.r, "Religious"), (c.c, "Civil")) if n]
+    if not names:
+        return "no card"
     cards = " + ".join(names) + (" card" if c.total == 1 else " cards")
     a, b = p.pawns
     if a and b:

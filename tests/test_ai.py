@@ -589,8 +589,52 @@ def test_a_helper_ends_when_the_process_that_started_it_is_killed() -> None:
     _gone(children, "a helper outlived its parent")
 
 
-def _gone(pids: list[int], message: str) -> None:
-    deadline = time.monotonic() + 10
+@pytest.mark.slow
+def test_the_ai_worker_and_its_helpers_end_when_the_bot_is_killed() -> None:
+    """kill -9 of the process that started the AI worker, while a strong player thinks in it with a
+    helper: the worker and the helper are gone within seconds, not when the search would end."""
+    code = (
+        "import time\n"
+        "from bot.ai import AIWorker, GreedyPlayer\n"
+        "from rules import apply, new_game\n"
+        "if __name__ == '__main__':\n"
+        "    worker = AIWorker(workers=2)\n"
+        "    s = new_game(['a', 'b', 'c'], seed=3)\n"
+        "    greedy = GreedyPlayer()\n"
+        "    for _ in range(6):\n"
+        "        s, _ = apply(s, greedy.choose(s, s.waiting_on, seed=1))\n"
+        "    worker.submit(s, s.waiting_on, 'strong', seed=1, budget_s=60.0)  # still thinking when killed\n"
+        "    time.sleep(3.0)\n"
+        "    print(worker.pid, flush=True)\n"
+        "    time.sleep(60)\n"
+    )
+    bot = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        assert bot.stdout is not None
+        worker = int(bot.stdout.readline())
+        deadline = time.monotonic() + 20
+        while not _children_of(worker) and time.monotonic() < deadline:  # the helper starts with the search
+            time.sleep(0.05)
+        helpers = _children_of(worker)
+        assert helpers and _running(worker) and all(_running(h) for h in helpers)
+    finally:
+        bot.kill()
+        bot.wait()
+    _gone([worker, *helpers], "the AI worker or its helper outlived the bot", within=5.0)
+
+
+def _children_of(pid: int) -> list[int]:
+    """The live processes whose parent is ``pid`` (from /proc)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid and _running(int(stat.parent.name)):
+                out.append(int(stat.parent.name))
+    return out
+
+
+def _gone(pids: list[int], message: str, within: float = 10.0) -> None:
+    deadline = time.monotonic() + within
     while any(_running(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(_running(p) for p in pids), message

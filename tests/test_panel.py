@@ -166,5 +166,6 @@ def test_a_payment_is_said_in_words() -> None:
         "2 Military + 1 Civil cards, 2 through pawn 1 and 1 through pawn 2")
     assert panel.pay_words(Payment(Cards(0, 1, 0), (0, 1))) == "1 Religious card, through pawn 2"
     assert panel.pay_words(Payment(Cards(0, 0, 2), (2, 0))) == "2 Civil cards, all through pawn 1"
+    assert panel.pay_words(Payment(Cards(0, 0, 0), (0, 0))) == "no card"
     widest = panel.pay_words(Payment(Cards(1, 2, 1), (2, 2)))
     assert len(f"MRRC 2+2 — {widest}") <= 100  # a Discord choice's name

@@ -3,8 +3,10 @@ buttons only, the panel updated in place, and every message within Discord's lim
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -245,3 +247,27 @@ async def test_undo_from_the_panel_says_what_it_took_back_without_repeating_the_
     assert "What do you do?" in undone.content
     _, after = await state_of(bot, sim)
     assert after == state
+
+
+async def test_a_slow_pick_is_acknowledged_in_time_and_the_panel_updated_after(sim: DiscordSim, tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pick answered after Discord's 3 seconds (a game's lock held, a picture to draw) would fail
+    ("This interaction failed"): the click is acknowledged first, and the panel edited when ready."""
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    users = await open_table(sim, bot, "bob")
+    game_id, state = await state_of(bot, sim)
+    player = user_of(users, state, state.active)
+    panel = await answer(sim, sim.click(f"tiempo:play:{game_id}", public(sim)[-1], user=player))
+    shown = bot.service.panel
+
+    async def slow(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(3.5)
+        return await shown(*args, **kwargs)
+
+    monkeypatch.setattr(bot.service, "panel", slow)
+    select = next(c for c in panel.custom_ids() if c.startswith("tiempo:pick:"))
+    iid = sim.inject(sim.click(select, panel, user=player, values=["end"]))
+    await sim.wait_for(lambda: sim.message(panel.id).content != panel.content, timeout=10)
+    record = sim.interactions[iid]
+    assert record.refusals == [] and record.answered_after is not None and record.answered_after < 3.0
+    assert "End your turn" in sim.message(panel.id).content

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from rules import Action, Choose, EndTurn, GameState, apply, legal_actions
 from rules import events as ev
 
-from ..storage import GameBusyError, GameRecord, Status
+from ..storage import DatabaseBusyError, GameBusyError, GameRecord, Status
 from ..texts import who
 from ..words import as_text, say
 from .games import Games, is_ai
@@ -103,6 +103,8 @@ class TurnClock:
         while True:
             try:
                 await self.tick()
+            except DatabaseBusyError:  # another program holds the database: the next check does it
+                log.warning("turn-limit check put off: the database is busy")
             except Exception:
                 log.exception("turn-limit check failed")
             await asyncio.sleep(every)

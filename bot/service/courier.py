@@ -13,7 +13,7 @@ import contextlib
 import logging
 from collections.abc import Callable
 
-from ..storage import Storage
+from ..storage import DatabaseBusyError, Storage
 from .messages import Outbox, decode_post
 
 log = logging.getLogger("tiempo.courier")
@@ -60,6 +60,17 @@ class Courier:
             with contextlib.suppress(BaseException):
                 await t
 
+    async def _forget(self, post_id: int) -> None:
+        """Take a sent post out of the outbox, waiting while another program holds the database (if it
+        never frees, the post stays and is sent again later: its nonce keeps it single)."""
+        for _ in range(40):
+            try:
+                await self.storage.posts.sent(post_id)
+                return
+            except DatabaseBusyError:
+                await asyncio.sleep(0.5)
+        log.warning("post %s stays in the outbox: the database stayed busy", post_id)
+
     async def _drain(self, channel_id: int) -> None:
         try:
             while channel_id in self._again:
@@ -70,7 +81,7 @@ class Courier:
                             await self.outbox.post(channel_id, decode_post(item.body), nonce=item.nonce)
                         except Exception:  # a post that cannot be read or sent is logged, not retried forever
                             log.exception("could not send post %s of game #%s", item.id, item.game_id)
-                        await self.storage.posts.sent(item.id)
+                        await self._forget(item.id)
         except asyncio.CancelledError:
             raise
         except Exception:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from rules import Action, GameState, apply
 
 from ..ai import AIWorker, Players, WorkerDied
-from ..storage import GameBusyError, GameRecord, Status
+from ..storage import DatabaseBusyError, GameBusyError, GameRecord, Status
 from ..words import Command, say
 from .clock import Commit, safe_action
 from .games import Games, is_ai
@@ -75,6 +75,9 @@ class AISeats:
                     await self._play(game, state, action, seat.user_id)
                     await self.herald.courier.flush(game.channel_id)
                 except GameBusyError:  # someone else is moving in this game: look again in a moment
+                    await asyncio.sleep(0.5)
+                except DatabaseBusyError:  # another program holds the database: the AI plays in a moment
+                    log.warning("game #%s: the database is busy; the AI seat tries again", game_id)
                     await asyncio.sleep(0.5)
         except asyncio.CancelledError:
             raise

@@ -59,6 +59,15 @@ class GameBusyError(StorageError):
         self.game_id = game_id
 
 
+class DatabaseBusyError(StorageError):
+    """Another program held the database's write lock for longer than a player should wait (SQLite:
+    ``sqlite.BUSY_S``): nothing was changed."""
+
+    def __init__(self) -> None:
+        super().__init__("The game is busy (its database is in use elsewhere), so nothing was changed. "
+                         "Try again in a moment.")
+
+
 class SchemaError(StorageError):
     """The database file's schema is not one this version of Tiempo can use."""
 

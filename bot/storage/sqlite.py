@@ -3,10 +3,11 @@
 The file is in WAL mode with ``synchronous=FULL``, so a committed transaction survives a crash. The
 schema version lives in ``PRAGMA user_version``. One connection, used by one coroutine at a time;
 ``BEGIN IMMEDIATE`` takes the file's write lock at the start of a transaction, so a second process
-waits (up to ten seconds) rather than writing over a game it read before. Between processes that
-share the file (shards), a game's lock is a row of ``game_locks``; if its process dies, the next
-process to want it takes it over (the file is on one machine, where it can tell), and in any case it
-lapses after ``LOCK_LEASE`` seconds.
+waits (up to ``BUSY_S``, then ``DatabaseBusyError``: a player reads "busy, try again in a moment" within
+Discord's 3 seconds) rather than writing over a game it read before. Between processes that share the
+file (shards), a game's lock is a row of ``game_locks``; if its process dies, the next process to want
+it takes it over (the file is on one machine, where it can tell), and in any case it lapses after
+``LOCK_LEASE`` seconds.
 """
 
 from __future__ import annotations
@@ -23,11 +24,13 @@ from typing import Any
 import aiosqlite
 
 from . import schema
-from .records import SchemaError, StorageError
+from .records import DatabaseBusyError, SchemaError, StorageError
 from .schema import Dialect, Row
 
 #: how long a game's lock row holds if its process dies without giving it back, in seconds
 LOCK_LEASE = 15.0
+#: how long a write waits for another process's hold of the file before ``DatabaseBusyError``, in seconds
+BUSY_S = 1.5
 
 
 def _gone(holder: str) -> bool:
@@ -85,7 +88,7 @@ class SQLiteDatabase:
         db = await aiosqlite.connect(path, isolation_level=None)  # autocommit: transactions are explicit
         try:
             db.row_factory = sqlite3.Row
-            await db.execute("PRAGMA busy_timeout = 10000")
+            await db.execute(f"PRAGMA busy_timeout = {int(BUSY_S * 1000)}")
             mode = await cls._use_wal(db)
             if mode != "wal" and path != ":memory:":
                 raise StorageError(f"{path}: cannot use write-ahead logging (journal mode stays {mode!r}).")
@@ -125,7 +128,12 @@ class SQLiteDatabase:
     async def transaction(self) -> AsyncIterator[SQLiteTx]:
         """One write transaction (``BEGIN IMMEDIATE``), committed on leaving, rolled back on an error."""
         async with self._use:
-            await self._db.execute("BEGIN IMMEDIATE")
+            try:
+                await self._db.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as err:  # "database is locked" once BUSY_S has passed
+                if "locked" in str(err) or "busy" in str(err):
+                    raise DatabaseBusyError() from err
+                raise
             try:
                 yield SQLiteTx(self._db)
             except BaseException:
