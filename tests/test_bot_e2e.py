@@ -124,6 +124,10 @@ async def play_turn(sim: DiscordSim, bot: TiempoBot, users: list[SimUser], rng: 
         a = rng.choice(builds)
         reply = await answer(sim, sim.slash("tiempo", "build", {
             "kind": a.kind.value, "cell": str(a.origin), "age": a.age.title}, user=user))
+        sure = next((c for c in reply.custom_ids() if c.startswith("tiempo:sure:")), None)
+        if sure is not None:  # it harms the player's own buildings: confirmed by its button
+            assert "harms your own game" in reply.content
+            reply = await answer(sim, sim.click(sure, reply, user=user))
         assert reply.ephemeral and "**Your hand:**" in reply.content, reply.content
         _, after = await state_of(bot, sim)
         if after.pending is not None:
