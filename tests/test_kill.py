@@ -17,6 +17,7 @@ import pytest
 from bot.play import Seat, start
 from bot.storage import Storage
 from rules import Colour, apply, parse_action, to_json
+from tests.backends import Backend
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -35,7 +36,7 @@ async def assert_replays(storage: Storage, game_id: int) -> None:
     assert to_json(state) == game.snapshot
 
 
-async def _child(db: Path, world: Path, **env: str) -> asyncio.subprocess.Process:
+async def _child(db: Path | str, world: Path, **env: str) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tests.killable_table", str(db), str(world), cwd=ROOT,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
@@ -80,10 +81,12 @@ async def test_kill_9_mid_game_loses_no_accepted_action(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-async def test_a_post_left_unsent_by_a_crash_after_the_commit_is_sent_after_the_restart(tmp_path: Path) -> None:
+async def test_a_post_left_unsent_by_a_crash_after_the_commit_is_sent_after_the_restart(tmp_path: Path,
+                                                                                         backend: Backend) -> None:
     """The bot dies right after action 5 and its announcement are committed, before anything is
-    posted: the announcement waits in the outbox, and the restarted bot posts it first, once."""
-    db, world = tmp_path / "t.sqlite3", tmp_path / "world.json"
+    posted: the announcement waits in the outbox, and the restarted bot posts it first, once (on
+    SQLite and on PostgreSQL)."""
+    db, world = backend.target, tmp_path / "world.json"
     proc = await _child(db, world, TIEMPO_DIE_AFTER_COMMIT="5")
     out, err = await asyncio.wait_for(proc.communicate(), timeout=120)
     assert proc.returncode == -9 and "dying 5" in out.decode(), err.decode()[-3000:]

@@ -1,6 +1,6 @@
-"""Two bot processes, each running its own Discord shard, share one database and play at once; one is
-killed with SIGKILL mid-game. The other plays on untouched, the killed one resumes its own game after
-a restart, and neither ever acts in the other's game."""
+"""Two bot processes, each running its own Discord shard, share one database (SQLite, then PostgreSQL)
+and play at once; one is killed with SIGKILL mid-game. The other plays on untouched, the killed one
+resumes its own game after a restart, and neither ever acts in the other's game."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import pytest
 
 from bot.storage import Storage
 
+from .backends import Backend
 from .test_kill import assert_replays
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,8 +43,8 @@ async def _lines_until(proc: asyncio.subprocess.Process, count: int) -> list[str
 
 
 @pytest.mark.slow
-async def test_two_shard_processes_on_one_database_with_a_kill_9(tmp_path: Path) -> None:
-    db = str(tmp_path / "shared.sqlite3")
+async def test_two_shard_processes_on_one_database_with_a_kill_9(tmp_path: Path, backend: Backend) -> None:
+    db = backend.target  # a SQLite file, or a database on the test's PostgreSQL cluster
     worlds = [tmp_path / "world0.json", tmp_path / "world1.json"]
     rng = random.Random(os.getpid())
     first, second = await _shard(db, worlds[0], 0), await _shard(db, worlds[1], 1)
