@@ -11,12 +11,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from ..storage import DatabaseBusyError, Storage
 from .messages import Outbox, decode_post
 
 log = logging.getLogger("tiempo.courier")
+
+
+async def cancel_all(tasks: Iterable[asyncio.Task[None]]) -> None:
+    """Cancel ``tasks`` and wait until they have ended."""
+    tasks = list(tasks)
+    for t in tasks:
+        t.cancel()
+    for t in tasks:
+        with contextlib.suppress(BaseException):
+            await t
 
 
 class Courier:
@@ -53,12 +63,7 @@ class Courier:
 
     async def close(self) -> None:
         """Stop sending (what is left is sent after the next start)."""
-        tasks = list(self._tasks.values())
-        for t in tasks:
-            t.cancel()
-        for t in tasks:
-            with contextlib.suppress(BaseException):
-                await t
+        await cancel_all(self._tasks.values())
 
     async def _forget(self, post_id: int) -> None:
         """Take a sent post out of the outbox, waiting while another program holds the database (if it

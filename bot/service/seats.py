@@ -13,6 +13,7 @@ from ..ai import AIWorker, Players, WorkerDied
 from ..storage import DatabaseBusyError, GameBusyError, GameRecord, Status
 from ..words import Command, say
 from .clock import Commit, safe_action
+from .courier import cancel_all
 from .games import Games, is_ai
 from .herald import Herald
 from .messages import Post
@@ -135,12 +136,7 @@ class AISeats:
     async def close(self) -> None:
         """Stop the background work."""
         self._closing = True
-        tasks = list(self._tasks.values())
-        for t in tasks:
-            t.cancel()
-        for t in tasks:
-            with contextlib.suppress(BaseException):
-                await t
+        await cancel_all(self._tasks.values())
         if self._worker is not None:
             self._worker.close()
         self._players.close()

@@ -20,7 +20,6 @@ import asyncpg
 
 from . import schema
 from .backend import numbered, without_password
-from .records import SchemaError
 from .schema import Dialect, Row
 
 #: how long to wait for the server when connecting, in seconds
@@ -128,12 +127,10 @@ class PostgresDatabase:
                     await tx.execute("CREATE TABLE tiempo_schema (version INTEGER NOT NULL)")
                 row = await tx.one("SELECT version FROM tiempo_schema")
                 version = int(row[0]) if row else 0
-                if version > schema.SCHEMA_VERSION:
-                    raise SchemaError(f"{self.name}: the database has schema version {version}, newer than "
-                                      f"this Tiempo knows ({schema.SCHEMA_VERSION}). Upgrade Tiempo.")
-                if version == schema.SCHEMA_VERSION:
+                step = schema.next_step(self.name, version)
+                if step is None:
                     return
-                for statement in schema.MIGRATIONS[version].statements(self.dialect):
+                for statement in step.statements(self.dialect):
                     await tx.execute(statement)
                 if row is None:
                     await tx.execute("INSERT INTO tiempo_schema (version) VALUES (?)", (version + 1,))

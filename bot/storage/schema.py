@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, Protocol
 
-from .records import ActionRecord, GameRecord, SeatRecord, Status
+from .records import ActionRecord, GameRecord, SchemaError, SeatRecord, Status
 
 Dialect = Literal["sqlite", "postgresql"]
 
@@ -179,6 +179,15 @@ MIGRATIONS: Final[tuple[Step, ...]] = (
 
 #: the schema version this code writes
 SCHEMA_VERSION: Final = len(MIGRATIONS)
+
+
+def next_step(name: str, version: int) -> Step | None:
+    """The migration step after schema ``version`` of the database ``name``, or None when it is
+    current. Raises SchemaError for a database written by a newer Tiempo."""
+    if version > SCHEMA_VERSION:
+        raise SchemaError(f"{name}: the database has schema version {version}, newer than this Tiempo knows "
+                          f"({SCHEMA_VERSION}). Upgrade Tiempo.")
+    return MIGRATIONS[version] if version < SCHEMA_VERSION else None
 
 GAME_COLUMNS: Final = (
     "id, guild_id, channel_id, opener_id, status, options, seats, seed, created_at, updated_at, snapshot, "

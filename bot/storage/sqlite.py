@@ -24,7 +24,7 @@ from typing import Any
 import aiosqlite
 
 from . import schema
-from .records import DatabaseBusyError, SchemaError, StorageError
+from .records import DatabaseBusyError, StorageError
 from .schema import Dialect, Row
 
 #: how long a game's lock row holds if its process dies without giving it back, in seconds
@@ -152,12 +152,10 @@ class SQLiteDatabase:
             async with self.transaction() as tx:
                 row = await tx.one("PRAGMA user_version")
                 version = int(row[0]) if row else 0
-                if version > schema.SCHEMA_VERSION:
-                    raise SchemaError(f"{self.path}: the database has schema version {version}, newer than "
-                                      f"this Tiempo knows ({schema.SCHEMA_VERSION}). Upgrade Tiempo.")
-                if version == schema.SCHEMA_VERSION:
+                step = schema.next_step(self.path, version)
+                if step is None:
                     return
-                for statement in schema.MIGRATIONS[version].statements(self.dialect):
+                for statement in step.statements(self.dialect):
                     await tx.execute(statement)
                 await tx.execute(f"PRAGMA user_version = {version + 1}")
 
