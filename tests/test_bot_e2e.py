@@ -4,13 +4,14 @@ buttons; we read every reply as Discord would show it."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import os
 import random
 import re
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +108,17 @@ def user_of(users: list[SimUser], state: GameState, seat: int) -> SimUser:
     return next(u for u in users if u.name == state.players[seat].name)
 
 
+async def patiently(sim: DiscordSim, payload: Callable[[], dict[str, Any]]) -> SimMessage:
+    """The answer to a command, sent again while it says the game is busy (another process holds the
+    game or its database: shards on one loaded machine), as a player would."""
+    for _ in range(20):
+        reply = await answer(sim, payload())
+        if "is busy" not in reply.content:
+            return reply
+        await asyncio.sleep(0.25)
+    return reply
+
+
 async def play_turn(sim: DiscordSim, bot: TiempoBot, users: list[SimUser], rng: random.Random) -> None:
     """The player to move answers any decision by its button, maybe builds, then ends the turn."""
     game_id, state = await state_of(bot, sim)
@@ -114,25 +126,26 @@ async def play_turn(sim: DiscordSim, bot: TiempoBot, users: list[SimUser], rng: 
         d = state.pending.decision
         asker = next(m for m in reversed(public(sim)) if any(c.startswith(f"tiempo:choose:{game_id}:")
                                                                  for c in m.custom_ids()))
-        reply = await answer(sim, sim.click(asker.custom_id(str(d.options[0])), asker,
-                                            user=user_of(users, state, d.player)))
+        reply = await patiently(sim, lambda: sim.click(asker.custom_id(str(d.options[0])), asker,
+                                                       user=user_of(users, state, d.player)))
         assert reply.ephemeral
         return
     user = user_of(users, state, state.active)
     builds = [a for a in legal_actions(state) if isinstance(a, Construct)]
     if builds and rng.random() < 0.7:
         a = rng.choice(builds)
-        reply = await answer(sim, sim.slash("tiempo", "build", {
+        reply = await patiently(sim, lambda: sim.slash("tiempo", "build", {
             "kind": a.kind.value, "cell": str(a.origin), "age": a.age.title}, user=user))
         sure = next((c for c in reply.custom_ids() if c.startswith("tiempo:sure:")), None)
         if sure is not None:  # it harms the player's own buildings: confirmed by its button
             assert "harms your own game" in reply.content
-            reply = await answer(sim, sim.click(sure, reply, user=user))
+            warned = reply
+            reply = await patiently(sim, lambda: sim.click(sure, warned, user=user))
         assert reply.ephemeral and "**Your hand:**" in reply.content, reply.content
         _, after = await state_of(bot, sim)
         if after.pending is not None:
             return
-    reply = await answer(sim, sim.slash("tiempo", "end", user=user))
+    reply = await patiently(sim, lambda: sim.slash("tiempo", "end", user=user))
     assert reply.ephemeral, reply.content
 
 
