@@ -50,7 +50,10 @@ def _restore(sim: DiscordSim, world: dict[str, Any]) -> list[SimUser]:
 def _shard_world(sim: DiscordSim, shard_count: int, shard_id: int) -> None:
     """Move the simulator's guild to an id Discord would give to shard ``shard_id``."""
     guild = (sim.snowflake() >> 22) * shard_count + shard_id  # (id >> 22) % shard_count == shard_id
-    _restore(sim, {"guild": guild << 22, "channel": sim.snowflake(), "users": [[sim.user.id, sim.user.name]]})
+    # Shard processes started in the same millisecond must not draw the same channel: the shard id goes
+    # into the snowflake's worker bits (17-21), as Discord's own workers do.
+    channel = sim.snowflake() & ~(0x1F << 17) | (shard_id << 17)
+    _restore(sim, {"guild": guild << 22, "channel": channel, "users": [[sim.user.id, sim.user.name]]})
 
 
 async def main(db: str, world_path: str, shard_count: int = 0, shard_id: int = 0) -> None:

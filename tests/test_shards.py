@@ -84,3 +84,18 @@ async def test_two_shard_processes_on_one_database_with_a_kill_9(tmp_path: Path,
         assert sorted((g.guild_id >> 22) % 2 for g in games) == [0, 1]
     finally:
         await storage.close()
+
+
+def test_shard_worlds_drawn_in_the_same_millisecond_have_their_own_channel() -> None:
+    """Two shard processes start at once: their channels must differ, or the second game is refused."""
+    from unittest import mock
+
+    from tests.discord_sim import DiscordSim
+    from tests.killable_table import _shard_world
+
+    with mock.patch("time.time", return_value=1_800_000_000.0):
+        sims = [DiscordSim(), DiscordSim()]
+        for shard, sim in enumerate(sims):
+            _shard_world(sim, 2, shard)
+    assert sims[0].channel.id != sims[1].channel.id
+    assert [(s.guild.id >> 22) % 2 for s in sims] == [0, 1]
