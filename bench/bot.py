@@ -126,7 +126,7 @@ def postgres(cpus: set[int] | None = None) -> Iterator[Cluster]:
     programs = server_programs()
     if programs is None:
         sys.exit("PostgreSQL's server programs (initdb, pg_ctl) are not installed: apt-get install postgresql")
-    cluster = Cluster(programs)
+    cluster = Cluster(programs, durable=True)  # fsync on: a commit costs what it costs on a real server
     try:
         with pinned(cpus):  # the postmaster and every backend it forks inherit the affinity
             cluster.start()
@@ -300,6 +300,47 @@ async def memory(stored: int) -> dict[str, Any]:
 # -- the bot in a process of its own ------------------------------------------------------------------
 
 
+def scheduled() -> tuple[float, float]:
+    """Seconds this process's threads have run, and waited for a core while ready to run (Linux's
+    per-thread schedstat): the wait is the time other work on the bot's core took from it."""
+    ran = waited = 0
+    with contextlib.suppress(OSError):
+        for task in os.listdir("/proc/self/task"):
+            with contextlib.suppress(OSError, ValueError), open(f"/proc/self/task/{task}/schedstat") as f:
+                on_cpu, queued, _ = f.read().split()
+                ran, waited = ran + int(on_cpu), waited + int(queued)
+    return ran / 1e9, waited / 1e9
+
+
+def core_busy(cpu: int | None) -> float:
+    """Seconds core ``cpu`` has been busy (anything but idle and I/O wait) since boot; 0 if unknown."""
+    if cpu is None:
+        return 0.0
+    with contextlib.suppress(OSError, ValueError), open("/proc/stat") as f:
+        for line in f:
+            name, *ticks = line.split()
+            if name == f"cpu{cpu}":
+                user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in ticks[:8])
+                return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+    return 0.0
+
+
+def server_cpu(pid: int | None) -> float:
+    """CPU seconds used so far by process ``pid`` and its children (the PostgreSQL server: the postmaster
+    and the backends it forked); 0 if unknown."""
+    if pid is None:
+        return 0.0
+    ticks = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        with contextlib.suppress(OSError, ValueError, IndexError), open(f"/proc/{entry}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()  # after "pid (name)": state, ppid, ...
+            if int(entry) == pid or int(fields[1]) == pid:
+                ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 class _ErrorCount(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.ERROR)
@@ -323,15 +364,17 @@ async def serve(sim_url: str, relay: str, token: str, guild_id: int, target: str
     closed = asyncio.get_running_loop().create_future()
 
     async def relayed(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        cpu = wall = 0.0
+        cpu = wall = waited = 0.0
         while line := await reader.readline():
             event, payload = json.loads(line)
             if event == "__ready__":
                 await bot.wait_until_ready()
                 cpu, wall = time.process_time(), time.monotonic()  # every thread of this process
+                waited = scheduled()[1]
                 writer.write(b"ready\n")
             elif event == "__close__":
                 usage = {"cpu_s": round(time.process_time() - cpu, 1), "wall_s": round(time.monotonic() - wall, 1),
+                         "threads_waited_for_core_s": round(scheduled()[1] - waited, 1),
                          "errors_logged": errors.count, "rss_mb": round(rss_mb(), 1)}
                 await bot.close()
                 writer.write((json.dumps(usage) + "\n").encode())
@@ -365,9 +408,10 @@ class _Relay:
         self.writer.write((json.dumps([event, payload]) + "\n").encode())
 
 
-async def trial(games: int, turns: int, think: float, target: str, bot_cpu: int | None) -> dict[str, Any]:
+async def trial(games: int, turns: int, think: float, target: str, bot_cpu: int | None,
+                server: int | None = None) -> dict[str, Any]:
     """``games`` games at once against a bot in a process of its own (pinned to ``bot_cpu``); this process
-    is the stand-in and the players."""
+    is the stand-in and the players. ``server``: the PostgreSQL server's process id, to count its CPU."""
     logging.getLogger("discord").setLevel(logging.ERROR)
     with tempfile.TemporaryDirectory() as tmp:
         async with DiscordSim.running(response_deadline=3.0) as sim:
@@ -395,12 +439,15 @@ async def trial(games: int, turns: int, think: float, target: str, bot_cpu: int 
                 if await asyncio.wait_for(reader.readline(), 30) != b"ready\n":
                     raise RuntimeError("the bot process did not get ready")
                 storage = await Storage.open(target)  # the players' own connection to read the games
-                cpu = time.process_time()
+                cpu, busy, db = time.process_time(), core_busy(bot_cpu), server_cpu(server)
                 try:
                     result = await play(sim, reader_of(storage), games, turns, think)
                 finally:
                     await storage.close()
                 result["players_cpu_s"] = round(time.process_time() - cpu, 1)
+                result["bot_core_busy_s"] = round(core_busy(bot_cpu) - busy, 1)
+                result["postgres_server_cpu_s"] = round(server_cpu(server) - db, 1) if server else None
+                result["load_average_1min_at_end"] = round(os.getloadavg()[0], 2)
                 bot.send("__close__", None)
                 result["bot"] = json.loads(await asyncio.wait_for(reader.readline(), 60))
                 writer.close()
@@ -413,12 +460,13 @@ async def trial(games: int, turns: int, think: float, target: str, bot_cpu: int 
 
 
 def run_trial(games: int, turns: int, think: float, target: str, bot_cpu: int | None,
-              players_cpu: int | None) -> dict[str, Any]:
+              players_cpu: int | None, server: int | None = None) -> dict[str, Any]:
     """One trial in a fresh process (the players'), which starts the bot's."""
     command = [sys.executable, __file__, "--trial", "--games", str(games), "--turns", str(turns), "--think",
                str(think), "--target", target]
     command += ["--cpu", str(players_cpu)] if players_cpu is not None else []
     command += ["--bot-cpu", str(bot_cpu)] if bot_cpu is not None else []
+    command += ["--server-pid", str(server)] if server is not None else []
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         return {"games_at_once": games, "error": (done.stderr.strip().splitlines() or ["?"])[-1]}
@@ -443,13 +491,19 @@ def passes(t: dict[str, Any], limit_ms: float) -> bool:
 
 
 def row(t: dict[str, Any], limit_ms: float) -> str:
+    """One trial as a line of the table."""
     if "error" in t:
         return f"{t['games_at_once']:6d}   failed: {t['error']}"
-    e, p = t["end_of_turn_with_picture"], t["plain_action"]
-    bot = t["bot"]
+    e, p, bot = t["end_of_turn_with_picture"], t["plain_action"], t["bot"]
+    wall = max(bot["wall_s"], 0.1)
+    db = t.get("postgres_server_cpu_s")
+    # everything else on the bot's core (the PostgreSQL server is counted apart, pinned there or not)
+    other = max(0.0, t["bot_core_busy_s"] - bot["cpu_s"] - (db or 0))
+    pg = "-" if db is None else f"{db / wall:.0%}"
     return (f"{t['games_at_once']:6d} {e['count']:6d} {e['median_ms']:8.1f} {e['p95_ms']:8.1f} {p['p95_ms']:8.1f} "
-            f"{t['late_answers']:5d} {bot['cpu_s'] / max(bot['wall_s'], 0.1):6.0%} "
-            f"{t['players_cpu_s'] / max(t['wall_s'], 0.1):6.0%}   {'ok' if passes(t, limit_ms) else 'too slow'}")
+            f"{t['late_answers']:5d} {bot['cpu_s'] / wall:6.0%} {pg:>5s} {other / wall:6.0%} "
+            f"{1000 * bot['cpu_s'] / max(e['count'], 1):7.1f} {t['players_cpu_s'] / max(t['wall_s'], 0.1):6.0%} "
+            f"{t['load_average_1min_at_end']:5.1f}   {'ok' if passes(t, limit_ms) else 'too slow'}")
 
 
 def capacity(backend: str, turns: int, think: float, limit_ms: float, postgres_on: str, first: int = FIRST,
@@ -458,18 +512,20 @@ def capacity(backend: str, turns: int, think: float, limit_ms: float, postgres_o
     bot_cpu, players_cpu, placement = cores()
     trials: list[dict[str, Any]] = []
     print(f"\n{backend}: {placement}; players think {think} s, {turns} turns a game, end-of-turn p95 <= {limit_ms} ms")
-    print(" games  ends   median      p95  act p95  late  botCPU plyCPU")
+    print(" games   ends   median      p95  act p95  late    bot    pg  other  cpu/end  plyrs  load")
+    print("                   (end of turn, ms)       (share of the bot's core) (ms)")
     with contextlib.ExitStack() as stack:
         cluster = None
         if backend == "postgresql":
             where = {"bot": {bot_cpu}, "players": {players_cpu}}.get(postgres_on)
             cluster = stack.enter_context(postgres(where if where != {None} else None))
         tmp = stack.enter_context(tempfile.TemporaryDirectory())
+        server = int((cluster.data / "postmaster.pid").read_text().split()[0]) if cluster is not None else None
 
         def attempt(games: int) -> bool:
             target = (asyncio.run(new_database(cluster)) if cluster is not None
                       else os.path.join(tmp, f"capacity-{games}.sqlite3"))
-            t = run_trial(games, turns, think, target, bot_cpu, players_cpu)
+            t = run_trial(games, turns, think, target, bot_cpu, players_cpu, server)
             trials.append(t)
             print(row(t, limit_ms), flush=True)
             return passes(t, limit_ms)
@@ -489,6 +545,9 @@ def capacity(backend: str, turns: int, think: float, limit_ms: float, postgres_o
                 good = middle
             else:
                 bad = middle
+        # one trial is one sample of a noisy machine: the figure must pass a second time
+        while good > 0 and not attempt(good):
+            bad, good = good, good - FINE
     if bad is None:
         print(f"{backend}: still within the limit at {good} games (--most); the capacity is at least that")
     else:
@@ -530,7 +589,7 @@ def main() -> None:
         ap.add_argument(hidden, action="store_true", help=argparse.SUPPRESS)
     for hidden in ("--serve", "--relay", "--token", "--target"):
         ap.add_argument(hidden, help=argparse.SUPPRESS)
-    for hidden in ("--guild", "--cpu", "--bot-cpu"):
+    for hidden in ("--guild", "--cpu", "--bot-cpu", "--server-pid"):
         ap.add_argument(hidden, type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.cpu is not None:  # first of all, so that every thread this process starts inherits it
@@ -543,7 +602,8 @@ def main() -> None:
         asyncio.run(serve(args.serve, args.relay, args.token, args.guild, args.target))
         return
     if args.trial:
-        print(json.dumps(asyncio.run(trial(args.games, turns, args.think, args.target, args.bot_cpu))))
+        print(json.dumps(asyncio.run(trial(args.games, turns, args.think, args.target, args.bot_cpu,
+                                           args.server_pid))))
         return
     if args.capacity:
         capacity_main(args, turns)
