@@ -4,8 +4,9 @@ It lives in a temporary folder and listens only on a Unix socket there (no TCP p
 side by side never meet). The user ``postgres`` is trusted; every other user must give its password,
 so that the start-up check can be shown a wrong one. fsync is off (a test cluster need not survive a
 power cut; the bot's own durability comes from committing before it answers, which these settings do
-not change). PostgreSQL refuses to run as root: as root, the programs run as the ``postgres`` system
-user, which owns the folder.
+not change), unless ``durable`` (the benchmarks: a commit costs what it costs on a real server).
+PostgreSQL refuses to run as root: as root, the programs run as the ``postgres`` system user, which
+owns the folder.
 """
 
 from __future__ import annotations
@@ -48,8 +49,9 @@ def server_programs() -> Path | None:
 class Cluster:
     """A running cluster in its own temporary folder; ``stop`` removes it all."""
 
-    def __init__(self, programs: Path) -> None:
+    def __init__(self, programs: Path, *, durable: bool = False) -> None:
         self.programs = programs
+        self.durable = durable
         self.as_postgres = os.geteuid() == 0
         self.folder = Path(tempfile.mkdtemp(prefix="tiempo-pg-"))
         self.data = self.folder / "data"
@@ -79,8 +81,9 @@ class Cluster:
         return self
 
     def _settings(self) -> str:
+        sync = "on" if self.durable else "off"
         return (f"-c listen_addresses='' -c unix_socket_directories='{self.folder}' -p {PORT} "
-                "-c fsync=off -c full_page_writes=off -c max_connections=200")
+                f"-c fsync={sync} -c full_page_writes={sync} -c max_connections=200")
 
     def restart(self) -> None:
         """Restart the server (fast shutdown: every connection is cut), as an upgrade of it would."""
