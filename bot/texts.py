@@ -276,7 +276,7 @@ def describe_hand(s: GameState, player: int) -> Text:
         else:
             out.append(f"Waiting for {who(s, d.player)} to {describe_decision(s, d)}.")
     elif s.active == player:
-        can = _what_you_can_do(s, legal_actions(s))
+        can = _what_you_can_do(s, legal_actions(s, outline=True))
         card_actions = [c for c in can if c.split()[0] in ("build", "upgrade", "demolish", "populate", "renovate")]
         others = [c for c in can if c not in card_actions]
         out.append(Strong("Your turn.") + " You can:")

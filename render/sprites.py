@@ -179,7 +179,7 @@ def icon_layer(kind: Kind, size: int, ink: RGBA, broken: bool = False) -> Image.
 # -- text ---------------------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=1024)
 def label(text: str, size: int, colour: RGB, bold: bool = False) -> Image.Image:
     """``text`` in Aileron, tightly boxed, on a transparent background (drawn at full size: FreeType
     already smooths glyphs). ``bold`` thickens the strokes by one pixel."""

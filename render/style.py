@@ -129,13 +129,16 @@ def font(size: int) -> ImageFont.FreeTypeFont:
     return f
 
 
+@lru_cache(maxsize=8192)
 def text_length(text: str, size: int) -> float:
-    """The advance width of ``text`` at ``size`` px."""
+    """The advance width of ``text`` at ``size`` px (remembered: the same names and labels are
+    measured on every picture)."""
     f = font(size)
     with FONT_LOCK:
         return f.getlength(text)
 
 
+@lru_cache(maxsize=8192)
 def text_bbox(text: str, size: int, stroke: int = 0) -> tuple[int, int, int, int]:
     """The ink box of ``text`` drawn at (0, 0) with its ascender on top (Pillow's ``getbbox``)."""
     f = font(size)

@@ -5,6 +5,7 @@ directions. Also the default payment for a player who does not care which cards 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from itertools import islice
 
 from .actions import (
     Action,
@@ -236,9 +237,14 @@ def legal_actions(
     types: Iterable[ActionType] | None = None,
     ages: Iterable[Age] | None = None,
     kinds: Iterable[Kind] | None = None,
+    outline: bool = False,
 ) -> list[Action]:
     """Every action ``apply`` accepts now (all payments included). ``types``, ``ages`` and ``kinds``
-    narrow the listing (e.g. constructs of a Keep on Might) and make it faster."""
+    narrow the listing (e.g. constructs of a Keep on Might) and make it faster.
+
+    With ``outline``, one accepted action stands for many: one payment each, one construction site per
+    kind and board, one exchange, swap and end of turn. It says what the player can do and where (the
+    kinds, boards and targets of the full listing, several times faster), not every way to do it."""
     if s.finished:
         return []
     want = set(types) if types is not None else None
@@ -259,18 +265,20 @@ def legal_actions(
         found = memo.get(key)
         if found is None:
             found = memo[key] = payments(s, P, age, need, extra)
-        return found
+        return found[:1] if outline else found
+
+    def some(actions: Iterable[Action]) -> Iterable[Action]:
+        return islice(actions, 1) if outline else actions
 
     def wanted(t: ActionType) -> bool:
         return want is None or t in want
 
     if wanted(Exchange) and not (s.acted or s.swapped or s.exchanged) and p.ecus >= EXCHANGE_COST:
-        out.extend(Exchange(P, c) for c in sub_multisets(p.hand) if c.total >= 1)
+        out.extend(some(Exchange(P, c) for c in sub_multisets(p.hand) if c.total >= 1))
     if wanted(Swap) and s.options.holdem and not (s.acted or s.swapped):
-        for fam in Family:
-            for k in range(1, s.reserve.count(fam) + 1):
-                take = Cards.of(fam, k)
-                out.extend(Swap(P, take, give) for give in sub_multisets(p.hand, k))
+        swaps = (Swap(P, Cards.of(fam, k), give) for fam in Family for k in range(1, s.reserve.count(fam) + 1)
+                 for give in sub_multisets(p.hand, k))
+        out.extend(some(swaps))
     if wanted(Travel) and p.ecus >= TRAVEL_COST:
         out.extend(Travel(P, i, to) for i in (0, 1) for to in Age if to is not p.pawns[i])
     for age in (Age.MIGHT, Age.FAITH):
@@ -287,8 +295,10 @@ def legal_actions(
                     continue
                 need = Cards.of(kind.family, kind.level)
                 for origin, _cells, extra in construct_sites(s, P, age, kind):
-                    if kind.level + extra <= room:
-                        out.extend(Construct(P, age, kind, origin, pay) for pay in pays(age, need, extra))
+                    if kind.level + extra <= room and (found := pays(age, need, extra)):
+                        out.extend(Construct(P, age, kind, origin, pay) for pay in found)
+                        if outline:
+                            break
         if wanted(Upgrade):
             for old in upgrade_targets(s, P, age):
                 for level in range(old.level + 1, 4):
@@ -300,11 +310,10 @@ def legal_actions(
                         continue
                     need = Cards.of(kind.family, diff)
                     for origin, _cells, extra in upgrade_sites(s, P, age, old, kind):
-                        if diff + extra <= room:
-                            out.extend(
-                                Upgrade(P, age, old.origin, kind, origin, pay)
-                                for pay in pays(age, need, extra)
-                            )
+                        if diff + extra <= room and (found := pays(age, need, extra)):
+                            out.extend(Upgrade(P, age, old.origin, kind, origin, pay) for pay in found)
+                            if outline:
+                                break
         if wanted(Demolish) and p.ecus >= DEMOLISH_COST:
             for b in s.boards[age].sorted_buildings(s.map):
                 if b.level == 1 and not b.printed and b.kind in kind_set:
@@ -330,7 +339,7 @@ def legal_actions(
                         for pay in pays(Age.REASON, Cards.of(b.kind.family, n), 0)
                     )
     if wanted(EndTurn):
-        out.extend(EndTurn(P, c) for c in sub_multisets(p.hand))
+        out.extend(some(EndTurn(P, c) for c in sub_multisets(p.hand)))
     return out
 
 

@@ -37,7 +37,7 @@ def safe_action(state: GameState) -> Action | None:
     if state.pending is not None:
         d = state.pending.decision
         return Choose(d.player, d.options[0])
-    ends = [a for a in legal_actions(state) if isinstance(a, EndTurn)]
+    ends = [a for a in legal_actions(state, types=(EndTurn,)) if isinstance(a, EndTurn)]
     return min(ends, key=lambda a: a.discard.total) if ends else None
 
 

@@ -68,9 +68,9 @@ class Suggestions:
         if acting is None:
             return []
         state, seat = acting
-        if command == "exchange" and not any(isinstance(a, Exchange) for a in legal_actions(state)):
+        if command == "exchange" and not legal_actions(state, types=(Exchange,), outline=True):
             return []
-        if command.startswith("swap") and not any(isinstance(a, Swap) for a in legal_actions(state)):
+        if command.startswith("swap") and not legal_actions(state, types=(Swap,), outline=True):
             return []
         if command == "swap-take":  # k cards of one colour from the reserve (R33)
             sets = sorted({str(c) for c in sub_multisets(state.reserve) if c.total and len(set(str(c))) == 1},

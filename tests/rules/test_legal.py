@@ -131,3 +131,38 @@ def test_filtered_listing_and_placements_match_the_full_listing(seed: int) -> No
                     {a.origin for a in expect}, key=lambda c: (c.row, c.col)
                 )
 
+
+
+def _what_and_where(a: Action) -> tuple[object, ...]:
+    """What an action is and where, without its site or payment: a construction by kind and board,
+    an upgrade or a demolition by board and building, a Reason action by building."""
+    if isinstance(a, Construct):
+        return (Construct, a.age, a.kind)
+    if isinstance(a, Upgrade):
+        return (Upgrade, a.age, a.target, a.kind)
+    if isinstance(a, Demolish):
+        return (Demolish, a.age, a.target)
+    if isinstance(a, Renovate):  # with one card or two (R32)
+        return (Renovate, a.target, a.payment.cards.total)
+    if isinstance(a, Populate):
+        return (Populate, a.target)
+    if isinstance(a, Travel):
+        return (Travel, a.pawn, a.to)
+    return (type(a),)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_an_outline_names_every_move_of_the_full_listing_once_and_each_is_accepted(seed: int) -> None:
+    """The outline (the hand message's "You can:") has each kind of move of the full listing, on the
+    same boards and buildings, and nothing the full listing lacks."""
+    fewer = 0
+    for n, step in enumerate(random_game(seed, 2 + seed % 4, seed % 2 == 0)):
+        if n % 5:
+            continue
+        s = step.before
+        full, outline = legal_actions(s), legal_actions(s, outline=True)
+        assert set(outline) <= set(full)
+        assert {_what_and_where(a) for a in outline} == {_what_and_where(a) for a in full}
+        assert len({_what_and_where(a) for a in outline}) == len(outline)  # one each
+        fewer += len(outline) < len(full)
+    assert fewer > 5
