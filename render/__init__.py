@@ -17,13 +17,18 @@ arguments always give byte-identical PNG bytes.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
+from functools import lru_cache
 
 from rules import Age, GameState
 from rules.events import Event
 
 from .card import ages_changed, paint_card
 from .paint import encode, paint_board, paint_game
-from .scene import Scene, make_scene
+from .scene import BoardScene, Scene, make_scene
+
+#: unchanged boards' cards remembered (about 70 kB each): two for each of 256 games played at once
+UNCHANGED_KEPT = 512
 
 
 def game_picture(state: GameState, viewer: int | None = None, events: Sequence[Event] = ()) -> bytes:
@@ -58,11 +63,33 @@ def turn_cards(state: GameState, events: Sequence[Event] = (), viewer: int | Non
                ) -> list[tuple[Age, bool, bytes]]:
     """A card for each of the three Ages, ``(age, changed, png)``: first the Ages that ``events``
     changed (or where a decision is pending), in board order, then the others. Without ``events``
-    (the start or the end of a game) the side column lists no "last turn"."""
+    (the start or the end of a game) every card has the round and whose turn, and lists no "last
+    turn"; with them, an Age they left as it was gets the ``unchanged`` card, which stays the same
+    (and is drawn once) until its board changes."""
     scene = make_scene(state, viewer, events)
     changed = set(ages_changed(scene)) | {b.age for b in scene.boards if b.choices}
     order = sorted(Age, key=lambda a: (a not in changed, a))
-    return [(age, age in changed, encode(paint_card(scene, age, last_turn=bool(events)))) for age in order]
+    return [(age, age in changed, encode(paint_card(scene, age, last_turn=bool(events)))
+             if age in changed or not events else _unchanged_card(_unchanged_scene(scene, age), age))
+            for age in order]
+
+
+def _unchanged_scene(scene: Scene, age: Age) -> Scene:
+    """Only what the ``unchanged`` card of ``age`` shows: its board, its pawns, and who is which
+    colour (two turns that leave the board alone give equal scenes, hence one drawing)."""
+    elsewhere = Age((age + 1) % 3)
+    players = tuple(replace(p, ecus=None, supply=0, cards=0, moved=(False, False), active=False, deciding=False,
+                            viewer=False, winner=False, pawns=(p.pawns[0] if p.pawns[0] is age else elsewhere,
+                                                                p.pawns[1] if p.pawns[1] is age else elsewhere))
+                    for p in scene.players)
+    boards = tuple(b if b.age is age else BoardScene(b.age, (), (), ()) for b in scene.boards)
+    return replace(scene, round=0, income_rounds=(), players=players, boards=boards,  # type: ignore[arg-type]
+                   stock=(), deck=0, discard=0, reserve=None, waiting=None, finished=False, placing=None)
+
+
+@lru_cache(maxsize=UNCHANGED_KEPT)
+def _unchanged_card(scene: Scene, age: Age) -> bytes:
+    return encode(paint_card(scene, age, unchanged=True))
 
 
 def changed_ages(state: GameState, events: Sequence[Event]) -> list[Age]:

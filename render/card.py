@@ -79,10 +79,14 @@ def ages_changed(scene: Scene) -> list[Age]:
     return [b.age for b in scene.boards if changes(b, scene)]
 
 
-def paint_card(scene: Scene, age: Age, *, heading: str | None = None, last_turn: bool = True) -> Image.Image:
+def paint_card(scene: Scene, age: Age, *, heading: str | None = None, last_turn: bool = True,
+               unchanged: bool = False) -> Image.Image:
     """The card of ``age``: the board with its marks, and the side column. ``heading`` replaces the
     round line (e.g. "Preview"); ``last_turn`` lists what the scene's events changed (False when no
-    events were given: the start of a game, a question's board)."""
+    events were given: the start of a game, a question's board). ``unchanged``: a board the last
+    turn left as it was, beside the cards of the boards it changed: its side column says only that
+    and who is which colour (no round, no whose turn: those are on the changed boards' cards and in
+    the post), so that the card stays the same, turn after turn, until the board changes."""
     board = scene.boards[age]
     lay = board_layout(scene.map, age, len(scene.players), 0, 0)
     top = lay.board_top(age)
@@ -93,7 +97,7 @@ def paint_card(scene: Scene, age: Age, *, heading: str | None = None, last_turn:
     block.paste(board_base(scene.map, age), (0, top))
     draw_board(block, lay, board, scene)
     im.paste(block.crop((0, top, WIDTH, top + bh)), (0, MARGIN))
-    _side(im, scene, board, heading, last_turn)
+    _side(im, scene, board, heading, last_turn, unchanged)
     return im
 
 
@@ -115,7 +119,8 @@ def rows(scene: Scene, board: BoardScene, heading: str | None, last_turn: bool) 
     return out
 
 
-def _side(im: Image.Image, scene: Scene, board: BoardScene, heading: str | None, last_turn: bool) -> None:
+def _side(im: Image.Image, scene: Scene, board: BoardScene, heading: str | None, last_turn: bool,
+          unchanged: bool = False) -> None:
     d = ImageDraw.Draw(im)
     x0, x1 = WIDTH + 2, CARD_W - 10
     d.rounded_rectangle((x0, MARGIN, x1, im.height - MARGIN - 1), radius=10, fill=CARD, outline=RULE, width=1)
@@ -124,6 +129,16 @@ def _side(im: Image.Image, scene: Scene, board: BoardScene, heading: str | None,
     left, room = x0 + 16, x1 - x0 - 32
     _text(im, left, MARGIN + 25, board.age.title.upper(), TITLE, (255, 250, 240), bold=True)
     y = MARGIN + 86
+    if unchanged:
+        _text(im, left, y, "Unchanged", TEXT + 2, INK, bold=True)
+        y += LINE_H + 4
+        for words in ("Nothing changed on this", "board during the last turn.", "", "The round and whose turn",
+                      "are in the post above."):
+            if words:
+                _text(im, left, y, words, TEXT - 2, MUTED)
+            y += LINE_H - 6
+        _key(im, scene, left, x1, room)
+        return
     if heading is not None:
         _text(im, left, y, _fit(heading, TEXT + 2, room, bold=True), TEXT + 2, INK, bold=True)
     elif scene.finished:
@@ -144,7 +159,7 @@ def _side(im: Image.Image, scene: Scene, board: BoardScene, heading: str | None,
     y += 6
     d.line((left, y, x1 - 16, y), fill=RULE, width=2)
     y += 30
-    key_top = im.height - MARGIN - 16 - len(scene.players) * (LINE_H - 4)
+    key_top = _key_top(im, scene)
     listed = rows(scene, board, heading, last_turn)
     room_rows = max(1, int((key_top - 10 - y) // LINE_H))
     shown = listed if len(listed) <= room_rows else listed[: room_rows - 1]
@@ -162,8 +177,17 @@ def _side(im: Image.Image, scene: Scene, board: BoardScene, heading: str | None,
         y += LINE_H
     if len(shown) < len(listed):
         _text(im, left, y, f"and {sum(isinstance(r, Line) for r in listed[len(shown):])} more", TEXT, MUTED)
-    # who is which colour: the initials on the board read as names here
-    d.line((left, key_top - 8, x1 - 16, key_top - 8), fill=RULE, width=2)
+    _key(im, scene, left, x1, room)
+
+
+def _key_top(im: Image.Image, scene: Scene) -> int:
+    return im.height - MARGIN - 16 - len(scene.players) * (LINE_H - 4)
+
+
+def _key(im: Image.Image, scene: Scene, left: int, x1: int, room: int) -> None:
+    """Who is which colour, at the foot of the side column: the initials on the board read as names."""
+    key_top = _key_top(im, scene)
+    ImageDraw.Draw(im).line((left, key_top - 8, x1 - 16, key_top - 8), fill=RULE, width=2)
     for i, pl in enumerate(scene.players):
         cy = key_top + 10 + i * (LINE_H - 4) + (LINE_H - 4) / 2
         _paste(im, sprites.cube(pl.colour, CUBE - 4), left, cy - (CUBE - 4) / 2 - 2)

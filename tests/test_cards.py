@@ -43,6 +43,27 @@ def test_the_after_turn_cards_lead_with_the_board_the_turn_changed_and_keep_ever
     assert changed_ages(after, events) == [Age.FAITH]
 
 
+def test_a_board_the_turns_leave_alone_keeps_one_card_drawn_once() -> None:
+    """An unchanged board's card shows the board and the colours, not the round or whose turn (those
+    are on the changed boards' cards and in the post): two turns that leave it alone give the same
+    bytes, drawn once; the first card of a game has the round like every card without events."""
+    from render import _unchanged_card
+
+    state = new_game(["Ana", "Ben"], seed=3)
+    opening = dict((age, png) for age, _, png in turn_cards(state, ()))
+    ana = next(a for a in legal_actions(state) if isinstance(a, Travel) and a.to is Age.FAITH)
+    first, events = apply(state, ana)  # Ana's pawn arrives on Faith
+    cards = dict((age, (changed, png)) for age, changed, png in turn_cards(first, events))
+    assert not cards[Age.REASON][0] and cards[Age.REASON][1] != opening[Age.REASON]
+    drawn = _unchanged_card.cache_info().misses
+    again = replace(first, round=first.round + 1)  # a later turn: another round, another player to move
+    assert dict((age, png) for age, _, png in turn_cards(again, events))[Age.REASON] == cards[Age.REASON][1]
+    assert _unchanged_card.cache_info().misses == drawn  # remembered, not drawn again
+    built = next(a for a in legal_actions(first) if isinstance(a, Travel) and a.to is Age.REASON)
+    moved, events = apply(first, built)  # a pawn arrives on Reason: its card is a changed one now
+    assert next(changed for age, changed, _ in turn_cards(moved, events) if age is Age.REASON)
+
+
 def test_a_pending_decision_leads_with_its_board() -> None:
     state, _ = junction_pending()
     assert turn_cards(state, ())[0][:2] == (Age.MIGHT, True)

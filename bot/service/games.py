@@ -17,9 +17,11 @@ from ..storage import ActionRecord, GameRecord, SeatRecord, Status, Storage
 from ..words import HERE, Command, say
 from .messages import Caller
 
-#: how many games' states and histories stay in memory
+#: how many games' states, histories and turn logs stay in memory (a turn log is a few events: one
+#: for every game a busy bot serves, so that an end of turn never replays a whole game)
 STATES_KEPT = 256
 HISTORIES_KEPT = 64
+TURNS_KEPT = 2048
 
 
 @dataclass
@@ -71,6 +73,8 @@ class Games:
         self.owns = owns
         self._states: OrderedDict[int, tuple[int, GameState]] = OrderedDict()
         self._histories: OrderedDict[int, History] = OrderedDict()
+        #: per game: (version, the events of its current turn so far, or of the turn that just ended)
+        self._turns: OrderedDict[int, tuple[int, list[ev.Event]]] = OrderedDict()
 
     def mine(self, game: GameRecord) -> bool:
         """Whether this process drives ``game``'s background work (several shard processes share one
@@ -180,6 +184,12 @@ class Games:
              text: str) -> None:
         """An action was stored (``record`` is the game after it): update the caches."""
         self.remember(record.id, record.action_count, state)
+        turn = self._turns.get(record.id)
+        if turn is not None and turn[0] == record.action_count - 1:
+            ended = any(isinstance(e, ev.TurnEnded) for e in turn[1])
+            self._keep_turn(record.id, record.action_count, list(events) if ended else [*turn[1], *events])
+        else:
+            self._turns.pop(record.id, None)
         h = self._histories.get(record.id)
         if h is not None and h.seq == record.action_count - 1:
             h.actions.append((ActionRecord(record.id, record.action_count, actor_id, text, self.clock()), action,
@@ -190,15 +200,21 @@ class Games:
         """Drop what the caches hold of a game (they went ahead of the database)."""
         self._states.pop(game_id, None)
         self._histories.pop(game_id, None)
+        self._turns.pop(game_id, None)
 
     def forget_last(self, game: GameRecord, h: History, before: GameState, count: int = 1) -> None:
         """The last ``count`` actions were taken back (``game`` is the game after that): update the caches."""
         del h.actions[-count:]
         h.seq = game.action_count
+        self._turns.pop(game.id, None)
         self.remember(game.id, game.action_count, before)
 
     async def turn_events(self, game: GameRecord) -> list[ev.Event]:
         """The events since the current turn began (or of the last turn, right after it ended)."""
+        turn = self._turns.get(game.id)
+        if turn is not None and turn[0] == game.action_count:
+            self._turns.move_to_end(game.id)
+            return list(turn[1])
         h = await self.history(game)
         out: list[ev.Event] = []
         for _, _, events in reversed(h.actions):
@@ -206,4 +222,11 @@ class Games:
             if any(isinstance(e, ev.TurnEnded) for e in events) and len(out) > len(events):
                 out = out[len(events):]
                 break
-        return out
+        self._keep_turn(game.id, h.seq, out)
+        return list(out)
+
+    def _keep_turn(self, game_id: int, version: int, events: list[ev.Event]) -> None:
+        self._turns[game_id] = (version, events)
+        self._turns.move_to_end(game_id)
+        while len(self._turns) > TURNS_KEPT:
+            self._turns.popitem(last=False)

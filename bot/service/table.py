@@ -127,8 +127,8 @@ class Table:
         # cannot lose them, and they are sent outside the lock
         after = dataclasses.replace(game, action_count=game.next_seq, snapshot=snapshot,
                                     status=status or game.status)
-        if any(isinstance(e, ev.TurnEnded) for e in events):  # its post tells the whole turn: the log
-            await self.games.history(game)                     # up to here is cached, and note() adds it
+        if any(isinstance(e, ev.TurnEnded) for e in events):  # its post tells the whole turn: the turn
+            await self.games.turn_events(game)                 # so far is cached, and note() adds this action
         self.games.note(after, action, events, new, actor_id, text)
         try:
             posts = [encode_post(p) for p in await self.herald.posts(after, new, events)]
