@@ -247,16 +247,21 @@ class ChannelOutbox:
 async def handle(interaction: Interaction, what: str, work: Callable[[], Awaitable[Reply]], *,
                  defer: bool = False, update: bool = False) -> None:
     """Run ``work`` for an interaction and answer it: the reply, the refusal's sentence, or an apology.
-    ``defer`` acknowledges at once (privately) before slow work; ``update`` edits the clicked message
-    (with ``defer``, after acknowledging the click at once: for work that plays an action, whose
-    channel posts and pictures may take longer than Discord's 3 seconds; without, the click is still
-    acknowledged once ``ACK_S`` has passed)."""
+    ``defer``: the work may be slow (it plays an action, draws a picture); its answer is private, and
+    should it take longer than ``ACK_S`` the player sees "thinking…" meanwhile (Discord wants an
+    answer within 3 seconds; a quick answer costs no extra request). ``update`` edits the clicked
+    message (with ``defer``, after acknowledging the click at once: for work whose channel posts and
+    pictures may take longer than Discord's 3 seconds; without, the click is acknowledged once
+    ``ACK_S`` has passed)."""
     try:
         if defer and update:
             await interaction.response.defer()  # on a component: "the message will be edited"
-        elif defer:
-            await interaction.response.defer(ephemeral=True, thinking=True)
-        reply = await (_acknowledged_in_time(interaction, work()) if update and not defer else work())
+            reply = await work()
+        elif update or defer:
+            reply = await _acknowledged_in_time(interaction, work(), thinking=defer)
+            reply = dataclasses.replace(reply, public=False) if defer else reply
+        else:
+            reply = await work()
         if update:  # the clicked message keeps its form: a layout stays a layout
             layout = is_layout(reply) or bool(interaction.message and interaction.message.flags.components_v2)
             kwargs = message_of(reply, layout=layout, edit=True)
@@ -281,14 +286,17 @@ async def handle(interaction: Interaction, what: str, work: Callable[[], Awaitab
 ACK_S = 2.0
 
 
-async def _acknowledged_in_time(interaction: Interaction, work: Awaitable[Reply]) -> Reply:
-    """``work``'s reply to a click that edits its message; should it take longer than ``ACK_S``, the
-    click is acknowledged meanwhile (Discord wants an answer within 3 seconds) and the message is
-    edited when the reply comes."""
+async def _acknowledged_in_time(interaction: Interaction, work: Awaitable[Reply], *, thinking: bool = False) -> Reply:
+    """``work``'s reply; should it take longer than ``ACK_S``, the interaction is acknowledged meanwhile
+    (Discord wants an answer within 3 seconds): a click's message is edited when the reply comes, a
+    command (``thinking``) shows "thinking…" to its player until then."""
     task = asyncio.ensure_future(work)
     done, _ = await asyncio.wait({task}, timeout=ACK_S)
     if not done and not interaction.response.is_done():
-        await interaction.response.defer()
+        if thinking:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+        else:
+            await interaction.response.defer()
     return await task
 
 

@@ -332,6 +332,40 @@ async def test_undo_takes_back_a_build(sim: DiscordSim, tmp_path: Path) -> None:
     await sim.wait_for_message(lambda m: "takes back" in m.content)
 
 
+async def test_a_quick_move_is_answered_at_once_and_a_slow_one_shows_thinking_in_time(
+        sim: DiscordSim, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A move answered within ``ACK_S`` is one answer (no "thinking…" first: one request fewer); one
+    that takes longer (a lock held elsewhere, a slow disk) is acknowledged with "thinking…" before
+    Discord's 3 seconds, then answered. Either way the answer is private."""
+    from tests.discord_sim import DEFERRED_MESSAGE, MESSAGE
+
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    users = await open_table(sim, bot, "bob")
+    _, state = await state_of(bot, sim)
+    mover = user_of(users, state, state.active)
+    a = next(a for a in legal_actions(state) if isinstance(a, Construct))
+    build = sim.slash("tiempo", "build", {"kind": a.kind.value, "cell": str(a.origin), "age": a.age.title},
+                      user=mover)
+    quick = sim.interactions[sim.inject(build)]
+    reply = await sim.wait_for(lambda: sim.message(quick.answer_ids[-1]) if quick.answer_ids else None)
+    assert quick.callback is not None and quick.callback["type"] == MESSAGE and reply.ephemeral
+    assert "Your hand" in reply.content
+    played = bot.service.play
+
+    async def slow(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(2.6)
+        return await played(*args, **kwargs)
+
+    monkeypatch.setattr(bot.service, "play", slow)
+    iid = sim.inject(sim.slash("tiempo", "end", user=mover))
+    record = sim.interactions[iid]
+    answered = await sim.wait_for(lambda: (m := sim.message(record.answer_ids[-1])) and not m.loading and m
+                                  if record.answer_ids else None, timeout=15)
+    assert record.refusals == [] and record.callback is not None and record.callback["type"] == DEFERRED_MESSAGE
+    assert record.answered_after is not None and record.answered_after < 3.0
+    assert answered.ephemeral and not answered.loading
+
+
 async def test_autocomplete_offers_the_ways_to_pay(sim: DiscordSim, tmp_path: Path) -> None:
     bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
     users = await open_table(sim, bot, "bob")

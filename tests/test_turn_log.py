@@ -14,8 +14,8 @@ from bot.play import Refusal
 from bot.service import Caller, Post, Tiempo, version_of
 from bot.service.games import Games
 from bot.storage import Storage
-from rules import legal_actions
 from rules import events as ev
+from rules import legal_actions
 from tests.gameplay import choose
 
 
@@ -50,7 +50,7 @@ async def test_the_turn_log_says_what_the_history_says_through_undos(tmp_path: P
             if state.finished:
                 break
             action = choose(rng, state, legal_actions(state))
-            _, after, events = await service.table.play_action(people[action.player], game.id, version_of(game),
+            _, _, events = await service.table.play_action(people[action.player], game.id, version_of(game),
                                                                lambda s, p, a=action: a)
             ends += any(isinstance(e, ev.TurnEnded) for e in events)
             if step % 7 == 3:
