@@ -48,7 +48,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -137,15 +136,7 @@ def postgres(cpus: set[int] | None = None) -> Iterator[Cluster]:
 
 async def new_database(cluster: Cluster) -> str:
     """The URL of a new, empty database on ``cluster``."""
-    import asyncpg
-
-    name = f"bench_{uuid.uuid4().hex[:12]}"
-    admin = await asyncpg.connect(cluster.url())
-    try:
-        await admin.execute(f"CREATE DATABASE {name}")
-    finally:
-        await admin.close()
-    return cluster.url(name)
+    return cluster.url(await cluster.new_database("bench"))
 
 
 # -- players ------------------------------------------------------------------------------------------

@@ -4,11 +4,9 @@ storage backends (a SQLite file, a database on a throwaway PostgreSQL cluster: t
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
-import asyncpg
 import pytest
 
 from tests.backends import Backend, PostgresBackend, SQLiteBackend
@@ -58,18 +56,9 @@ def pg_cluster() -> Iterator[Cluster]:
 @pytest.fixture
 async def pg_url(pg_cluster: Cluster) -> AsyncIterator[str]:
     """The URL of a new, empty database on the test cluster, dropped after the test."""
-    name = f"tiempo_{uuid.uuid4().hex[:16]}"
-    admin = await asyncpg.connect(pg_cluster.url())
-    try:
-        await admin.execute(f"CREATE DATABASE {name}")
-    finally:
-        await admin.close()
+    name = await pg_cluster.new_database()
     yield pg_cluster.url(name)
-    admin = await asyncpg.connect(pg_cluster.url())
-    try:
-        await admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
-    finally:
-        await admin.close()
+    await pg_cluster.drop_database(name)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -18,6 +18,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import uuid
 from pathlib import Path
 
 #: what to do when the server programs are missing (the test is skipped, or fails under .ci/run)
@@ -94,6 +95,28 @@ class Cluster:
         """A URL for ``database`` on this cluster, through its socket."""
         who = f"{user}:{password}" if password is not None else user
         return f"postgresql://{who}@/{database}?host={self.folder}&port={PORT}"
+
+    async def new_database(self, prefix: str = "tiempo") -> str:
+        """Create a new, empty database on this cluster; its name."""
+        import asyncpg
+
+        name = f"{prefix}_{uuid.uuid4().hex[:16]}"
+        admin = await asyncpg.connect(self.url())
+        try:
+            await admin.execute(f"CREATE DATABASE {name}")
+        finally:
+            await admin.close()
+        return name
+
+    async def drop_database(self, name: str) -> None:
+        """Drop the database ``name``, cutting whoever is still connected."""
+        import asyncpg
+
+        admin = await asyncpg.connect(self.url())
+        try:
+            await admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
+        finally:
+            await admin.close()
 
     def stop(self) -> None:
         """Stop the server at once and remove the folder."""

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.service import Caller, Post, Tiempo, version_of
-from bot.storage import Storage
+from bot.storage import GameRecord, Storage
 from bot.texts import narrate
 from bot.words import PLAIN, render
 from rules import Action, Choose, legal_actions
@@ -20,6 +20,17 @@ from tests.gameplay import choose
 class Silent:
     async def post(self, channel_id: int, post: Post, nonce: str | None = None) -> None:
         """The channel is not what this test reads."""
+
+
+async def seated_game(service: Tiempo, storage: Storage, people: list[Caller]) -> GameRecord:
+    """A game opened in channel 1 by the first of ``people``, joined by the others, and started."""
+    await service.new(people[0])
+    for p in people[1:]:
+        await service.join(p)
+    await service.start_game(people[0])
+    game = await storage.active_game_in_channel(1)
+    assert game is not None
+    return game
 
 
 @pytest.mark.parametrize(("seed", "names"), [(3, ["alice", "bob"]), (9, ["alice", "bob", "cy"])])
@@ -36,12 +47,7 @@ async def test_the_log_and_the_recap_tell_each_action_as_it_was_told(tmp_path: P
     told: list[tuple[Action, list[str]]] = []  # each action and what it said when it was played
     recaps: list[tuple[str, str]] = []
     try:
-        await service.new(people[0])
-        for p in people[1:]:
-            await service.join(p)
-        await service.start_game(people[0])
-        game = await storage.active_game_in_channel(1)
-        assert game is not None
+        game = await seated_game(service, storage, people)
         while True:
             game = await storage.get_game(game.id)
             state = service.state_of(game)

@@ -11,17 +11,13 @@ from pathlib import Path
 import pytest
 
 from bot.play import Refusal
-from bot.service import Caller, Post, Tiempo, version_of
+from bot.service import Caller, Tiempo, version_of
 from bot.service.games import Games
 from bot.storage import Storage
 from rules import events as ev
 from rules import legal_actions
 from tests.gameplay import choose
-
-
-class Silent:
-    async def post(self, channel_id: int, post: Post, nonce: str | None = None) -> None:
-        """The channel is not what this test reads."""
+from tests.test_retold import Silent, seated_game
 
 
 async def _from_history(storage: Storage, game_id: int) -> list[ev.Event]:
@@ -38,12 +34,7 @@ async def test_the_turn_log_says_what_the_history_says_through_undos(tmp_path: P
     rng = random.Random(seed)
     undone = ends = 0
     try:
-        await service.new(people[0])
-        for p in people[1:]:
-            await service.join(p)
-        await service.start_game(people[0])
-        game = await storage.active_game_in_channel(1)
-        assert game is not None
+        game = await seated_game(service, storage, people)
         for step in range(120):
             game = await storage.get_game(game.id)
             state = service.state_of(game)
