@@ -56,13 +56,41 @@ async def test_a_slow_channel_delays_its_posts_not_the_game(tmp_path: Path) -> N
                                    timeout=1.0)
         assert [n for n, _ in channel.posted if n is not None] == []  # nothing got through yet
         waiting = await storage.posts.pending(1)
-        assert len(waiting) == 3
+        assert len(waiting) == 4  # the first board, then three ends of turn
         channel.open.set()
         await asyncio.wait_for(service.herald.courier.flush(1, timeout=5), timeout=6)
         sent = [(n, words) for n, words in channel.posted if n is not None]
         assert [n for n, _ in sent] == [p.nonce for p in waiting]  # in order, each once
-        assert all("ends the turn" in words for _, words in sent)
+        assert "begins" in sent[0][1] and all("ends the turn" in words for _, words in sent[1:])
         assert await storage.posts.pending(1) == []
+    finally:
+        await service.close()
+        await storage.close()
+
+
+async def test_a_time_out_is_told_before_the_turn_it_ends_and_outside_the_lock(tmp_path: Path) -> None:
+    """The "Time is up" note goes in the outbox with the first action the time-out plays: a slow
+    channel does not hold the game, and the note comes before the board it explains."""
+    storage = await Storage.open(str(tmp_path / "t.sqlite3"))
+    channel = SlowChannel()
+    now = [1_800_000_000.0]
+    service = Tiempo(storage, channel, render=False, seed_source=lambda: 3, clock=lambda: now[0])
+    service.herald.courier.patience = 0.1
+    ana, ben = Caller(1, 1, 100, "Ana"), Caller(1, 1, 101, "Ben")
+    try:
+        await service.new(ana, turn_minutes=1)
+        await service.join(ben)
+        await service.start_game(ana)
+        game = await storage.active_game_in_channel(1)
+        assert game is not None
+        now[0] += 120
+        await asyncio.wait_for(service.turns.time_out(game.id), timeout=2.0)  # though the channel holds every post
+        assert (await storage.get_game(game.id)).action_count > game.action_count
+        channel.open.set()
+        await asyncio.wait_for(service.herald.courier.flush(1, timeout=5), timeout=6)
+        sent = [words for n, words in channel.posted if n is not None]
+        assert "begins" in sent[0] and sent[1].startswith("Time is up for") and "ends the turn" in sent[2]
+        assert len(sent) == 3 and await storage.posts.pending(1) == []
     finally:
         await service.close()
         await storage.close()

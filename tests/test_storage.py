@@ -398,6 +398,14 @@ async def test_posts_are_stored_with_their_action_and_forgotten_once_sent(store:
     assert await store.posts.pending(game.channel_id + 1) == []
 
 
+async def test_a_start_stores_its_opening_post_with_it(store: Storage) -> None:
+    g = await store.create_game(guild_id=1, channel_id=4, opener_id=101, seed=7, seats=SEATS, options={}, now=1.0)
+    await store.start_game(g.id, json.dumps({"seq": 0}), now=2.0, posts=["the first board"])
+    with pytest.raises(StatusError):  # a start refused stores nothing
+        await store.start_game(g.id, json.dumps({"seq": 0}), now=3.0, posts=["twice"])
+    assert [p.body for p in await store.posts.pending(4)] == ["the first board"]
+
+
 async def test_a_game_held_too_long_answers_busy_and_others_still_get_it(store: Storage) -> None:
     held = asyncio.Event()
     release = asyncio.Event()

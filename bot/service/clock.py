@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Protocol
 
 from rules import Action, Choose, EndTurn, GameState, apply, legal_actions
 from rules import events as ev
@@ -22,7 +23,11 @@ log = logging.getLogger("tiempo.service")
 #: at most this many actions are played for a player whose time ran out (answers, then the end of the turn)
 TIME_OUT_ACTIONS = 50
 
-Commit = Callable[[GameRecord, GameState, GameState, Action, list[ev.Event], int], Awaitable[GameRecord]]
+class Commit(Protocol):
+    """``Table.commit``: store an action with its posts (``lead`` first) and tell the channel."""
+
+    def __call__(self, game: GameRecord, before: GameState, new: GameState, action: Action, events: list[ev.Event],
+                 actor_id: int, *, lead: Sequence[Post] = ()) -> Awaitable[GameRecord]: ...
 
 
 def turn_deadline(game: GameRecord, now: float) -> float | None:
@@ -86,7 +91,7 @@ class TurnClock:
             else:
                 note = f"Time is up for {who(state, active)}: the turn ends" + (
                     ", taking the first choice of the open question." if state.pending is not None else ".")
-            await self.herald.post(game.channel_id, Post(as_text(note)))
+            lead = [Post(as_text(note))]  # told with the first action it plays: in the outbox, after the lock
             for _ in range(TIME_OUT_ACTIONS):
                 if state.finished or state.active != active:
                     break
@@ -94,8 +99,9 @@ class TurnClock:
                 if action is None:
                     break
                 new, events = apply(state, action)
-                game = await self.commit(game, state, new, action, events, game.seats[action.player].user_id)
-                state = new
+                game = await self.commit(game, state, new, action, events, game.seats[action.player].user_id,
+                                         lead=lead)
+                state, lead = new, []
         self.drive(game_id)
 
     async def run(self, every: float = 15.0) -> None:

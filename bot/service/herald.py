@@ -116,11 +116,6 @@ class Herald:
         return Post(lines([*before, ask]), choice_game=game.id, version=version_of(game), choices=choices,
                     mentions=(seat.user_id,) if not is_ai(seat) else (), play_game=None if is_ai(seat) else game.id)
 
-    async def post_board(self, game: GameRecord, state: GameState, narration: list[str],
-                         events: Sequence[ev.Event]) -> None:
-        """Post the board now (at the start of a game)."""
-        await self.post(game.channel_id, await self.board_post(game, state, narration, events))
-
     async def board_post(self, game: GameRecord, state: GameState, narration: list[str],
                          events: Sequence[ev.Event]) -> Post:
         """The board after a turn (or at the start), the scores, and whose turn it is."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from rules import Colour, to_json
@@ -14,7 +15,7 @@ from ..words import HERE, Button, Command, Here, Mention, Strong, Text, lines, s
 from .clock import turn_deadline
 from .games import Games, is_ai
 from .herald import Herald
-from .messages import Caller, Reply
+from .messages import Caller, Reply, encode_post
 
 AI_LEVELS = LEVEL_NAMES
 AI_NAMES = {level.name: level.display for level in LEVELS}
@@ -168,13 +169,18 @@ class Lobby:
                 raise Refusal(say("Khronos needs at least 2 players: wait for someone to {join}, or seat an AI "
                                   "with {addbot}.", join=Command("join"), addbot=Command("addbot")))
             state = self.games.first_state(game)
-            game = await self.games.storage.start_game(game.id, to_json(state),
-                                                       turn_deadline=turn_deadline(game, self.clock()),
-                                                       now=self.clock())
-            self.games.remember(game.id, game.action_count, state)
+            snapshot = to_json(state)
             opening = (f"Game #{game.id} begins: {len(game.seats)} players, 7 rounds. "
                        f"{who(state, state.active)} was drawn to play first.")
-            await self.herald.post_board(game, state, [opening], ())
+            # the first board is stored with the start (the outbox): a crash right after cannot lose it
+            started = dataclasses.replace(game, status=Status.PLAYING, snapshot=snapshot)
+            post = await self.herald.board_post(started, state, [opening], ())
+            game = await self.games.storage.start_game(game.id, snapshot,
+                                                       turn_deadline=turn_deadline(game, self.clock()),
+                                                       now=self.clock(), posts=[encode_post(post)])
+            self.games.remember(game.id, game.action_count, state)
+        self.herald.courier.kick(game.channel_id)
+        await self.herald.courier.flush(game.channel_id)
         self.drive(game.id)
         return Reply(say("Game #{id} started.", id=game.id))
 

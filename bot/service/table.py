@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from rules import Action, Choose, GameState, NotationError, RuleError, apply, format_action, parse_action, to_json
 from rules import events as ev
@@ -117,8 +117,9 @@ class Table:
         return game, new, events
 
     async def commit(self, game: GameRecord, before: GameState, new: GameState, action: Action,
-                     events: list[ev.Event], actor_id: int) -> GameRecord:
-        """Store the action, then tell the channel. Call with the game's lock held."""
+                     events: list[ev.Event], actor_id: int, *, lead: Sequence[Post] = ()) -> GameRecord:
+        """Store the action with its posts (``lead`` before them: a note on why it was played), then
+        tell the channel. Call with the game's lock held."""
         text = format_action(before, action)
         status = Status.FINISHED if new.finished else None
         storage = self.games.storage
@@ -131,7 +132,7 @@ class Table:
             await self.games.turn_events(game)                 # so far is cached, and note() adds this action
         self.games.note(after, action, events, new, actor_id, text)
         try:
-            posts = [encode_post(p) for p in await self.herald.posts(after, new, events)]
+            posts = [encode_post(p) for p in [*lead, *await self.herald.posts(after, new, events)]]
             deadline = (dict(turn_deadline=None if new.finished else turn_deadline(game, self.clock()))
                         if any(isinstance(e, (ev.TurnBegan, ev.GameEnded)) for e in events) else {})
             game = await storage.append_action(game.id, game.next_seq, actor_id, text, snapshot, status=status,

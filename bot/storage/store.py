@@ -266,9 +266,11 @@ class Storage:
 
     async def start_game(self, game_id: int, snapshot: str, *, seats: Sequence[SeatRecord] | None = None,
                          options: Mapping[str, Any] | None = None, turn_deadline: float | None = None,
-                         now: float | None = None) -> GameRecord:
-        """Lobby → playing with the first position ``snapshot`` (and the final seats/options when given).
-        Raises GameNotFoundError, StatusError."""
+                         now: float | None = None, posts: Sequence[str] = ()) -> GameRecord:
+        """Lobby → playing with the first position ``snapshot`` (and the final seats/options when given),
+        with ``posts`` (the opening announcement) in the outbox, in one transaction. Raises
+        GameNotFoundError, StatusError."""
+        at = now_or(now)
         async with self._transaction() as db:
             game = await self._load(db, game_id)
             if Status.PLAYING not in TRANSITIONS[game.status]:
@@ -277,7 +279,8 @@ class Storage:
                 "UPDATE games SET status = 'playing', snapshot = ?, seats = ?, options = ?, turn_deadline = ?, "
                 "half_warned = 0, updated_at = ? WHERE id = ?",
                 (snapshot, seats_json(game.seats if seats is None else seats),
-                 options_json(game.options if options is None else options), turn_deadline, now_or(now), game_id))
+                 options_json(game.options if options is None else options), turn_deadline, at, game_id))
+            await queue_posts(db, game, posts, at)
             return await self._load(db, game_id)
 
     async def append_action(self, game_id: int, expected_seq: int, actor_id: int, action: str, snapshot: str, *,
