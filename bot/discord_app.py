@@ -25,6 +25,7 @@ import re
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, ClassVar, Literal
 
+import aiohttp
 import discord
 from discord import app_commands
 
@@ -35,6 +36,7 @@ from .config import Config
 from .panel import SEP, Choice
 from .play import Refusal
 from .service import Caller, PanelView, Picture, Post, Reply, Tiempo
+from .service.messages import SendLater
 from .storage import Storage, StorageError
 from .texts import RULES
 from .words import Style, Text, render, text
@@ -240,8 +242,12 @@ class ChannelOutbox:
             kwargs["nonce"] = nonce  # discord.py then asks Discord to enforce it
         try:
             await self.client.get_partial_messageable(channel_id).send(allowed_mentions=mentions_of(post), **kwargs)
-        except discord.HTTPException:
-            log.exception("could not post to channel %s", channel_id)
+        except discord.HTTPException as err:
+            if err.status >= 500 or err.status == 429:  # Discord's trouble (after discord.py's own retries)
+                raise SendLater(f"Discord answered {err.status}") from err
+            log.exception("could not post to channel %s", channel_id)  # no permission, channel gone: never will
+        except (TimeoutError, OSError, aiohttp.ClientError) as err:
+            raise SendLater(f"the network failed: {err!r}") from err
 
 
 async def handle(interaction: Interaction, what: str, work: Callable[[], Awaitable[Reply]], *,

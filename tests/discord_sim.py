@@ -498,6 +498,8 @@ class DiscordSim:
         #: ERROR records logged by discord.py (exceptions in commands, views and events)
         self.errors: list[logging.LogRecord] = []
         self.interactions: dict[int, InteractionRecord] = {}
+        #: the next this many channel posts fail with 503 Service Unavailable (an outage of Discord's)
+        self.failing_posts = 0
         self._messages: dict[int, _Stored] = {}
         self._files: dict[str, SimAttachment] = {}
         self._clients: list[discord.Client] = []
@@ -1227,6 +1229,9 @@ class DiscordSim:
     async def _post_channel_message(self, request: RecordedRequest, match: re.Match[str]) -> web.Response:
         """A message posted by the bot."""
         channel = self._channel(match[1])
+        if self.failing_posts > 0:
+            self.failing_posts -= 1
+            raise _HTTPError(503, 0, "Service Unavailable")
         data = request.body
         problems = _message_problems(data, request.files, new=True)
         if data.get("flags") and int(data["flags"]) & EPHEMERAL:

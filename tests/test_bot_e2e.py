@@ -366,6 +366,22 @@ async def test_a_quick_move_is_answered_at_once_and_a_slow_one_shows_thinking_in
     assert answered.ephemeral and not answered.loading
 
 
+async def test_a_board_post_discord_fails_to_take_goes_out_after_the_outage(sim: DiscordSim, tmp_path: Path) -> None:
+    """Discord answers 503 to the after-turn post: the post is kept and sent again a moment later, once."""
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    users = await open_table(sim, bot, "bob")
+    _, state = await state_of(bot, sim)
+    mover = user_of(users, state, state.active)
+    before = len(public(sim))
+    sim.failing_posts = 1
+    reply = await answer(sim, sim.slash("tiempo", "end", user=mover), timeout=15)
+    assert reply.ephemeral
+    post = await sim.wait_for_message(lambda m: "ends the turn" in m.content, timeout=15)
+    assert sim.failing_posts == 0 and post.gallery()  # the board, with its cards
+    assert len([m for m in public(sim)[before:] if "ends the turn" in m.content]) == 1
+    assert await bot.service.storage.posts.pending(sim.channel.id) == []
+
+
 async def test_autocomplete_offers_the_ways_to_pay(sim: DiscordSim, tmp_path: Path) -> None:
     bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
     users = await open_table(sim, bot, "bob")

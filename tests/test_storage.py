@@ -611,3 +611,86 @@ def test_a_url_is_shown_without_its_password() -> None:
         "postgres:///tiempo?host=/run/postgresql")
     assert is_postgres_url("PostgreSQL://x/y") and is_postgres_url("postgres://x/y")
     assert not is_postgres_url("postgresql.sqlite3") and not is_postgres_url("/srv/postgresql://x")
+
+
+async def test_a_write_cancelled_while_waiting_for_the_file_leaves_nothing_open(tmp_path: Path) -> None:
+    """A command cancelled while its BEGIN waits for a SQLite file another process holds: the BEGIN
+    may still take the file; it is rolled back, so this process writes on and the other gets the file."""
+    import threading
+
+    path = str(tmp_path / "t.sqlite3")
+    storage = await Storage.open(path)
+    try:
+        game = await storage.create_game(guild_id=1, channel_id=7, opener_id=1, seed=1)
+        other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)  # another shard process
+        other.execute("BEGIN IMMEDIATE")
+        threading.Timer(0.5, lambda: other.execute("COMMIT")).start()  # it lets go half a second later
+        task = asyncio.create_task(storage.set_board_message(game.id, 42))
+        await asyncio.sleep(0.2)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await asyncio.sleep(1.0)
+        await storage.set_board_message(game.id, 43)  # this process writes on
+        assert (await storage.get_game(game.id)).board_message_id == 43
+        third = sqlite3.connect(path, timeout=0.5, isolation_level=None)
+        third.execute("BEGIN IMMEDIATE")  # and the file is free for others
+        third.execute("ROLLBACK")
+        third.close()
+        other.close()
+    finally:
+        await storage.close()
+
+
+async def test_postgres_a_command_cancelled_while_giving_its_lock_back_still_frees_it(pg_url: str) -> None:
+    """Shard A's command is cancelled while it waits to give the game's lock back: the lock is still
+    given back, so shard B can take the game."""
+    a, b = await Storage.open(pg_url), await Storage.open(pg_url)
+    try:
+        game = await a.create_game(guild_id=1, channel_id=7, opener_id=1, seed=1)
+
+        async def command() -> None:
+            async with a.lock(game.id):
+                await asyncio.sleep(0.05)
+
+        task = asyncio.create_task(command())
+        await asyncio.sleep(0.02)  # it holds the game
+        await a.database._locking.acquire()  # type: ignore[attr-defined]  # another lock query is under way
+        await asyncio.sleep(0.1)  # ... so the command waits to give its lock back
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        a.database._locking.release()  # type: ignore[attr-defined]
+        await asyncio.sleep(0.2)
+        async with b.lock(game.id, wait=1.0):
+            pass
+    finally:
+        await a.close()
+        await b.close()
+
+
+async def test_postgres_a_hung_lock_connection_answers_busy_in_time_then_recovers(pg_url: str) -> None:
+    """The connection holding the game locks stops answering (its server process stopped): a command
+    answers "busy" within its wait, not never; once the server answers again, the games lock anew."""
+    import signal
+
+    storage = await Storage.open(pg_url)
+    try:
+        first = await storage.create_game(guild_id=1, channel_id=7, opener_id=1, seed=1)
+        second = await storage.create_game(guild_id=1, channel_id=8, opener_id=1, seed=1)
+        async with storage.lock(first.id):
+            pid = await storage.database._locker.fetchval("SELECT pg_backend_pid()")  # type: ignore[attr-defined]
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            loop = asyncio.get_running_loop()
+            began = loop.time()
+            with pytest.raises(GameBusyError):
+                async with storage.lock(second.id, wait=1.0):
+                    pass
+            assert loop.time() - began < 3.0
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        async with storage.lock(second.id, wait=5.0):  # a new lock connection
+            pass
+    finally:
+        await storage.close()

@@ -5,8 +5,10 @@ undos and with a cold cache."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -53,5 +55,70 @@ async def test_the_turn_log_says_what_the_history_says_through_undos(tmp_path: P
             game = await storage.get_game(game.id)
             assert await service.games.turn_events(game) == await _from_history(storage, game.id), step
         assert undone >= 3 and ends >= 10
+    finally:
+        await storage.close()
+
+
+async def test_histories_read_during_a_commit_stay_right(tmp_path: Path) -> None:
+    """A reader outside the game's lock (``/tiempo log``) asks for the history while a move is being
+    stored (its pictures drawn, its commit not yet made); then two readers ask at once. Each gets the
+    game's log as stored, no action missing or told twice."""
+    storage = await Storage.open(str(tmp_path / "t.sqlite3"))
+    service = Tiempo(storage, Silent(), render=False, seed_source=lambda: 4)
+    people = [Caller(1, 1, 100 + i, name) for i, name in enumerate(["alice", "bob", "cy"])]
+    rng = random.Random(4)
+    try:
+        game = await seated_game(service, storage, people)
+
+        async def play_one() -> None:
+            g = await storage.get_game(game.id)
+            s = service.state_of(g)
+            a = choose(rng, s, legal_actions(s))
+            await service.table.play_action(people[a.player], g.id, version_of(g), lambda st, p, a=a: a)
+
+        for _ in range(10):
+            await play_one()
+        posts = service.herald.posts
+
+        async def slow_posts(*args: Any, **kwargs: Any) -> Any:  # pictures drawn in a thread: others run
+            out = await posts(*args, **kwargs)
+            await asyncio.sleep(0.2)
+            return out
+
+        service.herald.posts = slow_posts  # type: ignore[method-assign]
+        before = await storage.get_game(game.id)
+        move = asyncio.create_task(play_one())
+        await asyncio.sleep(0.1)
+        assert (await service.games.history(before)).seq == before.action_count
+        await move
+        service.herald.posts = posts  # type: ignore[method-assign]
+        now = await storage.get_game(game.id)
+        both = await asyncio.gather(service.games.history(now), service.games.history(now))
+        stored = [r.seq for r in await storage.list_actions(game.id)]
+        for h in both:
+            assert h.seq == now.action_count and [r.seq for r, _, _ in h.actions] == stored
+    finally:
+        await storage.close()
+
+
+async def test_a_state_is_remembered_by_its_snapshot_not_only_its_count(tmp_path: Path) -> None:
+    """An undo and another move give the same count of actions with another position: the cached
+    state of the first must not be served for the second."""
+    from dataclasses import replace
+
+    from rules import apply, to_json
+
+    storage = await Storage.open(str(tmp_path / "t.sqlite3"))
+    service = Tiempo(storage, Silent(), render=False, seed_source=lambda: 4)
+    people = [Caller(1, 1, 100 + i, name) for i, name in enumerate(["alice", "bob"])]
+    try:
+        game = await seated_game(service, storage, people)
+        state = service.state_of(game)
+        one, other = legal_actions(state)[:2]
+        first, second = apply(state, one)[0], apply(state, other)[0]
+        assert first != second
+        games = Games(storage, clock=lambda: 0.0)
+        assert games.state_of(replace(game, action_count=1, snapshot=to_json(first))) == first
+        assert games.state_of(replace(game, action_count=1, snapshot=to_json(second))) == second
     finally:
         await storage.close()

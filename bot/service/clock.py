@@ -16,7 +16,7 @@ from ..texts import who
 from ..words import as_text, say
 from .games import Games, is_ai
 from .herald import Herald, mention
-from .messages import Post
+from .messages import Post, encode_post
 
 log = logging.getLogger("tiempo.service")
 
@@ -70,12 +70,12 @@ class TurnClock:
             elif minutes and not game.half_warned and now >= game.turn_deadline - minutes * 30:
                 state = self.games.state_of(game)
                 seat = game.seats[state.waiting_on]
-                await self.games.storage.mark_half_warned(game.id)
-                if not is_ai(seat):
-                    left = max(1, round((game.turn_deadline - now) / 60))
-                    await self.herald.post(game.channel_id, Post(
-                        say("{who}, half your turn time is gone: about {left} min left in game #{id}.",
-                            who=mention(seat), left=left, id=game.id), mentions=(seat.user_id,)))
+                left = max(1, round((game.turn_deadline - now) / 60))
+                warning = Post(say("{who}, half your turn time is gone: about {left} min left in game #{id}.",
+                                   who=mention(seat), left=left, id=game.id), mentions=(seat.user_id,))
+                await self.games.storage.mark_half_warned(  # an AI seat needs no warning
+                    game.id, posts=[] if is_ai(seat) else [encode_post(warning)], now=now)
+                self.herald.courier.kick(game.channel_id)
 
     async def time_out(self, game_id: int) -> None:
         """Answer the open questions with their first option and end the active player's turn."""

@@ -14,9 +14,12 @@ import logging
 from collections.abc import Callable, Iterable
 
 from ..storage import DatabaseBusyError, Storage
-from .messages import Outbox, decode_post
+from .messages import Outbox, SendLater, decode_post
 
 log = logging.getLogger("tiempo.courier")
+
+#: the longest pause before a channel's posts are tried again after a failure, in seconds
+RETRY_MAX_S = 60.0
 
 
 async def cancel_all(tasks: Iterable[asyncio.Task[None]]) -> None:
@@ -67,27 +70,42 @@ class Courier:
 
     async def _forget(self, post_id: int) -> None:
         """Take a sent post out of the outbox, waiting while another program holds the database (if it
-        never frees, the post stays and is sent again later: its nonce keeps it single)."""
-        for _ in range(40):
+        never frees, the channel's sending starts again later; the post's nonce keeps it single)."""
+        for _ in range(10):
             try:
                 await self.storage.posts.sent(post_id)
                 return
             except DatabaseBusyError:
                 await asyncio.sleep(0.5)
-        log.warning("post %s stays in the outbox: the database stayed busy", post_id)
+        raise SendLater(f"post {post_id} was sent, but the database stayed busy and it stays in the outbox")
 
     async def _drain(self, channel_id: int) -> None:
-        try:
-            while channel_id in self._again:
-                self._again.discard(channel_id)
-                while queued := await self.storage.posts.pending(channel_id):
-                    for item in queued:
-                        try:
-                            await self.outbox.post(channel_id, decode_post(item.body), nonce=item.nonce)
-                        except Exception:  # a post that cannot be read or sent is logged, not retried forever
-                            log.exception("could not send post %s of game #%s", item.id, item.game_id)
-                        await self._forget(item.id)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("the outbox of channel %s stopped; it goes on at the next post or start", channel_id)
+        """Send the channel's posts until none is left; when Discord, the network or the database fails,
+        try again after a pause (1 s, doubling up to ``RETRY_MAX_S``), in order: nothing is skipped."""
+        pause = 1.0
+        while True:
+            try:
+                await self._send_waiting(channel_id)
+                return
+            except asyncio.CancelledError:
+                raise
+            except SendLater as err:
+                log.warning("posts to channel %s wait (%s); trying again in %.0f s", channel_id, err, pause)
+            except Exception:
+                log.exception("the outbox of channel %s failed; trying again in %.0f s", channel_id, pause)
+            self._again.add(channel_id)
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, RETRY_MAX_S)
+
+    async def _send_waiting(self, channel_id: int) -> None:
+        while channel_id in self._again:
+            self._again.discard(channel_id)
+            while queued := await self.storage.posts.pending(channel_id):
+                for item in queued:
+                    try:
+                        post = decode_post(item.body)
+                    except Exception:  # a post that cannot be read never will be: logged and dropped
+                        log.exception("post %s of game #%s cannot be read", item.id, item.game_id)
+                    else:
+                        await self.outbox.post(channel_id, post, nonce=item.nonce)  # SendLater: kept, in place
+                    await self._forget(item.id)

@@ -71,7 +71,9 @@ class Games:
         self.clock = clock
         #: whether this process serves a server (its shard): its games' timers and AI seats are ours
         self.owns = owns
-        self._states: OrderedDict[int, tuple[int, GameState]] = OrderedDict()
+        #: per game: (its action count, its stored snapshot, the state): both must match, since an undo
+        #: and another action give the count again with another position
+        self._states: OrderedDict[int, tuple[int, str | None, GameState]] = OrderedDict()
         self._histories: OrderedDict[int, History] = OrderedDict()
         #: per game: (version, the events of its current turn so far, or of the turn that just ended)
         self._turns: OrderedDict[int, tuple[int, list[ev.Event]]] = OrderedDict()
@@ -118,21 +120,21 @@ class Games:
     # -- states -----------------------------------------------------------------------------------
 
     def state_of(self, game: GameRecord) -> GameState:
-        """The current state of a started game (cached by version)."""
+        """The current state of a started game (cached by its count of actions and snapshot)."""
         cached = self._states.get(game.id)
-        if cached is not None and cached[0] == game.action_count:
+        if cached is not None and cached[0] == game.action_count and cached[1] == game.snapshot:
             self._states.move_to_end(game.id)
-            return cached[1]
+            return cached[2]
         if game.snapshot is None:
             raise Refusal(f"Game #{game.id} has no position yet: it has not started.")
         state = from_json(game.snapshot)
-        self.remember(game.id, game.action_count, state)
+        self.remember(game, state)
         return state
 
-    def remember(self, game_id: int, version: int, state: GameState) -> None:
-        """Keep ``state`` as the game's state at ``version``."""
-        self._states[game_id] = (version, state)
-        self._states.move_to_end(game_id)
+    def remember(self, game: GameRecord, state: GameState) -> None:
+        """Keep ``state`` as the state of ``game`` (as stored: its count of actions and snapshot)."""
+        self._states[game.id] = (game.action_count, game.snapshot, state)
+        self._states.move_to_end(game.id)
         while len(self._states) > STATES_KEPT:
             self._states.popitem(last=False)
 
@@ -144,19 +146,24 @@ class Games:
     # -- history ----------------------------------------------------------------------------------
 
     async def history(self, game: GameRecord) -> History:
-        """The game's actions with their events, replayed from its first position (cached)."""
+        """The game's actions with their events, replayed from its first position (cached). A cached
+        history is never changed in place (a reader may hold it across an await): a longer one
+        replaces it."""
         h = self._histories.get(game.id)
-        if h is None or h.seq > game.action_count:
+        if h is None or h.seq > game.action_count:  # none, or ahead of this (older) record of the game
             h = History(0)
         if h.seq < game.action_count:
             records = await self.storage.list_actions(game.id, after=h.seq)
             state = self.first_state(game) if h.seq == 0 else self.replay(game, h)
+            actions = list(h.actions)
             for r in records:
                 action = parse_action(r.action, state)
                 state, events = apply(state, action)
-                h.actions.append((r, action, events))
-                h.seq = r.seq
-        self._histories[game.id] = h
+                actions.append((r, action, events))
+            h = History(records[-1].seq if records else h.seq, actions)
+        cached = self._histories.get(game.id)
+        if cached is None or cached.seq <= h.seq:
+            self._histories[game.id] = h
         self._histories.move_to_end(game.id)
         while len(self._histories) > HISTORIES_KEPT:
             self._histories.popitem(last=False)
@@ -183,7 +190,7 @@ class Games:
     def note(self, record: GameRecord, action: Action, events: list[ev.Event], state: GameState, actor_id: int,
              text: str) -> None:
         """An action was stored (``record`` is the game after it): update the caches."""
-        self.remember(record.id, record.action_count, state)
+        self.remember(record, state)
         turn = self._turns.get(record.id)
         if turn is not None and turn[0] == record.action_count - 1:
             ended = any(isinstance(e, ev.TurnEnded) for e in turn[1])
@@ -192,9 +199,8 @@ class Games:
             self._turns.pop(record.id, None)
         h = self._histories.get(record.id)
         if h is not None and h.seq == record.action_count - 1:
-            h.actions.append((ActionRecord(record.id, record.action_count, actor_id, text, self.clock()), action,
-                              events))
-            h.seq = record.action_count
+            self._histories[record.id] = History(record.action_count, [*h.actions, (
+                ActionRecord(record.id, record.action_count, actor_id, text, self.clock()), action, events)])
 
     def forget(self, game_id: int) -> None:
         """Drop what the caches hold of a game (they went ahead of the database)."""
@@ -204,10 +210,9 @@ class Games:
 
     def forget_last(self, game: GameRecord, h: History, before: GameState, count: int = 1) -> None:
         """The last ``count`` actions were taken back (``game`` is the game after that): update the caches."""
-        del h.actions[-count:]
-        h.seq = game.action_count
+        self._histories[game.id] = History(game.action_count, h.actions[:-count])
         self._turns.pop(game.id, None)
-        self.remember(game.id, game.action_count, before)
+        self.remember(game, before)
 
     async def turn_events(self, game: GameRecord) -> list[ev.Event]:
         """The events since the current turn began (or of the last turn, right after it ended)."""

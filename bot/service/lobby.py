@@ -178,7 +178,7 @@ class Lobby:
             game = await self.games.storage.start_game(game.id, snapshot,
                                                        turn_deadline=turn_deadline(game, self.clock()),
                                                        now=self.clock(), posts=[encode_post(post)])
-            self.games.remember(game.id, game.action_count, state)
+            self.games.remember(game, state)
         self.herald.courier.kick(game.channel_id)
         await self.herald.courier.flush(game.channel_id)
         self.drive(game.id)

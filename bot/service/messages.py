@@ -93,12 +93,18 @@ class Reply(Post):
     public: bool = False
 
 
+class SendLater(Exception):
+    """A post could not be sent now (Discord answered with a server error, or the network failed):
+    it stays in the outbox and is sent again later, in its place."""
+
+
 class Outbox(Protocol):
     """Where the service posts to a channel (Discord, or the terminal)."""
 
     async def post(self, channel_id: int, post: Post, nonce: str | None = None) -> None:
-        """Send ``post`` to the channel; errors are the front end's to log. ``nonce`` names the post
-        so that sending it again (after a crash) does not post it twice."""
+        """Send ``post`` to the channel. ``nonce`` names the post so that sending it again (after a
+        crash) does not post it twice. Raises SendLater when it may go through later; a post that
+        never will (no permission, the channel gone) is the front end's to log, and dropped."""
 
 
 # -- posts as stored in the outbox ---------------------------------------------------------------

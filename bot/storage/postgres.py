@@ -28,6 +28,8 @@ CONNECT_TIMEOUT: Final = 15.0
 MIGRATION_LOCK: Final = 0x7469656D706F
 #: the first key of a game's advisory lock (the second is the game's id)
 GAME_LOCKS: Final = 0x7469656D
+#: how long a game-lock query may take before its connection is given up (a hung server), in seconds
+LOCK_QUERY_S: Final = 2.0
 #: the settings every connection gets
 SERVER_SETTINGS: Final = {"synchronous_commit": "on", "application_name": "tiempo"}
 
@@ -86,14 +88,32 @@ class PostgresDatabase:
             if self._locker is None or self._locker.is_closed():
                 self._locker = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT,
                                                      server_settings=SERVER_SETTINGS)
-            taken: bool = await self._locker.fetchval("SELECT pg_try_advisory_lock($1, $2)", GAME_LOCKS, game_id)
+            try:
+                taken: bool = await self._locker.fetchval("SELECT pg_try_advisory_lock($1, $2)", GAME_LOCKS,
+                                                          game_id, timeout=LOCK_QUERY_S)
+            except BaseException:
+                self._drop_locks()  # the server may have granted it: no lock may outlive its holder
+                raise
             return taken
 
     async def unlock(self, game_id: int, holder: str) -> None:
         """Give the advisory lock back (nothing to do if the lock connection was lost: so was the lock)."""
         async with self._locking:
             if self._locker is not None and not self._locker.is_closed():
-                await self._locker.execute("SELECT pg_advisory_unlock($1, $2)", GAME_LOCKS, game_id)
+                try:
+                    await self._locker.execute("SELECT pg_advisory_unlock($1, $2)", GAME_LOCKS, game_id,
+                                               timeout=LOCK_QUERY_S)
+                except BaseException:  # cancelled, timed out, cut: ending the connection frees the lock
+                    self._drop_locks()
+                    raise
+
+    def _drop_locks(self) -> None:
+        """End the lock connection, which frees every game lock this process holds (the games stay safe:
+        a write that lost the race is refused), after a lock query that failed, hung or was cancelled
+        halfway; the next lock opens a new connection."""
+        if self._locker is not None:
+            self._locker.terminate()
+            self._locker = None
 
     async def close(self) -> None:
         """Close the connections (idempotent), waiting a little for those in use."""

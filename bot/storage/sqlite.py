@@ -13,6 +13,7 @@ it takes it over (the file is on one machine, where it can tell), and in any cas
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import socket
 import sqlite3
@@ -128,11 +129,16 @@ class SQLiteDatabase:
     async def transaction(self) -> AsyncIterator[SQLiteTx]:
         """One write transaction (``BEGIN IMMEDIATE``), committed on leaving, rolled back on an error."""
         async with self._use:
+            if self._db.in_transaction:  # left open by a task cancelled in its BEGIN (see below)
+                await self._rollback()
             try:
                 await self._db.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as err:  # "database is locked" once BUSY_S has passed
                 if "locked" in str(err) or "busy" in str(err):
                     raise DatabaseBusyError() from err
+                raise
+            except BaseException:  # cancelled while BEGIN waited for the file: it may still take it
+                await asyncio.shield(self._rollback())  # queued after the BEGIN, so it undoes it
                 raise
             try:
                 yield SQLiteTx(self._db)
@@ -140,6 +146,11 @@ class SQLiteDatabase:
                 await self._db.execute("ROLLBACK")
                 raise
             await self._db.execute("COMMIT")
+
+    async def _rollback(self) -> None:
+        """End the open transaction, if there is one, writing nothing."""
+        with contextlib.suppress(sqlite3.OperationalError):  # "no transaction is active"
+            await self._db.execute("ROLLBACK")
 
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """All rows of a read-only query (outside any other coroutine's transaction)."""

@@ -68,10 +68,12 @@ class GameLock:
         if not self.storage.shared:
             return
         try:
-            while not await self.storage.database.try_lock(self.game_id, self.storage.holder):
-                if loop.time() >= deadline:
-                    raise GameBusyError(self.game_id)
-                await asyncio.sleep(0.05)
+            async with asyncio.timeout(max(0.1, deadline - loop.time())):  # a hung database is a busy game
+                while not await self.storage.database.try_lock(self.game_id, self.storage.holder):
+                    await asyncio.sleep(0.05)
+        except TimeoutError:
+            self.memory.release()
+            raise GameBusyError(self.game_id) from None
         except BaseException:
             self.memory.release()
             raise
@@ -79,12 +81,19 @@ class GameLock:
     async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                         tb: TracebackType | None) -> None:
         try:
-            if self.storage.shared:
-                await self.storage.database.unlock(self.game_id, self.storage.holder)
-        except Exception:  # the lock lapses or goes with the connection; the game is safe (stale writes fail)
-            log.warning("could not give game #%s's lock back", self.game_id, exc_info=True)
+            if self.storage.shared:  # shielded: a command cancelled here must still give the lock back
+                unlocking = asyncio.ensure_future(self.storage.database.unlock(self.game_id, self.storage.holder))
+                unlocking.add_done_callback(self._unlocked)
+                await asyncio.shield(unlocking)
+        except Exception:
+            pass  # told by _unlocked
         finally:
             self.memory.release()
+
+    def _unlocked(self, unlocking: asyncio.Future[None]) -> None:
+        if not unlocking.cancelled() and unlocking.exception() is not None:
+            # the lock lapses or goes with its connection; the game is safe (stale writes fail)
+            log.warning("could not give game #%s's lock back", self.game_id, exc_info=unlocking.exception())
 
 
 class Storage:
@@ -367,11 +376,14 @@ class Storage:
                              (turn_deadline, now_or(now), game_id))
             return await self._load(db, game_id)
 
-    async def mark_half_warned(self, game_id: int) -> GameRecord:
-        """Record that the players were warned that half the turn time has gone. Raises GameNotFoundError."""
+    async def mark_half_warned(self, game_id: int, *, posts: Sequence[str] = (), now: float | None = None
+                               ) -> GameRecord:
+        """Record that the players were warned that half the turn time has gone, with ``posts`` (the
+        warning) in the outbox, in one transaction. Raises GameNotFoundError."""
         async with self._transaction() as db:
-            await self._load(db, game_id)
+            game = await self._load(db, game_id)
             await db.execute("UPDATE games SET half_warned = 1 WHERE id = ?", (game_id,))
+            await queue_posts(db, game, posts, now_or(now))
             return await self._load(db, game_id)
 
     async def set_board_message(self, game_id: int, message_id: int | None) -> GameRecord:
