@@ -1,7 +1,8 @@
 """Entry point: ``tiempo-bot`` or ``python -m bot``.
 
 ``tiempo-bot`` runs the Discord bot (token from ``DISCORD_TOKEN`` or the config file);
-``tiempo-bot console`` plays at a table in the terminal; ``tiempo-bot selfplay`` watches AI players.
+``tiempo-bot console`` plays at a table in the terminal; ``tiempo-bot selfplay`` watches AI players;
+``tiempo-bot copy-games SOURCE DEST`` copies every game to another database.
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", help="the config file (default: $TIEMPO_CONFIG, else ./tiempo.toml)")
     sub = parser.add_subparsers(dest="command")
     sub.add_parser("run", help="run the Discord bot (the default)")
+    from .storage import copy
+
+    copy.add_arguments(sub.add_parser("copy-games", help="copy every game to another database (Tiempo stopped)"))
     try:
         from . import console, selfplay
     except ImportError:  # pragma: no cover - offline tables are optional parts of a checkout

@@ -7,7 +7,8 @@ behind one interface, ``Storage``.
 * ``sqlite``, ``postgres`` — the two backends (asyncpg is imported only for a PostgreSQL URL);
 * ``store``    — ``Storage``: every query, written once;
 * ``outbox``   — the posts stored with the actions that cause them, until they are sent;
-* ``check``    — the start-up check, which explains in one sentence why a database cannot be used.
+* ``check``    — the start-up check, which explains in one sentence why a database cannot be used;
+* ``copy``     — every game copied to another database (``tiempo-bot copy-games``).
 """
 
 from .backend import Database, is_postgres_url, without_password

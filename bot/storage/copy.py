@@ -1,0 +1,135 @@
+"""Copy every game from one database to another: a SQLite file to PostgreSQL when a host grows to
+several processes (or back, or to a new file). ``tiempo-bot copy-games SOURCE DEST``.
+
+Games keep their ids (the buttons on old messages carry them), their logs of actions, their seats,
+turn deadlines and unsent posts; the destination's id counters continue after the highest copied id.
+Both databases are checked first, as at start-up, and migrated to the current schema; the destination
+must hold no game. The copy is one transaction in the destination: all of it or nothing. Then every
+game, action and post is read back from both and compared. Tiempo must be stopped while it runs (a
+move made meanwhile would be in the source only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .backend import is_postgres_url
+from .check import DatabaseUnusableError, check_database
+from .records import Status, StorageError
+from .schema import ACTION_COLUMNS, GAME_COLUMNS
+from .store import Storage
+
+OUTBOX_COLUMNS = "id, game_id, guild_id, channel_id, body, created_at"
+#: rows inserted per statement batch between two progress lines
+BATCH = 5000
+
+
+class CopyError(StorageError):
+    """The copy cannot be made; ``str()`` says why and what to do. Nothing was written."""
+
+
+@dataclass(frozen=True)
+class Copied:
+    """What was copied."""
+
+    games: int
+    playing: int
+    actions: int
+    posts: int
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _name(target: str) -> str:
+    from .backend import without_password
+
+    return without_password(target) if is_postgres_url(target) else target
+
+
+async def copy_games(source: str, dest: str, say: Callable[[str], None] = lambda line: None) -> Copied:
+    """Copy every game of ``source`` into ``dest`` (a path or a ``postgresql://`` URL each), telling
+    ``say`` how far it got. Raises CopyError (or DatabaseUnusableError) with a sentence to act on."""
+    if not is_postgres_url(source) and not os.path.isfile(source):
+        raise CopyError(f"There is no database file {source} to copy from.")
+    if _name(source) == _name(dest) or (not is_postgres_url(source) and not is_postgres_url(dest)
+                                        and os.path.exists(dest) and os.path.samefile(source, dest)):
+        raise CopyError("The source and the destination are the same database.")
+    for target in (source, dest):
+        await check_database(target)  # one sentence if either cannot be used; migrates both
+    src, dst = await Storage.open(source), await Storage.open(dest)
+    try:
+        held = await dst.count()
+        if held:
+            raise CopyError(f"{_name(dest)} already holds {_count(held, 'game')}: copy into an empty "
+                            "database, so that every game keeps its id.")
+        games = await src.database.fetchall(f"SELECT {GAME_COLUMNS} FROM games ORDER BY id")
+        actions = await src.database.fetchall(f"SELECT {ACTION_COLUMNS} FROM actions ORDER BY game_id, seq")
+        posts = await src.database.fetchall(f"SELECT {OUTBOX_COLUMNS} FROM outbox ORDER BY id")
+        say(f"Copying {_count(len(games), 'game')}, {_count(len(actions), 'action')} and "
+            f"{_count(len(posts), 'unsent post')} from {_name(source)} to {_name(dest)}…")
+        postgres = dst.database.dialect == "postgresql"
+        given = " OVERRIDING SYSTEM VALUE" if postgres else ""  # keep the ids: an identity column makes its own
+        async with dst.database.transaction() as tx:
+            for table, columns, rows in (("games", GAME_COLUMNS, games), ("actions", ACTION_COLUMNS, actions),
+                                         ("outbox", OUTBOX_COLUMNS, posts)):
+                width = len(columns.split(","))
+                sql = (f"INSERT INTO {table} ({columns}){given if table != 'actions' else ''} "
+                       f"VALUES ({', '.join('?' * width)})")
+                for i, row in enumerate(rows, 1):
+                    await tx.execute(sql, tuple(row[k] for k in range(width)))
+                    if i % BATCH == 0:
+                        say(f"  {table}: {i} of {len(rows)}")
+            if postgres:  # the next game (and post) takes the id after the highest copied one
+                for table in ("games", "outbox"):
+                    await tx.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                                     f"(SELECT COALESCE(MAX(id), 0) + 1 FROM {table}), false)")
+        await _compare(src, dst)
+        return Copied(len(games), sum(1 for g in games if g["status"] == Status.PLAYING.value), len(actions),
+                      len(posts))
+    finally:
+        await src.close()
+        await dst.close()
+
+
+async def _compare(src: Storage, dst: Storage) -> None:
+    """Read everything back from both databases; raise CopyError on the first difference."""
+    theirs, ours = await src.list_games(), await dst.list_games()
+    if theirs != ours:
+        raise CopyError("The copied games differ from the source's; the destination should be emptied and the "
+                        "copy made again.")
+    for game in theirs:
+        if await src.list_actions(game.id) != await dst.list_actions(game.id):
+            raise CopyError(f"Game #{game.id}'s actions differ after the copy; the destination should be emptied "
+                            "and the copy made again.")
+    for guild_id, channel_id in await src.posts.channels():
+        if await src.posts.pending(channel_id, limit=1_000_000) != await dst.posts.pending(channel_id, limit=1_000_000):
+            raise CopyError(f"The unsent posts of channel {channel_id} (server {guild_id}) differ after the copy.")
+
+
+def main(source: str, dest: str) -> int:
+    """``tiempo-bot copy-games``: copy, print what was copied and what to do next. Returns the exit code."""
+    import asyncio
+    import sys
+
+    try:
+        copied = asyncio.run(copy_games(source, dest, say=lambda line: print(line, flush=True)))
+    except (CopyError, DatabaseUnusableError) as err:
+        sys.stderr.write(f"{err}\n")
+        return 2
+    print(f"Copied {_count(copied.games, 'game')} ({copied.playing} being played), {_count(copied.actions, 'action')} "
+          f"and {_count(copied.posts, 'unsent post')}; each read back and found the same.")
+    print(f"Now set database = \"{_name(dest)}\" in the config file (or TIEMPO_DATABASE), start Tiempo, and keep "
+          f"{_name(source)} until you have seen the games go on.")
+    return 0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``tiempo-bot copy-games``'s arguments."""
+    parser.add_argument("source", help="the database to copy from: a SQLite file or a postgresql:// URL")
+    parser.add_argument("dest", help="the empty database to copy into: a SQLite file or a postgresql:// URL")
+    parser.set_defaults(func=lambda args: main(args.source, args.dest))

@@ -1,0 +1,107 @@
+"""``tiempo-bot copy-games``: every game moves to another database (SQLite to PostgreSQL, or to another
+file) with its id, log, seats, deadline and unsent posts, and goes on there."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from bot.__main__ import main as cli
+from bot.service import Caller, Post, Tiempo, version_of
+from bot.service.messages import encode_post
+from bot.storage import Status, Storage
+from bot.storage.copy import CopyError, copy_games
+from bot.words import text
+from rules import legal_actions
+from tests.backends import Backend
+from tests.gameplay import choose
+from tests.test_retold import Silent
+
+
+async def _a_used_database(path: str) -> None:
+    """Games in every status, one with a turn limit and a post left unsent."""
+    storage = await Storage.open(path)
+    service = Tiempo(storage, Silent(), render=False, seed_source=lambda: 6)
+    rng = random.Random(6)
+    try:
+        for channel in (1, 2, 3):  # three games played a while (the third is then cancelled)
+            people = [Caller(1, channel, 100 + i, name) for i, name in enumerate(["ana", "ben", "cy"])]
+            await service.new(people[0], turn_minutes=30 if channel == 1 else None)
+            for p in people[1:]:
+                await service.join(p)
+            await service.start_game(people[0])
+            game = await storage.active_game_in_channel(channel)
+            assert game is not None
+            for _ in range(25):
+                game = await storage.get_game(game.id)
+                state = service.state_of(game)
+                action = choose(rng, state, legal_actions(state))
+                await service.table.play_action(people[action.player], game.id, version_of(game),
+                                                lambda s, p, a=action: a)
+        await storage.set_status(3, Status.CANCELLED)
+        await service.new(Caller(1, 4, 100, "ana"))  # a lobby
+        await storage.mark_half_warned(1, posts=[encode_post(Post(text("unsent")))])  # a warning not yet sent
+    finally:
+        await service.close()
+        await storage.close()
+
+
+async def test_every_game_is_copied_and_goes_on_in_the_copy(tmp_path: Path, backend: Backend) -> None:
+    source = str(tmp_path / "old.sqlite3")
+    await _a_used_database(source)
+    lines: list[str] = []
+    copied = await copy_games(source, backend.target, say=lines.append)
+    assert (copied.games, copied.playing, copied.posts) == (4, 2, 1) and copied.actions == 75
+    assert lines and "Copying 4 games" in lines[0]
+    old, new = await Storage.open(source), await Storage.open(backend.target)
+    try:
+        assert await new.list_games() == await old.list_games()
+        for game in await old.list_games():
+            assert await new.list_actions(game.id) == await old.list_actions(game.id)
+        assert [p.body for p in await new.posts.pending(1)] == [p.body for p in await old.posts.pending(1)]
+        assert json.loads((await new.posts.pending(1))[0].body)["text"] == ["unsent"]
+        game = await new.get_game(2)  # play on in the copy
+        service = Tiempo(new, Silent(), render=False)
+        state = service.state_of(game)
+        action = legal_actions(state)[0]
+        seat = game.seats[action.player]
+        await service.table.play_action(Caller(1, 2, seat.user_id, seat.name), game.id, version_of(game),
+                                        lambda s, p: action)
+        assert (await new.get_game(2)).action_count == game.action_count + 1
+        fresh = await new.create_game(guild_id=1, channel_id=9, opener_id=100, seed=1)
+        assert fresh.id == 5  # after the highest copied id: old buttons never meet a new game
+        await service.close()
+    finally:
+        await old.close()
+        await new.close()
+
+
+async def test_a_copy_into_a_database_with_games_is_refused_and_writes_nothing(tmp_path: Path) -> None:
+    source, dest = str(tmp_path / "old.sqlite3"), str(tmp_path / "new.sqlite3")
+    await _a_used_database(source)
+    async with await Storage.open(dest) as storage:
+        await storage.create_game(guild_id=1, channel_id=1, opener_id=1, seed=1)
+    with pytest.raises(CopyError, match=r"already holds 1 game: copy into an empty database"):
+        await copy_games(source, dest)
+    with pytest.raises(CopyError, match="no database file"):
+        await copy_games(str(tmp_path / "missing.sqlite3"), dest)
+    with pytest.raises(CopyError, match="the same database"):
+        await copy_games(source, source)
+    async with await Storage.open(dest) as storage:
+        assert await storage.count() == 1
+
+
+def test_the_command_says_what_it_copied_and_what_to_do_next(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                                             ) -> None:
+    import asyncio
+
+    source, dest = str(tmp_path / "old.sqlite3"), str(tmp_path / "new.sqlite3")
+    asyncio.run(_a_used_database(source))
+    assert cli(["copy-games", source, dest]) == 0
+    out = capsys.readouterr().out
+    assert "Copied 4 games (2 being played)" in out and f'database = "{dest}"' in out
+    assert cli(["copy-games", source, dest]) == 2  # again: the copy now holds games
+    assert "already holds 4 games" in capsys.readouterr().err
