@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -105,3 +106,33 @@ def test_the_command_says_what_it_copied_and_what_to_do_next(tmp_path: Path, cap
     assert "Copied 4 games (2 being played)" in out and f'database = "{dest}"' in out
     assert cli(["copy-games", source, dest]) == 2  # again: the copy now holds games
     assert "already holds 4 games" in capsys.readouterr().err
+
+
+async def test_a_copy_goes_on_numbering_posts_after_the_source_s(tmp_path: Path, backend: Backend) -> None:
+    """Sent posts are deleted, but Discord remembers their nonces (``tiempo-<id>``) for a while: the
+    copy's next post must not take the id of one the old database sent."""
+    source = str(tmp_path / "old.sqlite3")
+    async with await Storage.open(source) as old:
+        game = await old.create_game(guild_id=1, channel_id=5, opener_id=1, seed=1)
+        for n in range(3):
+            await old.mark_half_warned(game.id, posts=[encode_post(Post(text(f"post {n}")))])
+        for post in await old.posts.pending(5):
+            await old.posts.sent(post.id)  # all sent: the outbox is empty
+    await copy_games(source, backend.target)
+    async with await Storage.open(backend.target) as new:
+        await new.mark_half_warned(game.id, posts=[encode_post(Post(text("after the move")))])
+        (post,) = await new.posts.pending(5)
+        assert post.id == 4 and post.nonce == "tiempo-4"
+        assert (await new.create_game(guild_id=1, channel_id=6, opener_id=1, seed=1)).id == 2
+
+
+async def test_a_damaged_source_is_refused_with_a_sentence(tmp_path: Path) -> None:
+    source, dest = str(tmp_path / "old.sqlite3"), str(tmp_path / "new.sqlite3")
+    await _a_used_database(source)
+    raw = sqlite3.connect(source)
+    raw.execute("PRAGMA foreign_keys = OFF")
+    raw.execute("INSERT INTO actions (game_id, seq, actor_id, action, created_at) VALUES (99, 1, 1, 'end', 0)")
+    raw.commit()
+    raw.close()
+    with pytest.raises(CopyError, match="holds 1 action of games it does not have: it is damaged"):
+        await copy_games(source, dest)

@@ -168,3 +168,42 @@ async def test_an_outbox_that_cannot_read_the_database_tries_again(tmp_path: Pat
     finally:
         await service.close()
         await storage.close()
+
+
+class BrokenPostChannel(FlakyChannel):
+    """A channel where one post can never be sent (discord.py refuses it before sending: too many files)."""
+
+    async def post(self, channel_id: int, post: Post, nonce: str | None = None) -> None:
+        if "ends the turn" in post.text.plain():
+            raise ValueError("files parameter must be a list of up to 10 elements")
+        await super().post(channel_id, post, nonce)
+
+
+async def test_a_post_that_can_never_be_sent_is_dropped_and_the_others_go(tmp_path: Path,
+                                                                         caplog: pytest.LogCaptureFixture) -> None:
+    storage = await Storage.open(str(tmp_path / "t.sqlite3"))
+    channel = BrokenPostChannel(failures=0)
+    service = Tiempo(storage, channel, render=False, seed_source=lambda: 3)
+    ana, ben = Caller(1, 1, 100, "Ana"), Caller(1, 1, 101, "Ben")
+    try:
+        await service.new(ana)
+        await service.join(ben)
+        await service.start_game(ana)
+        for _ in range(2):
+            game = await storage.active_game_in_channel(1)
+            assert game is not None
+            state = service.state_of(game)
+            end = min((a for a in legal_actions(state) if isinstance(a, EndTurn)), key=lambda a: a.discard.total)
+            who = ana if state.players[end.player].name == "Ana" else ben
+            await service.table.play_action(who, game.id, version_of(game), lambda s, p, a=end: a)
+        await asyncio.wait_for(service.herald.courier.flush(1, timeout=5), timeout=6)
+        assert [("begins" in words) for n, words in channel.posted if n is not None] == [True]
+        assert await storage.posts.pending(1) == []  # the two broken ones dropped, logged
+        assert sum("cannot be sent; it is dropped" in r.getMessage() for r in caplog.records) == 2
+        service.herald.courier.kick(1)  # Courier.close() is next: after it, a kick starts nothing
+        await service.herald.courier.close()
+        service.herald.courier.kick(1)
+        assert all(t.done() for t in service.herald.courier._tasks.values())
+    finally:
+        await service.close()
+        await storage.close()

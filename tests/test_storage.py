@@ -330,6 +330,11 @@ async def test_deadlines_and_the_half_time_warning(store: Storage) -> None:
     await store.mark_half_warned(b.id)
     b = await store.append_action(b.id, 2, 202, "White travel 1 F", '{"seq": 2}')  # KEEP: same turn
     assert (b.turn_deadline, b.half_warned) == (700.0, True)
+    # a warning is written only for the turn it was worked out for, and once
+    assert await store.mark_half_warned(b.id, deadline=700.0, posts=["twice"]) is None
+    assert await store.mark_half_warned(a.id, deadline=999.0, posts=["another turn's"]) is None
+    assert await store.mark_half_warned(a.id, deadline=300.0, posts=["warned"]) is not None
+    assert [p.body for p in await store.posts.pending(a.channel_id)] == ["warned"]
     assert not (await store.set_deadline(b.id, 800.0)).half_warned
     await store.set_deadline(a.id, None)
     await store.set_status(c.id, Status.CANCELLED)

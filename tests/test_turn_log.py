@@ -122,3 +122,62 @@ async def test_a_state_is_remembered_by_its_snapshot_not_only_its_count(tmp_path
         assert games.state_of(replace(game, action_count=1, snapshot=to_json(second))) == second
     finally:
         await storage.close()
+
+
+async def test_a_history_read_during_an_undo_is_not_kept(tmp_path: Path) -> None:
+    """A reader outside the lock (``/tiempo log``) loads the history while the actor takes the action
+    back: what it read must not become the cached history, or the undone action would stay in it once
+    another action brings the count back."""
+    from bot.play import Refusal as Refused
+    from rules import EndTurn
+
+    storage = await Storage.open(str(tmp_path / "t.sqlite3"))
+    service = Tiempo(storage, Silent(), render=False, seed_source=lambda: 6)
+    people = [Caller(1, 1, 100 + i, name) for i, name in enumerate(["ana", "ben"])]
+    rng = random.Random(1)
+    raced = False
+    try:
+        game = await seated_game(service, storage, people)
+        for _ in range(40):
+            game = await storage.get_game(game.id)
+            state = service.state_of(game)
+            action = rng.choice([a for a in legal_actions(state) if not isinstance(a, EndTurn)]
+                                or legal_actions(state))
+            await service.table.play_action(people[action.player], game.id, version_of(game),
+                                            lambda s, p, a=action: a)
+            game = await storage.get_game(game.id)
+            service.games._histories.clear()
+            gate, read = asyncio.Event(), storage.list_actions
+            calls = 0
+
+            async def slow(game_id: int, *, after: int = 0, read: Any = read, gate: asyncio.Event = gate) -> Any:
+                nonlocal calls
+                calls += 1
+                rows = await read(game_id, after=after)
+                if calls == 1:  # the reader's: it waits while the undo runs
+                    await gate.wait()
+                return rows
+
+            storage.list_actions = slow  # type: ignore[method-assign]
+            reader = asyncio.create_task(service.games.history(game))
+            await asyncio.sleep(0)
+            try:
+                await service.table.undo(people[action.player], game.id)
+                raced = True
+            except Refused:
+                pass
+            gate.set()
+            await reader
+            storage.list_actions = read  # type: ignore[method-assign]
+            if raced:
+                break
+        assert raced
+        game = await storage.get_game(game.id)
+        state = service.state_of(game)
+        other = legal_actions(state)[-1]
+        await service.table.play_action(people[other.player], game.id, version_of(game), lambda s, p: other)
+        game = await storage.get_game(game.id)
+        h = await service.games.history(game)
+        assert [r.action for r, _, _ in h.actions] == [r.action for r in await storage.list_actions(game.id)]
+    finally:
+        await storage.close()

@@ -73,9 +73,10 @@ class TurnClock:
                 left = max(1, round((game.turn_deadline - now) / 60))
                 warning = Post(say("{who}, half your turn time is gone: about {left} min left in game #{id}.",
                                    who=mention(seat), left=left, id=game.id), mentions=(seat.user_id,))
-                await self.games.storage.mark_half_warned(  # an AI seat needs no warning
-                    game.id, posts=[] if is_ai(seat) else [encode_post(warning)], now=now)
-                self.herald.courier.kick(game.channel_id)
+                if await self.games.storage.mark_half_warned(  # unless the turn ended meanwhile
+                        game.id, deadline=game.turn_deadline, posts=[] if is_ai(seat) else [encode_post(warning)],
+                        now=now):
+                    self.herald.courier.kick(game.channel_id)
 
     async def time_out(self, game_id: int) -> None:
         """Answer the open questions with their first option and end the active player's turn."""

@@ -41,11 +41,15 @@ class Courier:
         self.owns = owns
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._again: set[int] = set()
+        self._closed = False
         #: how long a command waits for its channel's posts before answering anyway, in seconds
         self.patience = 2.0
+        self._sent = 0  #: posts sent (or dropped) so far, to tell a pause that made progress
 
     def kick(self, channel_id: int) -> None:
         """Posts were stored for ``channel_id``: send them (now, or after the ones being sent)."""
+        if self._closed:  # shutting down: they are sent after the next start
+            return
         self._again.add(channel_id)
         task = self._tasks.get(channel_id)
         if task is None or task.done():
@@ -66,6 +70,7 @@ class Courier:
 
     async def close(self) -> None:
         """Stop sending (what is left is sent after the next start)."""
+        self._closed = True
         await cancel_all(self._tasks.values())
 
     async def _forget(self, post_id: int) -> None:
@@ -84,6 +89,7 @@ class Courier:
         try again after a pause (1 s, doubling up to ``RETRY_MAX_S``), in order: nothing is skipped."""
         pause = 1.0
         while True:
+            sent = self._sent
             try:
                 await self._send_waiting(channel_id)
                 return
@@ -94,6 +100,7 @@ class Courier:
             except Exception:
                 log.exception("the outbox of channel %s failed; trying again in %.0f s", channel_id, pause)
             self._again.add(channel_id)
+            pause = 1.0 if self._sent > sent else pause  # some went out: a new trouble, a short pause
             await asyncio.sleep(pause)
             pause = min(pause * 2, RETRY_MAX_S)
 
@@ -103,9 +110,10 @@ class Courier:
             while queued := await self.storage.posts.pending(channel_id):
                 for item in queued:
                     try:
-                        post = decode_post(item.body)
-                    except Exception:  # a post that cannot be read never will be: logged and dropped
-                        log.exception("post %s of game #%s cannot be read", item.id, item.game_id)
-                    else:
-                        await self.outbox.post(channel_id, post, nonce=item.nonce)  # SendLater: kept, in place
+                        await self.outbox.post(channel_id, decode_post(item.body), nonce=item.nonce)
+                    except SendLater:  # kept, in its place: the channel waits and tries again
+                        raise
+                    except Exception:  # a post that cannot be read or sent never will be: logged and dropped
+                        log.exception("post %s of game #%s cannot be sent; it is dropped", item.id, item.game_id)
+                    self._sent += 1
                     await self._forget(item.id)

@@ -149,7 +149,7 @@ class Games:
         """The game's actions with their events, replayed from its first position (cached). A cached
         history is never changed in place (a reader may hold it across an await): a longer one
         replaces it."""
-        h = self._histories.get(game.id)
+        start = h = self._histories.get(game.id)
         if h is None or h.seq > game.action_count:  # none, or ahead of this (older) record of the game
             h = History(0)
         if h.seq < game.action_count:
@@ -161,10 +161,10 @@ class Games:
                 state, events = apply(state, action)
                 actions.append((r, action, events))
             h = History(records[-1].seq if records else h.seq, actions)
-        cached = self._histories.get(game.id)
-        if cached is None or cached.seq <= h.seq:
+        if self._histories.get(game.id) is start:  # kept only if no move, undo or reader changed it meanwhile
             self._histories[game.id] = h
-        self._histories.move_to_end(game.id)
+        if game.id in self._histories:
+            self._histories.move_to_end(game.id)
         while len(self._histories) > HISTORIES_KEPT:
             self._histories.popitem(last=False)
         return h

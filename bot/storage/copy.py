@@ -28,7 +28,8 @@ BATCH = 5000
 
 
 class CopyError(StorageError):
-    """The copy cannot be made; ``str()`` says why and what to do. Nothing was written."""
+    """The copy cannot be made (nothing was written), or its read-back found a difference (empty the
+    destination and copy again); ``str()`` says which and what to do."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,11 @@ async def copy_games(source: str, dest: str, say: Callable[[str], None] = lambda
         if held:
             raise CopyError(f"{_name(dest)} already holds {_count(held, 'game')}: copy into an empty "
                             "database, so that every game keeps its id.")
+        orphans = await src.database.fetchall(
+            "SELECT COUNT(*) FROM actions a LEFT JOIN games g ON g.id = a.game_id WHERE g.id IS NULL")
+        if orphans[0][0]:
+            raise CopyError(f"{_name(source)} holds {_count(orphans[0][0], 'action')} of games it does not have: "
+                            "it is damaged; copy it from a backup instead.")
         games = await src.database.fetchall(f"SELECT {GAME_COLUMNS} FROM games ORDER BY id")
         actions = await src.database.fetchall(f"SELECT {ACTION_COLUMNS} FROM actions ORDER BY game_id, seq")
         posts = await src.database.fetchall(f"SELECT {OUTBOX_COLUMNS} FROM outbox ORDER BY id")
@@ -74,26 +80,53 @@ async def copy_games(source: str, dest: str, say: Callable[[str], None] = lambda
             f"{_count(len(posts), 'unsent post')} from {_name(source)} to {_name(dest)}…")
         postgres = dst.database.dialect == "postgresql"
         given = " OVERRIDING SYSTEM VALUE" if postgres else ""  # keep the ids: an identity column makes its own
-        async with dst.database.transaction() as tx:
-            for table, columns, rows in (("games", GAME_COLUMNS, games), ("actions", ACTION_COLUMNS, actions),
-                                         ("outbox", OUTBOX_COLUMNS, posts)):
-                width = len(columns.split(","))
-                sql = (f"INSERT INTO {table} ({columns}){given if table != 'actions' else ''} "
-                       f"VALUES ({', '.join('?' * width)})")
-                for i, row in enumerate(rows, 1):
-                    await tx.execute(sql, tuple(row[k] for k in range(width)))
-                    if i % BATCH == 0:
-                        say(f"  {table}: {i} of {len(rows)}")
-            if postgres:  # the next game (and post) takes the id after the highest copied one
-                for table in ("games", "outbox"):
-                    await tx.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
-                                     f"(SELECT COALESCE(MAX(id), 0) + 1 FROM {table}), false)")
+        counters = await _next_ids(src)
+        try:
+            async with dst.database.transaction() as tx:
+                for table, columns, rows in (("games", GAME_COLUMNS, games), ("actions", ACTION_COLUMNS, actions),
+                                             ("outbox", OUTBOX_COLUMNS, posts)):
+                    width = len(columns.split(","))
+                    sql = (f"INSERT INTO {table} ({columns}){given if table != 'actions' else ''} "
+                           f"VALUES ({', '.join('?' * width)})")
+                    for i, row in enumerate(rows, 1):
+                        await tx.execute(sql, tuple(row[k] for k in range(width)))
+                        if i % BATCH == 0:
+                            say(f"  {table}: {i} of {len(rows)}")
+                # the counters go on from the source's: a new game, and a new post's nonce, never take an
+                # id the old database gave (a sent post is deleted, but Discord remembers its nonce)
+                for table, next_id in counters.items():
+                    if postgres:
+                        await tx.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), GREATEST(?, "
+                                         f"(SELECT COALESCE(MAX(id), 0) + 1 FROM {table})), false)", (next_id,))
+                    else:
+                        await tx.execute("DELETE FROM sqlite_sequence WHERE name = ?", (table,))
+                        await tx.execute(f"INSERT INTO sqlite_sequence (name, seq) SELECT ?, MAX(? - 1, "
+                                         f"COALESCE(MAX(id), 0)) FROM {table}", (table, next_id))
+        except StorageError:
+            raise
+        except Exception as err:  # what the destination refused: the transaction wrote nothing
+            raise CopyError(f"{_name(dest)} refused the copy ({err}); nothing was written to it.") from err
         await _compare(src, dst)
         return Copied(len(games), sum(1 for g in games if g["status"] == Status.PLAYING.value), len(actions),
                       len(posts))
     finally:
         await src.close()
         await dst.close()
+
+
+async def _next_ids(storage: Storage) -> dict[str, int]:
+    """The id the next game and the next post would get in ``storage`` (its counters, which go on past
+    deleted rows)."""
+    out: dict[str, int] = {}
+    for table in ("games", "outbox"):
+        if storage.database.dialect == "postgresql":
+            rows = await storage.database.fetchall(
+                f"SELECT pg_sequence_last_value(pg_get_serial_sequence('{table}', 'id'))")
+        else:
+            rows = await storage.database.fetchall("SELECT seq FROM sqlite_sequence WHERE name = ?", (table,))
+        last = rows[0][0] if rows and rows[0][0] is not None else 0
+        out[table] = int(last) + 1
+    return out
 
 
 async def _compare(src: Storage, dst: Storage) -> None:

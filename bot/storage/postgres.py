@@ -85,14 +85,13 @@ class PostgresDatabase:
         """Take the game's advisory lock on this process's lock connection unless another process holds
         it. The server gives a connection's locks up when it ends, so a process that dies frees them."""
         async with self._locking:
-            if self._locker is None or self._locker.is_closed():
-                self._locker = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT,
-                                                     server_settings=SERVER_SETTINGS)
+            if self._locker is None or self._locker.is_closed():  # quickly, or the game is "busy"
+                self._locker = await asyncpg.connect(self._url, timeout=LOCK_QUERY_S, server_settings=SERVER_SETTINGS)
             try:
                 taken: bool = await self._locker.fetchval("SELECT pg_try_advisory_lock($1, $2)", GAME_LOCKS,
                                                           game_id, timeout=LOCK_QUERY_S)
-            except BaseException:
-                self._drop_locks()  # the server may have granted it: no lock may outlive its holder
+            except BaseException:  # timed out (a hung server), cut, or cancelled at shutdown: the server may
+                self._drop_locks()  # have granted it, and no lock may outlive its holder
                 raise
             return taken
 

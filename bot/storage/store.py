@@ -67,11 +67,12 @@ class GameLock:
             raise GameBusyError(self.game_id) from None
         if not self.storage.shared:
             return
-        try:
-            async with asyncio.timeout(max(0.1, deadline - loop.time())):  # a hung database is a busy game
-                while not await self.storage.database.try_lock(self.game_id, self.storage.holder):
-                    await asyncio.sleep(0.05)
-        except TimeoutError:
+        try:  # a query in flight is never cancelled (a lock granted meanwhile would be lost track of)
+            while not await self.storage.database.try_lock(self.game_id, self.storage.holder):
+                if loop.time() >= deadline:
+                    raise GameBusyError(self.game_id)
+                await asyncio.sleep(0.05)
+        except TimeoutError:  # the database did not answer within its lock query's time: a busy game
             self.memory.release()
             raise GameBusyError(self.game_id) from None
         except BaseException:
@@ -376,12 +377,15 @@ class Storage:
                              (turn_deadline, now_or(now), game_id))
             return await self._load(db, game_id)
 
-    async def mark_half_warned(self, game_id: int, *, posts: Sequence[str] = (), now: float | None = None
-                               ) -> GameRecord:
+    async def mark_half_warned(self, game_id: int, *, deadline: float | Literal[_Keep.KEEP] | None = KEEP,
+                               posts: Sequence[str] = (), now: float | None = None) -> GameRecord | None:
         """Record that the players were warned that half the turn time has gone, with ``posts`` (the
-        warning) in the outbox, in one transaction. Raises GameNotFoundError."""
+        warning) in the outbox, in one transaction; with ``deadline``, only if the turn is still the one
+        that ends then (None, and nothing written, if another began meanwhile). Raises GameNotFoundError."""
         async with self._transaction() as db:
             game = await self._load(db, game_id)
+            if deadline is not KEEP and (game.turn_deadline != deadline or game.half_warned):
+                return None
             await db.execute("UPDATE games SET half_warned = 1 WHERE id = ?", (game_id,))
             await queue_posts(db, game, posts, now_or(now))
             return await self._load(db, game_id)
