@@ -4,13 +4,15 @@ lock (a slow channel delays its posts, not the game), and kept as they were (wor
 from __future__ import annotations
 
 import asyncio
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bot.service import Caller, Picture, Post, Tiempo, version_of
-from bot.service.messages import SendLater, decode_post, encode_post
+from bot.service.messages import Outbox, SendLater, decode_post, encode_post
 from bot.storage import Storage
 from bot.words import Button, Code, Command, Here, Mention, Strong, say, text
 from rules import EndTurn, legal_actions
@@ -39,30 +41,51 @@ class SlowChannel:
         self.posted.append((nonce, post.text.plain()))
 
 
-async def test_a_slow_channel_delays_its_posts_not_the_game(tmp_path: Path) -> None:
+ANA, BEN = Caller(1, 1, 100, "Ana"), Caller(1, 1, 101, "Ben")
+
+
+async def _started(tmp_path: Path, channel: Outbox, *, turn_minutes: int | None = None,
+                   clock: Callable[[], float] = time.time, before_start: Callable[[Storage], None] = lambda s: None
+                   ) -> tuple[Storage, Tiempo]:
+    """A game between Ana and Ben in channel 1, started (``before_start`` is told just before), with a
+    courier that waits 0.1 s at most for the channel."""
     storage = await Storage.open(str(tmp_path / "t.sqlite3"))
-    channel = SlowChannel()
-    service = Tiempo(storage, channel, render=False, seed_source=lambda: 3)
+    service = Tiempo(storage, channel, render=False, seed_source=lambda: 3, clock=clock)
     service.herald.courier.patience = 0.1
-    ana, ben = Caller(1, 1, 100, "Ana"), Caller(1, 1, 101, "Ben")
+    await service.new(ANA, turn_minutes=turn_minutes)
+    await service.join(BEN)
+    before_start(storage)
+    await service.start_game(ANA)
+    return storage, service
+
+
+async def _end_turn(storage: Storage, service: Tiempo) -> None:
+    """The player to move ends the turn, discarding as little as they may."""
+    game = await storage.active_game_in_channel(1)
+    assert game is not None
+    state = service.state_of(game)
+    end = min((a for a in legal_actions(state) if isinstance(a, EndTurn)), key=lambda a: a.discard.total)
+    who = ANA if state.players[end.player].name == "Ana" else BEN
+    await service.table.play_action(who, game.id, version_of(game), lambda s, p, a=end: a)
+
+
+async def _sent(service: Tiempo, channel: SlowChannel | FlakyChannel) -> list[tuple[str | None, str]]:
+    """The outbox's posts the channel got, once the courier is done (10 s at most)."""
+    await asyncio.wait_for(service.herald.courier.flush(1, timeout=10), timeout=11)
+    return [(n, words) for n, words in channel.posted if n is not None]
+
+
+async def test_a_slow_channel_delays_its_posts_not_the_game(tmp_path: Path) -> None:
+    channel = SlowChannel()
+    storage, service = await _started(tmp_path, channel)
     try:
-        await service.new(ana)
-        await service.join(ben)
-        await service.start_game(ana)
         for _ in range(3):  # three ends of turn, each answered though the channel holds every post
-            game = await storage.active_game_in_channel(1)
-            assert game is not None
-            state = service.state_of(game)
-            end = min((a for a in legal_actions(state) if isinstance(a, EndTurn)), key=lambda a: a.discard.total)
-            who = ana if state.players[end.player].name == "Ana" else ben
-            await asyncio.wait_for(service.table.play_action(who, game.id, version_of(game), lambda s, p, a=end: a),
-                                   timeout=1.0)
+            await asyncio.wait_for(_end_turn(storage, service), timeout=1.0)
         assert [n for n, _ in channel.posted if n is not None] == []  # nothing got through yet
         waiting = await storage.posts.pending(1)
         assert len(waiting) == 4  # the first board, then three ends of turn
         channel.open.set()
-        await asyncio.wait_for(service.herald.courier.flush(1, timeout=5), timeout=6)
-        sent = [(n, words) for n, words in channel.posted if n is not None]
+        sent = await _sent(service, channel)
         assert [n for n, _ in sent] == [p.nonce for p in waiting]  # in order, each once
         assert "begins" in sent[0][1] and all("ends the turn" in words for _, words in sent[1:])
         assert await storage.posts.pending(1) == []
@@ -74,24 +97,17 @@ async def test_a_slow_channel_delays_its_posts_not_the_game(tmp_path: Path) -> N
 async def test_a_time_out_is_told_before_the_turn_it_ends_and_outside_the_lock(tmp_path: Path) -> None:
     """The "Time is up" note goes in the outbox with the first action the time-out plays: a slow
     channel does not hold the game, and the note comes before the board it explains."""
-    storage = await Storage.open(str(tmp_path / "t.sqlite3"))
     channel = SlowChannel()
     now = [1_800_000_000.0]
-    service = Tiempo(storage, channel, render=False, seed_source=lambda: 3, clock=lambda: now[0])
-    service.herald.courier.patience = 0.1
-    ana, ben = Caller(1, 1, 100, "Ana"), Caller(1, 1, 101, "Ben")
+    storage, service = await _started(tmp_path, channel, turn_minutes=1, clock=lambda: now[0])
     try:
-        await service.new(ana, turn_minutes=1)
-        await service.join(ben)
-        await service.start_game(ana)
         game = await storage.active_game_in_channel(1)
         assert game is not None
         now[0] += 120
         await asyncio.wait_for(service.turns.time_out(game.id), timeout=2.0)  # though the channel holds every post
         assert (await storage.get_game(game.id)).action_count > game.action_count
         channel.open.set()
-        await asyncio.wait_for(service.herald.courier.flush(1, timeout=5), timeout=6)
-        sent = [words for n, words in channel.posted if n is not None]
+        sent = [words for _, words in await _sent(service, channel)]
         assert "begins" in sent[0] and sent[1].startswith("Time is up for") and "ends the turn" in sent[2]
         assert len(sent) == 3 and await storage.posts.pending(1) == []
     finally:
@@ -117,25 +133,13 @@ async def test_a_post_discord_fails_to_take_is_sent_again_in_its_place(tmp_path:
                                                                       caplog: pytest.LogCaptureFixture) -> None:
     """An outage of Discord's loses no post and reorders none: the channel's posts wait, and go out
     in order once it is over (a pause of 1 s, then 2 s, ...)."""
-    storage = await Storage.open(str(tmp_path / "t.sqlite3"))
     channel = FlakyChannel(failures=2)
-    service = Tiempo(storage, channel, render=False, seed_source=lambda: 3)
-    service.herald.courier.patience = 0.1
-    ana, ben = Caller(1, 1, 100, "Ana"), Caller(1, 1, 101, "Ben")
+    storage, service = await _started(tmp_path, channel)
     try:
-        await service.new(ana)
-        await service.join(ben)
-        await service.start_game(ana)
-        game = await storage.active_game_in_channel(1)
-        assert game is not None
-        state = service.state_of(game)
-        end = min((a for a in legal_actions(state) if isinstance(a, EndTurn)), key=lambda a: a.discard.total)
-        who = ana if state.players[end.player].name == "Ana" else ben
-        await service.table.play_action(who, game.id, version_of(game), lambda s, p, a=end: a)
+        await _end_turn(storage, service)
         waiting = [p.nonce for p in await storage.posts.pending(1)]
         assert len(waiting) == 2  # the first board and the end of the turn, both held by the outage
-        await asyncio.wait_for(service.herald.courier.flush(1, timeout=10), timeout=11)
-        assert [n for n, _ in channel.posted if n is not None] == waiting  # each once, in order
+        assert [n for n, _ in await _sent(service, channel)] == waiting  # each once, in order
         assert await storage.posts.pending(1) == []
         assert sum("wait (Discord answered 503)" in r.getMessage() for r in caplog.records) == 2
     finally:
@@ -143,28 +147,25 @@ async def test_a_post_discord_fails_to_take_is_sent_again_in_its_place(tmp_path:
         await storage.close()
 
 
-async def test_an_outbox_that_cannot_read_the_database_tries_again(tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_an_outbox_that_cannot_read_the_database_tries_again(tmp_path: Path) -> None:
     """A database error while the channel's posts are read stops nothing for good: they go out after a pause."""
-    storage = await Storage.open(str(tmp_path / "t.sqlite3"))
     channel = FlakyChannel(failures=0)
-    service = Tiempo(storage, channel, render=False, seed_source=lambda: 3)
-    service.herald.courier.patience = 0.1
-    pending = storage.posts.pending
     failures = [RuntimeError("disk I/O error")]
 
-    async def flaky_pending(*args: Any, **kwargs: Any) -> Any:
-        if failures:
-            raise failures.pop()
-        return await pending(*args, **kwargs)
+    def flaky(storage: Storage) -> None:
+        pending = storage.posts.pending
 
+        async def flaky_pending(*args: Any, **kwargs: Any) -> Any:
+            if failures:
+                raise failures.pop()
+            return await pending(*args, **kwargs)
+
+        storage.posts.pending = flaky_pending  # type: ignore[method-assign]
+
+    storage, service = await _started(tmp_path, channel, before_start=flaky)
     try:
-        await service.new(Caller(1, 1, 100, "Ana"))
-        await service.join(Caller(1, 1, 101, "Ben"))
-        monkeypatch.setattr(storage.posts, "pending", flaky_pending)
-        await service.start_game(Caller(1, 1, 100, "Ana"))
-        await asyncio.wait_for(service.herald.courier.flush(1, timeout=5), timeout=6)
-        assert ["begins" in words for n, words in channel.posted if n is not None] == [True]
+        assert ["begins" in words for _, words in await _sent(service, channel)] == [True]
+        assert failures == []
     finally:
         await service.close()
         await storage.close()
@@ -181,28 +182,16 @@ class BrokenPostChannel(FlakyChannel):
 
 async def test_a_post_that_can_never_be_sent_is_dropped_and_the_others_go(tmp_path: Path,
                                                                          caplog: pytest.LogCaptureFixture) -> None:
-    storage = await Storage.open(str(tmp_path / "t.sqlite3"))
     channel = BrokenPostChannel(failures=0)
-    service = Tiempo(storage, channel, render=False, seed_source=lambda: 3)
-    ana, ben = Caller(1, 1, 100, "Ana"), Caller(1, 1, 101, "Ben")
+    storage, service = await _started(tmp_path, channel)
     try:
-        await service.new(ana)
-        await service.join(ben)
-        await service.start_game(ana)
         for _ in range(2):
-            game = await storage.active_game_in_channel(1)
-            assert game is not None
-            state = service.state_of(game)
-            end = min((a for a in legal_actions(state) if isinstance(a, EndTurn)), key=lambda a: a.discard.total)
-            who = ana if state.players[end.player].name == "Ana" else ben
-            await service.table.play_action(who, game.id, version_of(game), lambda s, p, a=end: a)
-        await asyncio.wait_for(service.herald.courier.flush(1, timeout=5), timeout=6)
-        assert [("begins" in words) for n, words in channel.posted if n is not None] == [True]
+            await _end_turn(storage, service)
+        assert [("begins" in words) for _, words in await _sent(service, channel)] == [True]
         assert await storage.posts.pending(1) == []  # the two broken ones dropped, logged
         assert sum("cannot be sent; it is dropped" in r.getMessage() for r in caplog.records) == 2
-        service.herald.courier.kick(1)  # Courier.close() is next: after it, a kick starts nothing
         await service.herald.courier.close()
-        service.herald.courier.kick(1)
+        service.herald.courier.kick(1)  # after close, a kick starts nothing
         assert all(t.done() for t in service.herald.courier._tasks.values())
     finally:
         await service.close()
