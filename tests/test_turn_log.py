@@ -124,10 +124,11 @@ async def test_a_state_is_remembered_by_its_snapshot_not_only_its_count(tmp_path
         await storage.close()
 
 
-async def test_a_history_read_during_an_undo_is_not_kept(tmp_path: Path) -> None:
-    """A reader outside the lock (``/tiempo log``) loads the history while the actor takes the action
-    back: what it read must not become the cached history, or the undone action would stay in it once
-    another action brings the count back."""
+@pytest.mark.parametrize("reads", ["history", "turn_events"])
+async def test_what_a_reader_worked_out_during_an_undo_is_not_kept(tmp_path: Path, reads: str) -> None:
+    """A reader outside the lock (``/tiempo log``, ``/tiempo board``) loads the history while the
+    actor takes the action back and another action brings the count back: what it worked out must not
+    be cached (the history, or the turn's events), or the undone action would stay in it."""
     from bot.play import Refusal as Refused
     from rules import EndTurn
 
@@ -159,13 +160,20 @@ async def test_a_history_read_during_an_undo_is_not_kept(tmp_path: Path) -> None
                 return rows
 
             storage.list_actions = slow  # type: ignore[method-assign]
-            reader = asyncio.create_task(service.games.history(game))
+            service.games._turns.clear()
+            reader = asyncio.create_task(getattr(service.games, reads)(game))
             await asyncio.sleep(0)
             try:
                 await service.table.undo(people[action.player], game.id)
                 raced = True
             except Refused:
                 pass
+            if raced:  # another action brings the count back, before the reader stores anything
+                game = await storage.get_game(game.id)
+                state = service.state_of(game)
+                other = legal_actions(state)[-1]
+                await service.table.play_action(people[other.player], game.id, version_of(game),
+                                                lambda s, p, o=other: o)
             gate.set()
             await reader
             storage.list_actions = read  # type: ignore[method-assign]
@@ -173,11 +181,8 @@ async def test_a_history_read_during_an_undo_is_not_kept(tmp_path: Path) -> None
                 break
         assert raced
         game = await storage.get_game(game.id)
-        state = service.state_of(game)
-        other = legal_actions(state)[-1]
-        await service.table.play_action(people[other.player], game.id, version_of(game), lambda s, p: other)
-        game = await storage.get_game(game.id)
         h = await service.games.history(game)
         assert [r.action for r, _, _ in h.actions] == [r.action for r in await storage.list_actions(game.id)]
+        assert await service.games.turn_events(game) == await _from_history(storage, game.id)
     finally:
         await storage.close()

@@ -8,6 +8,7 @@ import hmac
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from rules import Action, Colour, GameState, apply, from_json, parse_action
 from rules import events as ev
@@ -77,6 +78,9 @@ class Games:
         self._histories: OrderedDict[int, History] = OrderedDict()
         #: per game: (version, the events of its current turn so far, or of the turn that just ended)
         self._turns: OrderedDict[int, tuple[int, list[ev.Event]]] = OrderedDict()
+        #: per game: how often a move or an undo changed its caches. A reader that awaited the database
+        #: stores what it worked out only if this did not change meanwhile (else it may be stale).
+        self._changes: dict[int, int] = {}
 
     def mine(self, game: GameRecord) -> bool:
         """Whether this process drives ``game``'s background work (several shard processes share one
@@ -133,10 +137,7 @@ class Games:
 
     def remember(self, game: GameRecord, state: GameState) -> None:
         """Keep ``state`` as the state of ``game`` (as stored: its count of actions and snapshot)."""
-        self._states[game.id] = (game.action_count, game.snapshot, state)
-        self._states.move_to_end(game.id)
-        while len(self._states) > STATES_KEPT:
-            self._states.popitem(last=False)
+        _keep(self._states, game.id, (game.action_count, game.snapshot, state), STATES_KEPT)
 
     @staticmethod
     def first_state(game: GameRecord) -> GameState:
@@ -147,9 +148,9 @@ class Games:
 
     async def history(self, game: GameRecord) -> History:
         """The game's actions with their events, replayed from its first position (cached). A cached
-        history is never changed in place (a reader may hold it across an await): a longer one
-        replaces it."""
-        start = h = self._histories.get(game.id)
+        history is never changed in place (a reader may hold it across an await): it is replaced."""
+        seen = self._changes.get(game.id, 0)
+        h = self._histories.get(game.id)
         if h is None or h.seq > game.action_count:  # none, or ahead of this (older) record of the game
             h = History(0)
         if h.seq < game.action_count:
@@ -161,12 +162,8 @@ class Games:
                 state, events = apply(state, action)
                 actions.append((r, action, events))
             h = History(records[-1].seq if records else h.seq, actions)
-        if self._histories.get(game.id) is start:  # kept only if no move, undo or reader changed it meanwhile
-            self._histories[game.id] = h
-        if game.id in self._histories:
-            self._histories.move_to_end(game.id)
-        while len(self._histories) > HISTORIES_KEPT:
-            self._histories.popitem(last=False)
+        if self._changes.get(game.id, 0) == seen:  # no move or undo meanwhile
+            _keep(self._histories, game.id, h, HISTORIES_KEPT)
         return h
 
     def replay(self, game: GameRecord, h: History) -> GameState:
@@ -190,26 +187,31 @@ class Games:
     def note(self, record: GameRecord, action: Action, events: list[ev.Event], state: GameState, actor_id: int,
              text: str) -> None:
         """An action was stored (``record`` is the game after it): update the caches."""
+        self._changed(record.id)
         self.remember(record, state)
         turn = self._turns.get(record.id)
         if turn is not None and turn[0] == record.action_count - 1:
             ended = any(isinstance(e, ev.TurnEnded) for e in turn[1])
-            self._keep_turn(record.id, record.action_count, list(events) if ended else [*turn[1], *events])
+            _keep(self._turns, record.id, (record.action_count, list(events) if ended else [*turn[1], *events]),
+                  TURNS_KEPT)
         else:
             self._turns.pop(record.id, None)
         h = self._histories.get(record.id)
         if h is not None and h.seq == record.action_count - 1:
-            self._histories[record.id] = History(record.action_count, [*h.actions, (
-                ActionRecord(record.id, record.action_count, actor_id, text, self.clock()), action, events)])
+            _keep(self._histories, record.id, History(record.action_count, [*h.actions, (
+                ActionRecord(record.id, record.action_count, actor_id, text, self.clock()), action, events)]),
+                  HISTORIES_KEPT)
 
     def forget(self, game_id: int) -> None:
         """Drop what the caches hold of a game (they went ahead of the database)."""
+        self._changed(game_id)
         self._states.pop(game_id, None)
         self._histories.pop(game_id, None)
         self._turns.pop(game_id, None)
 
     def forget_last(self, game: GameRecord, h: History, before: GameState, count: int = 1) -> None:
         """The last ``count`` actions were taken back (``game`` is the game after that): update the caches."""
+        self._changed(game.id)
         self._histories[game.id] = History(game.action_count, h.actions[:-count])
         self._turns.pop(game.id, None)
         self.remember(game, before)
@@ -220,6 +222,7 @@ class Games:
         if turn is not None and turn[0] == game.action_count:
             self._turns.move_to_end(game.id)
             return list(turn[1])
+        seen = self._changes.get(game.id, 0)
         h = await self.history(game)
         out: list[ev.Event] = []
         for _, _, events in reversed(h.actions):
@@ -227,11 +230,17 @@ class Games:
             if any(isinstance(e, ev.TurnEnded) for e in events) and len(out) > len(events):
                 out = out[len(events):]
                 break
-        self._keep_turn(game.id, h.seq, out)
+        if self._changes.get(game.id, 0) == seen:  # no move or undo meanwhile
+            _keep(self._turns, game.id, (h.seq, out), TURNS_KEPT)
         return list(out)
 
-    def _keep_turn(self, game_id: int, version: int, events: list[ev.Event]) -> None:
-        self._turns[game_id] = (version, events)
-        self._turns.move_to_end(game_id)
-        while len(self._turns) > TURNS_KEPT:
-            self._turns.popitem(last=False)
+    def _changed(self, game_id: int) -> None:
+        self._changes[game_id] = self._changes.get(game_id, 0) + 1
+
+
+def _keep(cache: OrderedDict[int, Any], game_id: int, value: Any, limit: int) -> None:
+    """Keep ``value`` for the game as the most recently used of ``cache``, which holds ``limit`` at most."""
+    cache[game_id] = value
+    cache.move_to_end(game_id)
+    while len(cache) > limit:
+        cache.popitem(last=False)
