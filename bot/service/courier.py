@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import Counter
 from collections.abc import Callable, Iterable
 
 from ..storage import DatabaseBusyError, Storage
@@ -44,7 +45,7 @@ class Courier:
         self._closed = False
         #: how long a command waits for its channel's posts before answering anyway, in seconds
         self.patience = 2.0
-        self._sent = 0  #: posts sent (or dropped) so far, to tell a pause that made progress
+        self._sent: Counter[int] = Counter()  #: per channel, posts sent (or dropped): did a try make progress
 
     def kick(self, channel_id: int) -> None:
         """Posts were stored for ``channel_id``: send them (now, or after the ones being sent)."""
@@ -87,22 +88,23 @@ class Courier:
     async def _drain(self, channel_id: int) -> None:
         """Send the channel's posts until none is left; when Discord, the network or the database fails,
         try again after a pause (1 s, doubling up to ``RETRY_MAX_S``), in order: nothing is skipped."""
-        pause = 1.0
+        pause = 0.0
         while True:
-            sent = self._sent
+            sent = self._sent[channel_id]
             try:
                 await self._send_waiting(channel_id)
                 return
             except asyncio.CancelledError:
                 raise
-            except SendLater as err:
-                log.warning("posts to channel %s wait (%s); trying again in %.0f s", channel_id, err, pause)
-            except Exception:
-                log.exception("the outbox of channel %s failed; trying again in %.0f s", channel_id, pause)
+            except Exception as err:
+                # a first trouble, or a new one after some posts went out: 1 s; else twice the last pause
+                pause = 1.0 if not pause or self._sent[channel_id] > sent else min(pause * 2, RETRY_MAX_S)
+                if isinstance(err, SendLater):
+                    log.warning("posts to channel %s wait (%s); trying again in %.0f s", channel_id, err, pause)
+                else:
+                    log.exception("the outbox of channel %s failed; trying again in %.0f s", channel_id, pause)
             self._again.add(channel_id)
-            pause = 1.0 if self._sent > sent else pause  # some went out: a new trouble, a short pause
             await asyncio.sleep(pause)
-            pause = min(pause * 2, RETRY_MAX_S)
 
     async def _send_waiting(self, channel_id: int) -> None:
         while channel_id in self._again:
@@ -115,5 +117,5 @@ class Courier:
                         raise
                     except Exception:  # a post that cannot be read or sent never will be: logged and dropped
                         log.exception("post %s of game #%s cannot be sent; it is dropped", item.id, item.game_id)
-                    self._sent += 1
+                    self._sent[channel_id] += 1
                     await self._forget(item.id)
