@@ -87,32 +87,25 @@ class PostgresDatabase:
         async with self._locking:
             if self._locker is None or self._locker.is_closed():  # quickly, or the game is "busy"
                 self._locker = await asyncpg.connect(self._url, timeout=LOCK_QUERY_S, server_settings=SERVER_SETTINGS)
-            try:
-                taken: bool = await self._locker.fetchval("SELECT pg_try_advisory_lock($1, $2)", GAME_LOCKS,
-                                                          game_id, timeout=LOCK_QUERY_S)
-            except BaseException:  # timed out (a hung server), cut, or cancelled at shutdown: the server may
-                self._drop_locks()  # have granted it, and no lock may outlive its holder
-                raise
-            return taken
+            return bool(await self._lock_query("SELECT pg_try_advisory_lock($1, $2)", game_id))
 
     async def unlock(self, game_id: int, holder: str) -> None:
         """Give the advisory lock back (nothing to do if the lock connection was lost: so was the lock)."""
         async with self._locking:
             if self._locker is not None and not self._locker.is_closed():
-                try:
-                    await self._locker.execute("SELECT pg_advisory_unlock($1, $2)", GAME_LOCKS, game_id,
-                                               timeout=LOCK_QUERY_S)
-                except BaseException:  # cancelled, timed out, cut: ending the connection frees the lock
-                    self._drop_locks()
-                    raise
+                await self._lock_query("SELECT pg_advisory_unlock($1, $2)", game_id)
 
-    def _drop_locks(self) -> None:
-        """End the lock connection, which frees every game lock this process holds (the games stay safe:
-        a write that lost the race is refused), after a lock query that failed, hung or was cancelled
-        halfway; the next lock opens a new connection."""
-        if self._locker is not None:
+    async def _lock_query(self, sql: str, game_id: int) -> Any:
+        """Run a game-lock query on the lock connection. If it fails, hangs (``LOCK_QUERY_S``) or is
+        cancelled halfway, the server may have done it or not: the connection is ended, which frees every
+        game lock this process holds (the games stay safe: a write that lost the race is refused), and
+        the next lock opens a new one."""
+        try:
+            return await self._locker.fetchval(sql, GAME_LOCKS, game_id, timeout=LOCK_QUERY_S)
+        except BaseException:
             self._locker.terminate()
             self._locker = None
+            raise
 
     async def close(self) -> None:
         """Close the connections (idempotent), waiting a little for those in use."""
