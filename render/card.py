@@ -18,7 +18,7 @@ from rules import Age, Cell, Kind
 
 from . import sprites
 from .layout import board_layout
-from .paint import _badge_text, _fit, _paste, _text, board_base, draw_board
+from .paint import _badge_text, _fit, _paste, _text, _wrap, board_base, draw_board
 from .scene import BoardScene, Mark, Piece, Scene
 from .style import AGE_BAR, CARD, COIN_EDGE, INK, MUTED, PAGE, RULE, WIDTH, text_length
 
@@ -132,10 +132,11 @@ def _side(im: Image.Image, scene: Scene, board: BoardScene, heading: str | None,
     if unchanged:
         _text(im, left, y, "Unchanged", TEXT + 2, INK, bold=True)
         y += LINE_H + 4
-        for words in ("Nothing changed on this", "board during the last turn.", "", "The round and whose turn",
-                      "are in the post above."):
-            if words:
+        for paragraph in ("Nothing changed on this board during the last turn.",
+                          "The round and whose turn are in the post above."):
+            for words in _wrap(paragraph, TEXT - 2, room):
                 _text(im, left, y, words, TEXT - 2, MUTED)
+                y += LINE_H - 6
             y += LINE_H - 6
         _key(im, scene, left, x1, room)
         return
