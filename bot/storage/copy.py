@@ -12,11 +12,13 @@ move made meanwhile would be in the source only).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .backend import is_postgres_url
+from .backend import is_postgres_url, without_password
 from .check import DatabaseUnusableError, check_database
 from .records import Status, StorageError
 from .schema import ACTION_COLUMNS, GAME_COLUMNS
@@ -47,8 +49,6 @@ def _count(n: int, word: str) -> str:
 
 
 def _name(target: str) -> str:
-    from .backend import without_password
-
     return without_password(target) if is_postgres_url(target) else target
 
 
@@ -146,9 +146,6 @@ async def _compare(src: Storage, dst: Storage) -> None:
 
 def main(source: str, dest: str) -> int:
     """``tiempo-bot copy-games``: copy, print what was copied and what to do next. Returns the exit code."""
-    import asyncio
-    import sys
-
     try:
         copied = asyncio.run(copy_games(source, dest, say=lambda line: print(line, flush=True)))
     except (CopyError, DatabaseUnusableError) as err:
