@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from bot.discord_app import TiempoBot
 from bot.panel import SEP, path_to, step
-from rules import Age, Cell, Construct, EndTurn, legal_actions
+from rules import Age, Cell, Construct, EndTurn, GameState, legal_actions
 from tests.discord_sim import DiscordSim, SimMessage, SimUser
 from tests.test_bot_e2e import answer, make_bot, open_table, public, state_of, user_of
 
@@ -55,11 +56,16 @@ async def tap(sim: DiscordSim, panel: SimMessage, user: SimUser, target: tuple[s
     return after, taps + 1
 
 
-async def test_a_build_and_the_end_of_a_turn_by_taps_only(sim: DiscordSim, tmp_path: Path) -> None:
+async def two_at_the_table(sim: DiscordSim, tmp_path: Path) -> tuple[TiempoBot, int, GameState, SimUser]:
+    """alice and bob at a started game: the bot, the game's id and state, and the player to move."""
     bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
     users = await open_table(sim, bot, "bob")
     game_id, state = await state_of(bot, sim)
-    player = user_of(users, state, state.active)
+    return bot, game_id, state, user_of(users, state, state.active)
+
+
+async def test_a_build_and_the_end_of_a_turn_by_taps_only(sim: DiscordSim, tmp_path: Path) -> None:
+    bot, game_id, state, player = await two_at_the_table(sim, tmp_path)
     board_post = public(sim)[-1]
     assert f"tiempo:play:{game_id}" in board_post.custom_ids()
 
@@ -89,10 +95,7 @@ async def test_a_build_and_the_end_of_a_turn_by_taps_only(sim: DiscordSim, tmp_p
 
 async def test_a_panel_from_before_the_game_moved_on_starts_again_from_the_menu(sim: DiscordSim,
                                                                              tmp_path: Path) -> None:
-    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
-    users = await open_table(sim, bot, "bob")
-    game_id, state = await state_of(bot, sim)
-    player = user_of(users, state, state.active)
+    _, game_id, state, player = await two_at_the_table(sim, tmp_path)
     panel = await answer(sim, sim.click(f"tiempo:play:{game_id}", public(sim)[-1], user=player))
     build = next(a for a in legal_actions(state) if isinstance(a, Construct))
     await answer(sim, sim.slash("tiempo", "build", {"kind": build.kind.value, "cell": str(build.origin),
@@ -146,10 +149,7 @@ async def test_a_slash_command_that_harms_the_player_asks_for_confirmation_first
 
 
 async def test_confirm_on_a_panel_from_before_the_game_moved_on_redraws_it(sim: DiscordSim, tmp_path: Path) -> None:
-    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
-    users = await open_table(sim, bot, "bob")
-    game_id, state = await state_of(bot, sim)
-    player = user_of(users, state, state.active)
+    bot, game_id, state, player = await two_at_the_table(sim, tmp_path)
     panel = await answer(sim, sim.click(f"tiempo:play:{game_id}", public(sim)[-1], user=player))
     builds = [a for a in legal_actions(state) if isinstance(a, Construct)]
     target = path_to(state, state.active, builds[0])
@@ -166,10 +166,7 @@ async def test_confirm_on_a_panel_from_before_the_game_moved_on_redraws_it(sim: 
 
 async def test_the_board_post_and_the_preview_show_cards_that_lead_with_the_boards_that_changed(
         sim: DiscordSim, tmp_path: Path) -> None:
-    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
-    users = await open_table(sim, bot, "bob")
-    game_id, state = await state_of(bot, sim)
-    player = user_of(users, state, state.active)
+    bot, game_id, state, player = await two_at_the_table(sim, tmp_path)
     start = public(sim)[-1]
     assert start.v2 and sorted(name.rsplit("-", 1)[1] for g in start.gallery() for name in g) == [
         "faith.png", "might.png", "reason.png"]  # every Age, though nothing changed yet
@@ -198,10 +195,7 @@ async def test_the_board_post_and_the_preview_show_cards_that_lead_with_the_boar
 async def test_a_panel_drawn_before_an_undo_and_another_action_is_stale(sim: DiscordSim, tmp_path: Path) -> None:
     """Undo lowers the number of actions: after an undo and another action, a panel drawn after the
     first action has the same count but shows another position. Its Confirm plays nothing."""
-    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
-    users = await open_table(sim, bot, "bob")
-    game_id, state = await state_of(bot, sim)
-    player = user_of(users, state, state.active)
+    bot, game_id, state, player = await two_at_the_table(sim, tmp_path)
     board_post = public(sim)[-1]
     builds = [a for a in legal_actions(state) if isinstance(a, Construct)]
     first = builds[0]
@@ -231,10 +225,7 @@ async def test_undo_from_the_panel_says_what_it_took_back_without_repeating_the_
                                                                                   tmp_path: Path) -> None:
     """The panel's header already shows the hand: after Undo the panel says, in one line, what was
     taken back, and shows the hand once (a phone shows little at a time)."""
-    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
-    users = await open_table(sim, bot, "bob")
-    game_id, state = await state_of(bot, sim)
-    player = user_of(users, state, state.active)
+    bot, game_id, state, player = await two_at_the_table(sim, tmp_path)
     panel = await answer(sim, sim.click(f"tiempo:play:{game_id}", public(sim)[-1], user=player))
     build = next(a for a in legal_actions(state) if isinstance(a, Construct))
     panel, _ = await tap(sim, panel, player, path_to(state, state.active, build))
@@ -253,10 +244,7 @@ async def test_a_slow_pick_is_acknowledged_in_time_and_the_panel_updated_after(s
                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """A pick answered after Discord's 3 seconds (a game's lock held, a picture to draw) would fail
     ("This interaction failed"): the click is acknowledged first, and the panel edited when ready."""
-    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
-    users = await open_table(sim, bot, "bob")
-    game_id, state = await state_of(bot, sim)
-    player = user_of(users, state, state.active)
+    bot, game_id, _, player = await two_at_the_table(sim, tmp_path)
     panel = await answer(sim, sim.click(f"tiempo:play:{game_id}", public(sim)[-1], user=player))
     shown = bot.service.panel
 
