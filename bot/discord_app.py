@@ -4,8 +4,8 @@ Every handler does the same four things: make a ``Caller`` from the interaction,
 ``bot.service.Tiempo``, and send its ``Reply`` (privately unless it says otherwise) — or the sentence
 of the ``Refusal`` it raised, privately. Commands that may render a picture or wait on the game's lock
 defer first, so Discord always hears from us within its 3 seconds. Anything unexpected is logged with
-the game's channel and the command, and the user reads an apology (nothing was changed: the service
-saves an action before it tells anyone). A command or option as this bot no longer defines it (the
+the game's channel and the command, and the user reads an apology (the service saves an action
+before it tells anyone, so the channel shows what counted). A command or option as this bot no longer defines it (the
 player's Discord shows an older form for a while after an update) is no error: the player reads that
 the command changed.
 
@@ -49,8 +49,10 @@ Interaction = discord.Interaction[Any]
 PERMISSIONS = discord.Permissions(view_channel=True, send_messages=True, send_messages_in_threads=True,
                                   attach_files=True, embed_links=True, read_message_history=True)
 
-SORRY = ("Something went wrong on our side and nothing was changed. Please try again; if it keeps happening, "
-         "tell the host (the error is in the bot's log).")
+#: (a failure before the commit changed nothing; one during it may have stored the move, which the
+#: channel then shows as usual: the channel, not this answer, says what counted)
+SORRY = ("Something went wrong on our side. A move counts only if the channel shows it; please check there and "
+         "try again. If it keeps happening, tell the host (the error is in the bot's log).")
 #: for a command or option this bot does not know (the player's Discord still shows an older definition)
 CHANGED = "This command changed; Discord will show the new one within a minute."
 

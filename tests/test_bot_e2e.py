@@ -493,7 +493,7 @@ async def test_an_unexpected_error_gets_an_apology_and_a_log_line(sim: DiscordSi
     bot.service.status = broken  # type: ignore[method-assign]
     with caplog.at_level("ERROR", logger="tiempo.discord"):
         reply = await answer(sim, sim.slash("tiempo", "status"))
-    assert reply.ephemeral and reply.content.startswith("Something went wrong on our side and nothing was changed")
+    assert reply.ephemeral and reply.content.startswith("Something went wrong on our side. A move counts only if")
     assert "KeyError" not in reply.content and "Traceback" not in reply.content
     (record,) = [r for r in caplog.records if r.name == "tiempo.discord"]
     assert f"/tiempo status failed (game #{game_id}" in record.getMessage() and record.exc_info is not None

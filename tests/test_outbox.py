@@ -196,3 +196,50 @@ async def test_a_post_that_can_never_be_sent_is_dropped_and_the_others_go(tmp_pa
     finally:
         await service.close()
         await storage.close()
+
+
+async def test_posts_of_a_commit_reported_as_failed_yet_stored_go_out(tmp_path: Path) -> None:
+    """A commit the database stored but reported as failed (the connection lost while committing):
+    the player hears of a failure, yet the action is in the log, so its posts are sent too."""
+    channel = FlakyChannel(failures=0)
+    storage, service = await _started(tmp_path, channel)
+    try:
+        assert len(await _sent(service, channel)) == 1  # the first board
+        append = storage.append_action
+
+        async def stored_then_lost(*args: Any, **kwargs: Any) -> Any:
+            await append(*args, **kwargs)
+            raise ConnectionResetError("the connection was lost while committing")
+
+        storage.append_action = stored_then_lost  # type: ignore[method-assign]
+        with pytest.raises(ConnectionResetError):
+            await _end_turn(storage, service)
+        storage.append_action = append  # type: ignore[method-assign]
+        game = await storage.active_game_in_channel(1)
+        assert game is not None and game.action_count == 1  # the end of the turn was stored
+        assert ["ends the turn" in words for _, words in (await _sent(service, channel))[1:]] == [True]
+        assert await storage.posts.pending(1) == []
+    finally:
+        await service.close()
+        await storage.close()
+
+
+async def test_the_timers_send_what_the_outbox_holds(tmp_path: Path) -> None:
+    """Posts stored while no sender was told of them (by another process, or before a failure) go out
+    at the next tick of the timers, not only after a restart."""
+    channel = FlakyChannel(failures=0)
+    storage, service = await _started(tmp_path, channel)
+    try:
+        await _sent(service, channel)
+        game = await storage.active_game_in_channel(1)
+        assert game is not None
+        await storage.append_action(game.id, game.next_seq, 100, "Ana end", game.snapshot or "",
+                                    posts=[encode_post(Post(text("Stored elsewhere.")))])
+        await asyncio.sleep(0.05)
+        assert [p.body for p in await storage.posts.pending(1)] != []  # nobody sends it yet…
+        await service.tick()
+        assert [words for _, words in await _sent(service, channel)][-1:] == ["Stored elsewhere."]  # …the tick does
+        assert await storage.posts.pending(1) == []
+    finally:
+        await service.close()
+        await storage.close()

@@ -22,6 +22,8 @@ Nothing here reveals a hand other than the caller's: public posts are made from 
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import secrets
 import time
 from collections.abc import Callable, Sequence
@@ -29,7 +31,7 @@ from collections.abc import Callable, Sequence
 from rules import Action, Age, GameState
 
 from ..play import Refusal
-from ..storage import GameRecord, Storage
+from ..storage import DatabaseBusyError, GameRecord, Storage
 from .clock import TurnClock
 from .games import Games, version_of
 from .herald import Herald
@@ -40,6 +42,8 @@ from .panels import Panels
 from .seats import AISeats
 from .suggest import Suggestions
 from .table import Table
+
+log = logging.getLogger("tiempo.service")
 
 
 class Tiempo:
@@ -163,12 +167,22 @@ class Tiempo:
         await self.seats.resume()
 
     async def tick(self) -> None:
-        """Turn limits: warn at half time, end the turns whose time ran out."""
+        """Turn limits: warn at half time, end the turns whose time ran out. Then send what the outbox
+        still holds for this process's servers: posts of a commit whose outcome the database left in
+        doubt (stored, yet reported as failed), or stored while the channel's sender was stopped."""
         await self.turns.tick()
+        await self.herald.courier.resume()
 
     async def run_timers(self, every: float = 15.0) -> None:
-        """``tick`` every ``every`` seconds until cancelled."""
-        await self.turns.run(every)
+        """``tick`` every ``every`` seconds until cancelled; a failure is logged, not fatal."""
+        while True:
+            try:
+                await self.tick()
+            except DatabaseBusyError:  # another program holds the database: the next check does it
+                log.warning("timers put off: the database is busy")
+            except Exception:
+                log.exception("timers failed")
+            await asyncio.sleep(every)
 
     async def idle(self) -> None:
         """Wait until no AI seat is thinking (for tests and the console)."""

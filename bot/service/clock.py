@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
@@ -11,7 +10,7 @@ from typing import Protocol
 from rules import Action, Choose, EndTurn, GameState, apply, legal_actions
 from rules import events as ev
 
-from ..storage import DatabaseBusyError, GameBusyError, GameRecord, Status
+from ..storage import GameBusyError, GameRecord, Status
 from ..texts import who
 from ..words import as_text, say
 from .games import Games, is_ai
@@ -104,14 +103,3 @@ class TurnClock:
                                          lead=lead)
                 state, lead = new, []
         self.drive(game_id)
-
-    async def run(self, every: float = 15.0) -> None:
-        """``tick`` every ``every`` seconds until cancelled; a failure is logged, not fatal."""
-        while True:
-            try:
-                await self.tick()
-            except DatabaseBusyError:  # another program holds the database: the next check does it
-                log.warning("turn-limit check put off: the database is busy")
-            except Exception:
-                log.exception("turn-limit check failed")
-            await asyncio.sleep(every)

@@ -139,6 +139,9 @@ class Table:
                                                now=self.clock(), posts=posts, **deadline)
         except BaseException:
             self.games.forget(game.id)  # the caches went ahead of the database
+            # the database may have stored it all the same (a failure while committing): its posts, if
+            # any, go out now rather than at the next sweep
+            self.herald.courier.kick(game.channel_id)
             raise
         await self.herald.announce(game, new, events)
         return game
