@@ -80,7 +80,7 @@ async def test_a_slow_channel_delays_its_posts_not_the_game(tmp_path: Path) -> N
     storage, service = await _started(tmp_path, channel)
     try:
         for _ in range(3):  # three ends of turn, each answered though the channel holds every post
-            await asyncio.wait_for(_end_turn(storage, service), timeout=1.0)
+            await asyncio.wait_for(_end_turn(storage, service), timeout=10)
         assert [n for n, _ in channel.posted if n is not None] == []  # nothing got through yet
         waiting = await storage.posts.pending(1)
         assert len(waiting) == 4  # the first board, then three ends of turn
@@ -104,7 +104,7 @@ async def test_a_time_out_is_told_before_the_turn_it_ends_and_outside_the_lock(t
         game = await storage.active_game_in_channel(1)
         assert game is not None
         now[0] += 120
-        await asyncio.wait_for(service.turns.time_out(game.id), timeout=2.0)  # though the channel holds every post
+        await asyncio.wait_for(service.turns.time_out(game.id), timeout=10)  # though the channel holds every post
         assert (await storage.get_game(game.id)).action_count > game.action_count
         channel.open.set()
         sent = [words for _, words in await _sent(service, channel)]
