@@ -7,9 +7,11 @@ import json
 import random
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+import bot.storage.copy as copy_module
 from bot.__main__ import main as cli
 from bot.service import Caller, Post, Tiempo, version_of
 from bot.service.messages import encode_post
@@ -136,3 +138,45 @@ async def test_a_damaged_source_is_refused_with_a_sentence(tmp_path: Path) -> No
     raw.close()
     with pytest.raises(CopyError, match="holds 1 action of games it does not have: it is damaged"):
         await copy_games(source, dest)
+
+
+async def test_games_are_copied_a_few_at_a_time(tmp_path: Path, backend: Backend,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The copy reads, writes and compares a chunk of games at a time (its memory does not grow with
+    the number of games), and says how far it got."""
+    monkeypatch.setattr(copy_module, "CHUNK", 3)
+    source = str(tmp_path / "old.sqlite3")
+    await _a_used_database(source)
+    lines: list[str] = []
+    copied = await copy_games(source, backend.target, say=lines.append)
+    assert (copied.games, copied.actions) == (4, 75)
+    assert any(line.strip().startswith("3 of 4 games") for line in lines)
+    old, new = await Storage.open(source), await Storage.open(backend.target)
+    try:
+        assert await new.list_games() == await old.list_games()
+        for game in await old.list_games():
+            assert await new.list_actions(game.id) == await old.list_actions(game.id)
+    finally:
+        await old.close()
+        await new.close()
+
+
+async def test_a_source_that_changes_during_the_copy_writes_nothing(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tiempo left running on the source: a game opened during the copy is seen, and nothing is written."""
+    monkeypatch.setattr(copy_module, "CHUNK", 2)
+    source, dest = str(tmp_path / "old.sqlite3"), str(tmp_path / "new.sqlite3")
+    await _a_used_database(source)
+    chunks, opened = copy_module._chunks, []
+
+    async def meanwhile(storage: Storage) -> Any:
+        async for chunk in chunks(storage):
+            yield chunk
+            if storage.path == source and not opened:  # after the first chunk, a /tiempo new
+                opened.append(await storage.create_game(guild_id=1, channel_id=8, opener_id=100, seed=1))
+
+    monkeypatch.setattr(copy_module, "_chunks", meanwhile)
+    with pytest.raises(CopyError, match=r"changed during the copy .*nothing was written"):
+        await copy_games(source, dest)
+    async with await Storage.open(dest) as storage:
+        assert await storage.count() == 0

@@ -15,18 +15,18 @@ import argparse
 import asyncio
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
 from .backend import is_postgres_url, without_password
 from .check import DatabaseUnusableError, check_database
 from .records import Status, StorageError
-from .schema import ACTION_COLUMNS, GAME_COLUMNS
+from .schema import ACTION_COLUMNS, GAME_COLUMNS, Row, action_of, game_of
 from .store import Storage
 
 OUTBOX_COLUMNS = "id, game_id, guild_id, channel_id, body, created_at"
-#: rows inserted per statement batch between two progress lines
-BATCH = 5000
+#: games read, written and compared at a time (each with its actions), between two progress lines
+CHUNK = 500
 
 
 class CopyError(StorageError):
@@ -54,7 +54,10 @@ def _name(target: str) -> str:
 
 async def copy_games(source: str, dest: str, say: Callable[[str], None] = lambda line: None) -> Copied:
     """Copy every game of ``source`` into ``dest`` (a path or a ``postgresql://`` URL each), telling
-    ``say`` how far it got. Raises CopyError (or DatabaseUnusableError) with a sentence to act on."""
+    ``say`` how far it got. Raises CopyError (or DatabaseUnusableError) with a sentence to act on.
+
+    Games go ``CHUNK`` at a time, each chunk with its actions, so the memory it takes does not grow
+    with the number of games."""
     if not is_postgres_url(source) and not os.path.isfile(source):
         raise CopyError(f"There is no database file {source} to copy from.")
     if _name(source) == _name(dest) or (not is_postgres_url(source) and not is_postgres_url(dest)
@@ -68,30 +71,40 @@ async def copy_games(source: str, dest: str, say: Callable[[str], None] = lambda
         if held:
             raise CopyError(f"{_name(dest)} already holds {_count(held, 'game')}: copy into an empty "
                             "database, so that every game keeps its id.")
-        orphans = await src.database.fetchall(
-            "SELECT COUNT(*) FROM actions a LEFT JOIN games g ON g.id = a.game_id WHERE g.id IS NULL")
-        if orphans[0][0]:
-            raise CopyError(f"{_name(source)} holds {_count(orphans[0][0], 'action')} of games it does not have: "
+        orphans = await _one(src, "SELECT COUNT(*) FROM actions a LEFT JOIN games g ON g.id = a.game_id "
+                                  "WHERE g.id IS NULL")
+        if orphans:
+            raise CopyError(f"{_name(source)} holds {_count(orphans, 'action')} of games it does not have: "
                             "it is damaged; copy it from a backup instead.")
-        games = await src.database.fetchall(f"SELECT {GAME_COLUMNS} FROM games ORDER BY id")
-        actions = await src.database.fetchall(f"SELECT {ACTION_COLUMNS} FROM actions ORDER BY game_id, seq")
-        posts = await src.database.fetchall(f"SELECT {OUTBOX_COLUMNS} FROM outbox ORDER BY id")
-        say(f"Copying {_count(len(games), 'game')}, {_count(len(actions), 'action')} and "
-            f"{_count(len(posts), 'unsent post')} from {_name(source)} to {_name(dest)}…")
+        total = Copied(await src.count(), await src.count(Status.PLAYING),
+                       await _one(src, "SELECT COUNT(*) FROM actions"), await _one(src, "SELECT COUNT(*) FROM outbox"))
+        say(f"Copying {_count(total.games, 'game')}, {_count(total.actions, 'action')} and "
+            f"{_count(total.posts, 'unsent post')} from {_name(source)} to {_name(dest)}…")
         postgres = dst.database.dialect == "postgresql"
         given = " OVERRIDING SYSTEM VALUE" if postgres else ""  # keep the ids: an identity column makes its own
         counters = await _next_ids(src)
+        copied = Copied(0, 0, 0, 0)
         try:
             async with dst.database.transaction() as tx:
-                for table, columns, rows in (("games", GAME_COLUMNS, games), ("actions", ACTION_COLUMNS, actions),
-                                             ("outbox", OUTBOX_COLUMNS, posts)):
+
+                async def insert(table: str, columns: str, rows: list[Row]) -> None:
                     width = len(columns.split(","))
                     sql = (f"INSERT INTO {table} ({columns}){given if table != 'actions' else ''} "
                            f"VALUES ({', '.join('?' * width)})")
-                    for i, row in enumerate(rows, 1):
+                    for row in rows:
                         await tx.execute(sql, tuple(row[k] for k in range(width)))
-                        if i % BATCH == 0:
-                            say(f"  {table}: {i} of {len(rows)}")
+
+                async for games, actions in _chunks(src):
+                    await insert("games", GAME_COLUMNS, games)
+                    await insert("actions", ACTION_COLUMNS, actions)
+                    copied = Copied(copied.games + len(games), 0, copied.actions + len(actions), 0)
+                    if copied.games < total.games:
+                        say(f"  {copied.games} of {total.games} games, {copied.actions} of {total.actions} actions")
+                posts = await src.database.fetchall(f"SELECT {OUTBOX_COLUMNS} FROM outbox ORDER BY id")
+                await insert("outbox", OUTBOX_COLUMNS, posts)
+                if (copied.games, copied.actions, len(posts)) != (total.games, total.actions, total.posts):
+                    raise CopyError(f"{_name(source)} changed during the copy (is Tiempo still running on it?); "
+                                    "nothing was written. Stop Tiempo and copy again.")
                 # the counters go on from the source's: a new game, and a new post's nonce, never take an
                 # id the old database gave (a sent post is deleted, but Discord remembers its nonce)
                 for table, next_id in counters.items():
@@ -106,12 +119,30 @@ async def copy_games(source: str, dest: str, say: Callable[[str], None] = lambda
             raise
         except Exception as err:  # what the destination refused: the transaction wrote nothing
             raise CopyError(f"{_name(dest)} refused the copy ({err}); nothing was written to it.") from err
+        say("Reading every game back from both databases…")
         await _compare(src, dst)
-        return Copied(len(games), sum(1 for g in games if g["status"] == Status.PLAYING.value), len(actions),
-                      len(posts))
+        return total
     finally:
         await src.close()
         await dst.close()
+
+
+async def _one(storage: Storage, sql: str) -> int:
+    """The number a ``SELECT COUNT(*)`` query answers."""
+    return int((await storage.database.fetchall(sql))[0][0])
+
+
+async def _chunks(storage: Storage) -> AsyncIterator[tuple[list[Row], list[Row]]]:
+    """The games' rows, ``CHUNK`` games at a time in the order of their ids, each chunk with its games'
+    actions."""
+    last = 0
+    while games := await storage.database.fetchall(
+            f"SELECT {GAME_COLUMNS} FROM games WHERE id > ? ORDER BY id LIMIT ?", (last, CHUNK)):
+        first, last = games[0]["id"], games[-1]["id"]
+        actions = await storage.database.fetchall(
+            f"SELECT {ACTION_COLUMNS} FROM actions WHERE game_id >= ? AND game_id <= ? ORDER BY game_id, seq",
+            (first, last))
+        yield games, actions
 
 
 async def _next_ids(storage: Storage) -> dict[str, int]:
@@ -130,15 +161,21 @@ async def _next_ids(storage: Storage) -> dict[str, int]:
 
 
 async def _compare(src: Storage, dst: Storage) -> None:
-    """Read everything back from both databases; raise CopyError on the first difference."""
-    theirs, ours = await src.list_games(), await dst.list_games()
-    if theirs != ours:
-        raise CopyError("The copied games differ from the source's; the destination should be emptied and the "
-                        "copy made again.")
-    for game in theirs:
-        if await src.list_actions(game.id) != await dst.list_actions(game.id):
-            raise CopyError(f"Game #{game.id}'s actions differ after the copy; the destination should be emptied "
-                            "and the copy made again.")
+    """Read everything back from both databases, a chunk of games at a time, as records (as Tiempo reads
+    them); raise CopyError on the first difference."""
+    theirs, ours = _chunks(src), _chunks(dst)
+    async for (their_games, their_actions) in theirs:
+        our_games, our_actions = await anext(ours, ([], []))
+        if [game_of(r) for r in their_games] != [game_of(r) for r in our_games]:
+            raise CopyError("The copied games differ from the source's; the destination should be emptied and the "
+                            "copy made again.")
+        if [action_of(r) for r in their_actions] != [action_of(r) for r in our_actions]:
+            first, last = their_games[0]["id"], their_games[-1]["id"]
+            raise CopyError(f"The actions of games #{first} to #{last} differ after the copy; the destination should "
+                            "be emptied and the copy made again.")
+    if await anext(ours, None) is not None:
+        raise CopyError("The destination holds games the source does not; it should be emptied and the copy made "
+                        "again.")
     for guild_id, channel_id in await src.posts.channels():
         if await src.posts.pending(channel_id, limit=1_000_000) != await dst.posts.pending(channel_id, limit=1_000_000):
             raise CopyError(f"The unsent posts of channel {channel_id} (server {guild_id}) differ after the copy.")
