@@ -110,9 +110,10 @@ class Step:
 
 @dataclass(frozen=True)
 class _Level:
-    """One question about an action: its key and label (and detail) for an action."""
+    """One question about an action (its words, or a function of the state giving them): its key and
+    label (and detail) for an action."""
 
-    question: str
+    question: str | Callable[[GameState], str]
     key: Callable[[GameState, Action], str]
     label: Callable[[GameState, Action], str]
     detail: Callable[[GameState, Action], str] = field(default=lambda s, a: "")
@@ -293,8 +294,8 @@ LEVELS: dict[Verb, tuple[_Level, ...]] = {
                else "Discard " + _cards_label(_as(a, EndTurn).discard)),
     ),
     Choose: (
-        _Level("Your answer", lambda s, a: str(_as(a, Choose).cell), lambda s, a: _choice_label(s, _as(a, Choose)),
-               cells=True),
+        _Level(lambda s: decision_question(s), lambda s, a: str(_as(a, Choose).cell),
+               lambda s, a: choice_label(s, _as(a, Choose)), cells=True),
     ),
 }
 
@@ -325,7 +326,7 @@ def _cards_label(c: Cards) -> str:
     return f"{c} ({', '.join(names)})" if names else "none"
 
 
-def _choice_label(s: GameState, a: Choose) -> str:
+def choice_label(s: GameState, a: Choose) -> str:
     """``E1: Bob's Keep`` for a building to pick; the cell alone for a place."""
     if s.pending is None or s.pending.decision.kind is DecisionKind.PLACE_SMALLER:
         return str(a.cell)
@@ -334,6 +335,33 @@ def _choice_label(s: GameState, a: Choose) -> str:
         return str(a.cell)
     owner = f"{s.players[b.owner].name}'s " if b.owner is not None else ""
     return f"{a.cell}: {owner}{b.kind.value}"
+
+
+def decision_question(s: GameState) -> str:
+    """The pending decision as the question its player answers: what happens to the building they
+    pick, in the words of the board as it is now."""
+    if s.pending is None:
+        return "Your answer"
+    d = s.pending.decision
+    if d.kind is DecisionKind.PLACE_SMALLER:
+        was = _building(s, d.age, d.subject) if d.subject is not None else None
+        what = f"your downsized {was.kind.value}" if was is not None else "your downsized building"
+        becomes = f" as {article(d.result.value)} {d.result.value} ({size(d.result)})" if d.result is not None else ""
+        return (f"Where does {what} at {d.subject} on {d.age.title} go{becomes}? Pick its top-left cell "
+                "(it stays inside the old footprint).")
+    if d.kind is DecisionKind.DOWNSIZE_WHICH:
+        kinds = {b.kind for c in d.options if (b := _building(s, d.age, c)) is not None}
+        if len(kinds) == 1 and (kind := next(iter(kinds))).level == 1:  # the smallest: downsizing destroys it
+            return (f"Which of these {kind.value}s on {d.age.title} is destroyed? Downsizing a {kind.value} removes "
+                    "it (its cube goes back to its owner).")
+        return (f"Which of these buildings on {d.age.title} is downsized? It becomes one size smaller (a Watchtower "
+                "or a Chapel is destroyed).")
+    return (f"Which domain on {d.age.title} is resolved first? Pick one of its tied buildings; the other domains "
+            "follow.")
+
+
+def _question(level: _Level, state: GameState) -> str:
+    return level.question(state) if callable(level.question) else level.question
 
 
 # ---------------------------------------------------------------------------------------------
@@ -382,7 +410,7 @@ def step(state: GameState, seat: int, path: Sequence[str] = (), *, legal: Sequen
             others = tuple(Choice(k, level.label(state, a)) for k, a in first.items() if k != key)
             actions = [a for a in actions if level.key(state, a) == key]
             if not actions:
-                raise ValueError(f"{key!r} is not an answer to {level.question!r} now")
+                raise ValueError(f"{key!r} is not an answer to {_question(level, state)!r} now")
             taken.append(key)
             chosen.append(level.label(state, actions[0]))
             continue
@@ -402,7 +430,7 @@ def step(state: GameState, seat: int, path: Sequence[str] = (), *, legal: Sequen
         key = given.pop(0)
         kept = [a for a in actions if level.key(state, a) == key and (area is None or _in_area(key, area))]
         if not kept:
-            raise ValueError(f"{key!r} is not an answer to {level.question!r} now")
+            raise ValueError(f"{key!r} is not an answer to {_question(level, state)!r} now")
         actions = kept
         asked.append(len(taken))
         taken.append(key)
@@ -493,11 +521,12 @@ def _ask(state: GameState, level: _Level, actions: list[Action], taken: tuple[st
             Choice(k, _area_label(state, k), f"{len(keys)} places") if len(keys) > 1 else  # one place: itself
             Choice(keys[0], level.label(state, first[keys[0]])[:100], level.detail(state, first[keys[0]])[:100])
             for k, keys in sorted(areas.items(), key=lambda kv: (kv[0][2], kv[0][1])))
-        return Step(taken, level.question + " First pick an area of the board.", chosen, choices, back=back)
+        return Step(taken, _question(level, state) + " First pick an area of the board.", chosen, choices,
+                    back=back)
     if area is not None:
         first = {k: a for k, a in first.items() if _in_area(k, area)}
     choices = tuple(Choice(k, level.label(state, a)[:100], level.detail(state, a)[:100]) for k, a in first.items())
-    return Step(taken, level.question, chosen, choices, back=back)
+    return Step(taken, _question(level, state), chosen, choices, back=back)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -126,8 +126,8 @@ async def play_turn(sim: DiscordSim, bot: TiempoBot, users: list[SimUser], rng: 
         d = state.pending.decision
         asker = next(m for m in reversed(public(sim)) if any(c.startswith(f"tiempo:choose:{game_id}:")
                                                                  for c in m.custom_ids()))
-        reply = await patiently(sim, lambda: sim.click(asker.custom_id(str(d.options[0])), asker,
-                                                       user=user_of(users, state, d.player)))
+        answer_id = next(c for c in asker.custom_ids() if c.endswith(f":{d.options[0]}"))
+        reply = await patiently(sim, lambda: sim.click(answer_id, asker, user=user_of(users, state, d.player)))
         assert reply.ephemeral
         return
     user = user_of(users, state, state.active)

@@ -15,6 +15,7 @@ import pytest
 from bot.service import Caller, version_of
 from rules import (
     Action,
+    Cell,
     Choose,
     Construct,
     Demolish,
@@ -139,13 +140,21 @@ async def test_a_decision_belongs_to_its_player_and_its_buttons_outlive_a_restar
     assert f"<@{alice.id}>" in asker.content and "downsized" in asker.content and "L4" in asker.content
     version = version_of(await bot.service.storage.get_game(game_id))
     assert version.startswith(f"{len(TO_THE_DECISION)}-")
-    assert [asker.custom_id(c) for c in options] == [f"tiempo:choose:{game_id}:{version}:{c}" for c in options]
+    buttons = {c["custom_id"]: c["label"] for c in asker.components_flat()
+               if c.get("custom_id", "").startswith("tiempo:choose:")}
+    assert list(buttons) == [f"tiempo:choose:{game_id}:{version}:{c}" for c in options]
+    # each answer names the building it picks and its owner ("L4: bob's Keep")
+    for label, cell in zip(buttons.values(), options, strict=True):
+        b = state.boards[state.pending.decision.age].at(state.map.index(Cell.parse(cell)))
+        assert b is not None and b.owner is not None
+        assert label == f"{cell}: {state.players[b.owner].name}'s {b.kind.value}"
+    button = {cell: f"tiempo:choose:{game_id}:{version}:{cell}" for cell in options}
 
     # anyone else who presses it is told, privately, whose decision it is
-    refused = await answer(sim, sim.click(asker.custom_id("L4"), asker, user=bob))
+    refused = await answer(sim, sim.click(button["L4"], asker, user=bob))
     assert refused.ephemeral and refused.content.startswith("Waiting for alice (Red) to choose")
     outsider = sim.add_user("dora")
-    refused = await answer(sim, sim.click(asker.custom_id("L4"), asker, user=outsider))
+    refused = await answer(sim, sim.click(button["L4"], asker, user=outsider))
     assert refused.ephemeral and "not playing" in refused.content
     # its player cannot do anything else first, and is told how to answer
     first = await answer(sim, sim.slash("tiempo", "end", user=alice))
@@ -159,7 +168,7 @@ async def test_a_decision_belongs_to_its_player_and_its_buttons_outlive_a_restar
     # a new process on the same database: the button on the old message still answers
     await bot.close()
     bot = await sim.connect(make_bot(sim, db, seed_source=lambda: DECISION_SEED))
-    chosen = await answer(sim, sim.click(asker.custom_id("L4"), asker, user=alice))
+    chosen = await answer(sim, sim.click(button["L4"], asker, user=alice))
     assert chosen.ephemeral and "**Your hand:**" in chosen.content
     _, after = await state_of(bot, sim)
     assert after.pending is None and after.active == 0
@@ -168,7 +177,7 @@ async def test_a_decision_belongs_to_its_player_and_its_buttons_outlive_a_restar
     assert not told.ephemeral
 
     # the same button again: the question was answered; the clicker reads the game as it is now
-    stale = await answer(sim, sim.click(asker.custom_id("O5"), asker, user=alice))
+    stale = await answer(sim, sim.click(button["O5"], asker, user=alice))
     assert stale.ephemeral and "already answered" in stale.content and "Round 3 of 7" in stale.content
     _, unchanged = await state_of(bot, sim)
     assert unchanged == after

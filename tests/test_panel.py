@@ -11,6 +11,7 @@ import pytest
 
 from bot import panel
 from bot.panel import MAX_CHOICES, SEP, Step, path_to, step
+from bot.service.panels import _back_of
 from rules import Action, Age, Cards, Construct, GameState, Payment, legal_actions, new_game
 
 from .gameplay import random_game
@@ -18,6 +19,7 @@ from .scenario import play
 
 KEY = re.compile(r"^[A-Za-z0-9+\-]{1,12}$")
 MENU_KEY = re.compile(r"^[a-z]+(\.[A-Z]+)?$")
+PLAIN = "map: plain 15x12\n"
 
 
 def walk(state: GameState, seat: int, path: tuple[str, ...] = (), seen: list[Step] | None = None,
@@ -169,3 +171,28 @@ def test_a_payment_is_said_in_words() -> None:
     assert panel.pay_words(Payment(Cards(0, 0, 0), (0, 0))) == "no card"
     widest = panel.pay_words(Payment(Cards(1, 2, 1), (2, 2)))
     assert len(f"MRRC 2+2 — {widest}") <= 100  # a Discord choice's name
+
+
+def test_a_question_the_game_waits_on_is_asked_in_words() -> None:
+    """R62, R64, R67, R72: the panel asks the decision's own question (which domain goes first, which
+    building is destroyed or downsized, where the smaller one goes), each answer naming its building
+    and owner; there is no way back to a menu that would ask it again."""
+    order = PLAIN + ("active: Blue\nBlue: hand=C\nM: Keep[Green]@E3 Hamlet@E5 Watchtower[White]@C5 Watchtower[Red]@D5 "
+                     "Watchtower[Red]@E6 Watchtower[White]@E7\n")
+    state, _ = play(order, "Blue demolish E5 on M pay C")
+    s = step(state, 3, ("choose",))
+    assert s.question.startswith("Which domain on Might is resolved first? Pick one of its tied buildings")
+    assert [c.label for c in s.choices] == ["C5: White's Watchtower", "E6: Red's Watchtower"]
+    assert _back_of(state, s) is None  # no Back button: the menu would only ask it again
+    state, _ = play(order, "Blue demolish E5 on M pay C\nBlue choose E6")
+    assert step(state, 3, ("choose",)).question.startswith(
+        "Which of these Watchtowers on Might is destroyed? Downsizing a Watchtower removes it")
+    keeps = PLAIN + "active: Green\nGreen: hand=CC\nM: Keep[Red]@A1 Keep[White]@E1 Keep[Blue]@C4\n"
+    state, _ = play(keeps, "Green build Town C2 on M pay CC 1+1")
+    assert step(state, 2, ("choose",)).question.startswith(
+        "Which of these buildings on Might is downsized? It becomes one size smaller")
+    d17 = PLAIN + ("Red: hand=CCC\nF: Keep[White]@F1 Keep[Blue]@H1 Hamlet@E2 Hamlet@E3 Hamlet@E4 Castle[Green]@F3\n"
+                   "F: Keep[Green]@C6 Watchtower[Green]@B6 Watchtower[Green]@C5 Watchtower[Green]@B7\n")
+    state, _ = play(d17, "Red build City E5 on M pay CCC 2+1")
+    assert step(state, 1, ("choose",)).question.startswith(
+        "Where does your downsized Keep at F1 on Faith go as a Watchtower (1×1)? Pick its top-left cell")

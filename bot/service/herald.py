@@ -9,9 +9,10 @@ import logging
 from collections.abc import Sequence
 
 from render import age_card, board_picture, game_picture, turn_cards
-from rules import Age, GameState, describe_decision
+from rules import Age, Choose, GameState, describe_decision
 from rules import events as ev
 
+from ..panel import choice_label
 from ..storage import GameRecord, SeatRecord
 from ..texts import describe_status, ecu_word, narrate, ranking, who
 from ..words import Button, Command, Mention, Part, Strong, Text, lines, say, text
@@ -110,7 +111,8 @@ class Herald:
         d = state.pending.decision
         seat = game.seats[d.player]
         ask = say("{who}, {question}.", who=mention(seat), question=describe_decision(state, d))
-        choices = tuple((str(c), str(c)) for c in d.options) if len(d.options) <= MAX_CHOICE_BUTTONS else ()
+        choices = (tuple((choice_label(state, Choose(d.player, c))[:80], str(c)) for c in d.options)
+                   if len(d.options) <= MAX_CHOICE_BUTTONS else ())
         if not choices:
             ask = say("{ask} Answer with {choose}.", ask=ask, choose=Command("choose"))
         return Post(lines([*before, ask]), choice_game=game.id, version=version_of(game), choices=choices,

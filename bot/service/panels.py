@@ -89,7 +89,7 @@ class Panels:
         gallery = await self.pictures_or_none(game.id, state, seat, current)
         return Reply(lines([x for x in (note, head, *_body(current)) if x]), gallery=gallery,
                      panel=PanelView(game.id, version_of(game), current.path, current.next_base, current.question,
-                                     current.choices, current.back if current.path else None,
+                                     current.choices, _back_of(state, current),
                                      current.preview is not None,
                                      undo=state.acted and state.pending is None and not current.path))
 
@@ -119,6 +119,14 @@ class Panels:
         except Refusal as refusal:
             note = refusal.text
         return await self.show(caller, game_id, None, (), note)
+
+
+def _back_of(state: GameState, current: Step) -> tuple[str, ...] | None:
+    """Where the panel's Back button leads (None: no button). A question the game waits on has no
+    way back to the menu (the menu would ask it again), only from a list of places to its areas."""
+    if not current.path or (state.pending is not None and len(current.back or ()) <= 1):
+        return None
+    return current.back
 
 
 def _header(state: GameState, seat: int) -> Text:
