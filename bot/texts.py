@@ -251,6 +251,12 @@ def _what_you_can_do(s: GameState, actions: Sequence[object]) -> list[str]:
     return out
 
 
+def cards_in_words(cards: Cards) -> str:
+    """``1 Military, 2 Religious, 1 Civil`` (``no cards``)."""
+    named = [f"{n} {name}" for n, name in ((cards.m, "Military"), (cards.r, "Religious"), (cards.c, "Civil")) if n]
+    return ", ".join(named) or "no cards"
+
+
 def describe_hand(s: GameState, player: int) -> Text:
     """The private hand message: cards, Ecus, cubes, pawns and what each may still play, and what
     the player can do now."""

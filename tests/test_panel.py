@@ -11,7 +11,7 @@ import pytest
 
 from bot import panel
 from bot.panel import MAX_CHOICES, SEP, Step, path_to, step
-from bot.service.panels import _back_of
+from bot.service.panels import _back_of, _header
 from rules import Action, Age, Cards, Construct, GameState, Payment, legal_actions, new_game
 
 from .gameplay import random_game
@@ -196,3 +196,17 @@ def test_a_question_the_game_waits_on_is_asked_in_words() -> None:
     state, _ = play(d17, "Red build City E5 on M pay CCC 2+1")
     assert step(state, 1, ("choose",)).question.startswith(
         "Where does your downsized Keep at F1 on Faith go as a Watchtower (1×1)? Pick its top-left cell")
+
+
+def test_the_header_names_cards_in_words_and_income_only_on_the_players_own_turn() -> None:
+    """R73: in an income round the panel says what ending the turn now would collect — to the player
+    whose turn it is (in full on the menu, in a few words once an action is being picked), not to
+    the others; the hand is named in words (R is Religious, not Reason or Red)."""
+    state, _ = play("map: plain 15x12\nround: 4\nRed: hand=MRRC pawns=M,M\nM: Keep[Red]@A1 City@C1\n")
+    red = _header(state, 0).plain()
+    assert "hand: 1 Military, 2 Religious, 1 Civil" in red and "hand MRRC" not in red
+    assert "Income round: if your turn ended now you would collect 3 Ecus (Might: 3 Ecus" in red
+    assert _header(state, 0, brief=True).plain().endswith("Income round: ending your turn now collects 3 Ecus.")
+    assert "Income" not in _header(state, 1).plain()
+    later, _ = play("map: plain 15x12\nround: 5\nRed: hand=M\nM: Keep[Red]@A1 City@C1\n")
+    assert "Income" not in _header(later, 0).plain()

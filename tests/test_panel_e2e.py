@@ -234,7 +234,7 @@ async def test_undo_from_the_panel_says_what_it_took_back_without_repeating_the_
     assert undone.id == panel.id and undone.content.startswith("**Undone.** It was: ")
     said = undone.content.split("\n")[0]  # e.g. "… It was: bob (White) builds a Watchtower at A1 on Might with MC."
     assert " builds " in said and f"{build.kind.value} at {build.origin}" in said, said
-    assert "Your hand" not in undone.content and undone.content.count(" · hand ") == 1
+    assert "Your hand" not in undone.content and undone.content.count(" · hand: ") == 1
     assert "What do you do?" in undone.content
     _, after = await state_of(bot, sim)
     assert after == state

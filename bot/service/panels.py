@@ -13,7 +13,7 @@ from rules import INCOME_ROUNDS, Action, Age, GameState
 from ..panel import Step, step
 from ..play import Refusal
 from ..storage import Status
-from ..texts import describe_income, ecu_word, narrate, who
+from ..texts import cards_in_words, describe_income, ecu_word, narrate, who
 from ..words import Button, Strong, Text, lines, say, text
 from .games import Games, seat_of, version_of
 from .messages import Caller, PanelView, Picture, Reply
@@ -74,8 +74,8 @@ class Panels:
             path, note = (), "The game moved on since this panel was drawn; here it is as it is now."
         if game.status is not Status.PLAYING or state.finished:
             return Reply(lines([note, f"Game #{game.id} is over."]) if note else text(f"Game #{game.id} is over."))
-        head = _header(state, seat)
         if state.waiting_on != seat:
+            head = _header(state, seat)
             waiting = (f"Waiting for {who(state, state.waiting_on)} to answer a question." if state.pending
                        else f"It is {who(state, state.active)}'s turn.")
             return Reply(lines([x for x in (note, head, waiting) if x]),
@@ -87,6 +87,7 @@ class Panels:
         except ValueError:
             note, current = "That choice is no longer possible; here is what you can do now.", step(state, seat)
         gallery = await self.pictures_or_none(game.id, state, seat, current)
+        head = _header(state, seat, brief=bool(current.path))
         return Reply(lines([x for x in (note, head, *_body(current)) if x]), gallery=gallery,
                      panel=PanelView(game.id, version_of(game), current.path, current.next_base, current.question,
                                      current.choices, _back_of(state, current),
@@ -129,18 +130,21 @@ def _back_of(state: GameState, current: Step) -> tuple[str, ...] | None:
     return current.back
 
 
-def _header(state: GameState, seat: int) -> Text:
-    """``Round 3 of 7 · 6 Ecus · hand MMRC · pawn 1 on Might (2 cards left) …``."""
+def _header(state: GameState, seat: int, *, brief: bool = False) -> Text:
+    """``Round 3 of 7 · 6 Ecus · hand: 2 Military, 1 Religious · pawn 1 on Might (2 cards left) …``; in
+    rounds 4 and 7, on the player's own turn, what ending it now would collect (in full on the menu,
+    ``brief``ly once an action is being picked)."""
     p = state.players[seat]
     pawns = ", ".join(f"pawn {i + 1} on {p.pawns[i].title} ({p.allowance(i)} card{'s' if p.allowance(i) != 1 else ''}"
                       " left)" for i in (0, 1))
-    reserve = f" · reserve {state.reserve}" if state.options.holdem else ""
+    reserve = f" · reserve: {cards_in_words(state.reserve)}" if state.options.holdem else ""
     money = f"{p.ecus} {ecu_word(p.ecus)}"
-    head = text(Strong(f"Round {state.round} of 7"), f" · {money} · hand {p.hand} · {pawns}{reserve}")
-    if state.round in INCOME_ROUNDS and state.pending is None:  # what the end of this turn would pay
+    head = text(Strong(f"Round {state.round} of 7"), f" · {money} · hand: {cards_in_words(p.hand)} · {pawns}{reserve}")
+    if state.round in INCOME_ROUNDS and state.pending is None and state.active == seat:
         total, boards = describe_income(state, seat, you=True)
-        head = head + f"\nIncome round: if your turn ended now you would collect {total} {ecu_word(total)} (" + (
-            "; ".join(boards)) + ")."
+        head = head + (f"\nIncome round: ending your turn now collects {total} {ecu_word(total)}." if brief else
+                       f"\nIncome round: if your turn ended now you would collect {total} {ecu_word(total)} ("
+                       + "; ".join(boards) + ").")
     return head
 
 
