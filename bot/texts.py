@@ -306,8 +306,10 @@ def describe_status(s: GameState) -> Text:
     for i, p in enumerate(s.players):
         ecus = str(p.ecus) if s.options.ecus_public or s.finished else "?"
         marker = "▶ " if i == s.active and not s.finished else ""
-        rows.append(f"{marker}{p.colour.letter} {who(s, i)}: {ecus} {ecu_word(p.ecus)}, {count(p.supply, 'cube')}, "
-                    f"{count(p.hand.total, 'card')}, pawns on {p.pawns[0].letter}/{p.pawns[1].letter}")
+        pawns = (f"both pawns on {p.pawns[0].title}" if p.pawns[0] == p.pawns[1] else
+                 f"pawns on {p.pawns[0].title} and {p.pawns[1].title}")
+        rows.append(f"{marker}{who(s, i)}: {ecus} {ecu_word(p.ecus)}, {count(p.supply, 'cube')}, "
+                    f"{count(p.hand.total, 'card')}, {pawns}")
     stock = ", ".join(f"{k.value} {n}" for k, n in s.stock.items())
     rows.append(f"Stock: {stock}. Deck {len(s.deck)}, discard {len(s.discard)}.")
     if s.pending is not None:

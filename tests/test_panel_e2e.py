@@ -4,11 +4,13 @@ buttons only, the panel updated in place, and every message within Discord's lim
 from __future__ import annotations
 
 import asyncio
+import io
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from bot.discord_app import TiempoBot
 from bot.panel import SEP, path_to, step
@@ -259,3 +261,30 @@ async def test_a_slow_pick_is_acknowledged_in_time_and_the_panel_updated_after(s
     record = sim.interactions[iid]
     assert record.refusals == [] and record.answered_after is not None and record.answered_after < 3.0
     assert "End your turn" in sim.message(panel.id).content
+
+
+async def test_board_now_shows_each_age_as_a_card_that_reads_in_the_chat(sim: DiscordSim, tmp_path: Path) -> None:
+    """"Board now" answers privately with the scores in words and the three Ages as cards (the board a
+    turn changed first and large); ``/tiempo board age:`` with that Age's card alone."""
+    _, game_id, state, player = await two_at_the_table(sim, tmp_path)
+    board_post = public(sim)[-1]
+    now = await answer(sim, sim.click(f"tiempo:board:{game_id}", board_post, user=player))
+    assert now.ephemeral and now.v2 and now.content.startswith(f"**Game #{game_id}**") and "Ecus" in now.content
+    assert [[n.rsplit("-", 1)[1] for n in g] for g in now.gallery()] == [["might.png"], ["faith.png"],
+                                                                         ["reason.png"]]  # nothing changed yet
+    sizes = {Image.open(io.BytesIO(a.data)).size for a in now.attachments}
+    assert sizes == {(1140, 680)}  # landscape cards: about 550×328 in the chat
+    build = next(a for a in legal_actions(state) if isinstance(a, Construct))
+    panel = await answer(sim, sim.click(f"tiempo:play:{game_id}", board_post, user=player))
+    preview, _ = await pick_to(sim, panel, player, path_to(state, state.active, build))
+    await answer(sim, sim.click(next(c for c in preview.custom_ids() if c.startswith("tiempo:ok:")), preview,
+                                user=player))
+    now = await answer(sim, sim.click(f"tiempo:board:{game_id}", board_post, user=player))
+    lead, *rest = now.gallery()
+    built = build.age.title.lower()
+    assert lead == [f"tiempo-{game_id}-now-{built}.png"]  # a board this turn changed leads (its ripple may follow)
+    assert sorted(n for g in [lead, *rest] for n in g) == [f"tiempo-{game_id}-now-{a}.png"
+                                                           for a in ("faith", "might", "reason")]
+    one = await answer(sim, sim.slash("tiempo", "board", {"age": "Reason"}, user=player))
+    assert one.ephemeral and one.content.startswith("Reason — game #") and one.gallery() == [
+        [f"tiempo-{game_id}-now-reason.png"]]

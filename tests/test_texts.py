@@ -174,3 +174,12 @@ def test_a_decision_told_again_later_names_the_building_that_was_downsized() -> 
     later, _ = apply(asked, parse_action("White choose E1", asked))
     assert "White must choose where the downsized Keep at E1 on Might goes as a Watchtower" in " ".join(
         narrate(later, events))
+
+
+def test_the_status_names_the_boards_of_the_pawns_in_words() -> None:
+    """A letter names a colour on the cards (R for Red): pawns are placed on boards named in full."""
+    s, _ = play("map: plain 15x12\nRed: hand=M pawns=R,R\nWhite: pawns=M,F\n")
+    status = markdown(describe_status(s))
+    assert "both pawns on Reason" in status and "pawns on Might and Faith" in status
+    assert not any(line.startswith(("R ", "W ")) for line in status.splitlines())  # no colour letter either
+    assert "R/R" not in status and "M/F" not in status

@@ -8,7 +8,7 @@ import dataclasses
 import logging
 from collections.abc import Sequence
 
-from render import age_card, board_picture, game_picture, turn_cards
+from render import age_card, changed_ages, turn_cards
 from rules import Age, Choose, GameState, describe_decision
 from rules import events as ev
 
@@ -44,11 +44,25 @@ class Herald:
     async def post(self, channel_id: int, post: Post) -> None:
         await self.outbox.post(channel_id, post)
 
-    def picture(self, state: GameState, age: Age | None, events: Sequence[ev.Event]) -> bytes | None:
-        """The public picture of the game, or of one Age (None when pictures are off)."""
+    def board_cards(self, game: GameRecord, state: GameState, events: Sequence[ev.Event], age: Age | None = None
+                    ) -> tuple[Picture, ...]:
+        """The public cards of the game as it is now ("Board now"): of ``age``, or of each Age, every
+        one whole (round, whose turn, colour key), those ``events`` changed (or where a decision waits)
+        first and shown large, the others together below. None when pictures are off."""
         if not self.render:
-            return None
-        return game_picture(state, None, events) if age is None else board_picture(state, age, None, events)
+            return ()
+        try:
+            marked = set(changed_ages(state, events))
+            if state.pending is not None:
+                marked.add(state.pending.decision.age)
+            ages = [age] if age is not None else sorted(Age, key=lambda a: (a not in marked, a))
+            return tuple(Picture(age_card(state, a, None, events), f"tiempo-{game.id}-now-{a.title.lower()}.png",
+                                 f"{a.title} now" + (": what changed is ringed in gold" if a in marked
+                                                      else ""), a in marked or not marked or age is not None)
+                         for a in ages)
+        except Exception:  # words without pictures rather than no answer
+            log.exception("could not draw the cards of game %s", game.id)
+            return ()
 
     def cards(self, game: GameRecord, state: GameState, events: Sequence[ev.Event], name: str) -> tuple[Picture, ...]:
         """The three Ages as cards that read in the chat, the ones ``events`` changed (or where a

@@ -67,11 +67,12 @@ class Info:
             raise Refusal(f"Game #{game.id} has no board yet: it has not started.")
         state = self.games.state_of(game)
         events = await self.games.turn_events(game)
-        png = await asyncio.to_thread(self.herald.picture, state, age, events)
-        what = f"{age.title}" if age is not None else "The three Ages"
-        return Reply(as_text(f"{what} — game #{game.id}, round {state.round} of 7."), png=png,
-                     filename=f"tiempo-{game.id}-{(age.title.lower() if age else 'game')}.png", hand_game=game.id,
-                     version=version_of(game))
+        gallery = await asyncio.to_thread(self.herald.board_cards, game, state, events, age)
+        if age is not None:
+            return Reply(as_text(f"{age.title} — game #{game.id}, round {state.round} of 7."), gallery=gallery,
+                         hand_game=game.id, version=version_of(game))
+        return Reply(text(Strong(f"Game #{game.id}"), "\n", describe_status(state)), gallery=gallery,
+                     hand_game=game.id, version=version_of(game))
 
     async def status(self, caller: Caller) -> Reply:
         """Round, whose turn, public scores and stock."""
