@@ -90,7 +90,8 @@ def narrate(s: GameState, events: Sequence[ev.Event]) -> list[str]:
     def flush_ripples() -> None:
         if ripple_ages:
             subject = "It" if said_last else f"The {rippling}"
-            out.append(f"{subject} ripples to " + " and ".join(ripple_ages) + ".")
+            # "to Faith and to Reason as a ruin": what qualifies one board is read with it alone
+            out.append(f"{subject} ripples to " + " and to ".join(ripple_ages) + ".")
             ripple_ages.clear()
 
     for e in events:
@@ -160,7 +161,7 @@ def _sentence(s: GameState, e: ev.Event) -> str:
         missing = f"no {e.kind.value} tile is left" if e.reason == "tile" else "its owner has no cube left"
         return f"No shadow on {e.age.title}: {missing}."
     if isinstance(e, ev.ParadoxRemoved):
-        return f"Paradox on {e.age.title}: {building_name(s, e.building, e.age)} is removed."
+        return f"Paradox on {e.age.title}: the ripple arriving there removes {building_name(s, e.building, e.age)}."
     if isinstance(e, ev.ShadowRemoved):
         return f"Its shadow on {e.age.title} goes too."
     if isinstance(e, ev.ShadowReplaced):

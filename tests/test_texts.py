@@ -39,9 +39,9 @@ def test_r53_paradox_bonus_and_ripples_in_two_sentences() -> None:
                      "Red build Keep B2 on M")
     assert narrate(s, events) == [
         "Red builds a Keep at B2 on Might with MM (+1 Ecu).",
-        "Paradox on Faith: Green's Monastery at C3 is removed.",
+        "Paradox on Faith: the ripple arriving there removes Green's Monastery at C3.",
         "Its shadow on Reason goes too.",
-        "The Keep at B2 ripples to Faith and Reason as a ruin.",  # named: the line before is another building's
+        "The Keep at B2 ripples to Faith and to Reason as a ruin.",  # named: the line before is another building's
     ]
 
 
@@ -136,7 +136,7 @@ def test_building_sizes_are_named_in_the_hand_and_the_rules() -> None:
 
 def test_a_ripple_right_after_its_building_says_it_and_an_exchange_says_what_it_cost() -> None:
     s, events = play("map: plain 15x12\nRed: hand=MM\n", "Red build Keep B2 on M")
-    assert narrate(s, events)[-1] == "It ripples to Faith and Reason as a ruin."
+    assert narrate(s, events)[-1] == "It ripples to Faith and to Reason as a ruin."
     s, events = play("map: plain 15x12\nRed: hand=MRCC ecus=4\n", "Red exchange C")
     assert narrate(s, events)[0] == "Red pays 2 Ecus to exchange 1 card."
 
