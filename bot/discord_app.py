@@ -503,8 +503,11 @@ class PanelButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
         "back": ("Back", discord.ButtonStyle.secondary),
         "ok": ("Confirm", discord.ButtonStyle.success), "undo": ("Undo", discord.ButtonStyle.danger)}
 
-    def __init__(self, what: str, game_id: int, version: str, path: tuple[str, ...] = ()) -> None:
+    def __init__(self, what: str, game_id: int, version: str, path: tuple[str, ...] = (), *,
+                 warn: bool = False) -> None:
         label, style = self.LABELS[what]
+        if warn:  # a Confirm of an action that harms the player's own game
+            style = discord.ButtonStyle.danger
         super().__init__(discord.ui.Button(label=label, style=style,
                                            custom_id=f"tiempo:{what}:{game_id}:{version}:{SEP.join(path)}"))
         self.what, self.game_id, self.version, self.path = what, game_id, version, path
@@ -569,7 +572,7 @@ def panel_items(panel: PanelView) -> list[discord.ui.Item[Any]]:
     if panel.choices:
         items.append(PanelSelect(panel.game_id, panel.version, panel.base, panel.question, panel.choices))
     if panel.confirm:
-        items.append(PanelButton("ok", panel.game_id, panel.version, panel.path))
+        items.append(PanelButton("ok", panel.game_id, panel.version, panel.path, warn=panel.harms))
     if panel.back is not None:
         items.append(PanelButton("back", panel.game_id, panel.version, panel.back))
     if panel.back:  # (Back to the menu is the menu)

@@ -508,6 +508,23 @@ def _in_area(key: str, area: str) -> bool:
     return _area_key(Cell.parse(key)) == area
 
 
+def _choice(state: GameState, level: _Level, key: str, a: Action) -> Choice:
+    """The option ``key`` of a step, ``a`` an action it leads to. A place whose action harms its
+    player (their building removed or downsized, income lost) is marked, and says how."""
+    detail = level.detail(state, a)
+    hurt: list[str] = []
+    if level.cells and not isinstance(a, Choose):
+        after, events = apply(state, a)
+        hurt = harms(state, after, a.player, events)
+    if hurt:
+        detail = " · ".join(x for x in (detail, f"{hurt[0][0].upper()}{hurt[0][1:]}") if x)
+    return Choice(key, level.label(state, a)[:100], _clip(detail), harms=bool(hurt))
+
+
+def _clip(words: str, limit: int = 100) -> str:
+    return words if len(words) <= limit else words[:limit - 1] + "…"
+
+
 def _ask(state: GameState, level: _Level, actions: list[Action], taken: tuple[str, ...], chosen: tuple[str, ...],
          back: tuple[str, ...], area: str | None) -> Step:
     first: dict[str, Action] = {}
@@ -519,13 +536,13 @@ def _ask(state: GameState, level: _Level, actions: list[Action], taken: tuple[st
             areas.setdefault(_area_key(Cell.parse(key)), []).append(key)
         choices = tuple(
             Choice(k, _area_label(state, k), f"{len(keys)} places") if len(keys) > 1 else  # one place: itself
-            Choice(keys[0], level.label(state, first[keys[0]])[:100], level.detail(state, first[keys[0]])[:100])
+            _choice(state, level, keys[0], first[keys[0]])
             for k, keys in sorted(areas.items(), key=lambda kv: (kv[0][2], kv[0][1])))
         return Step(taken, _question(level, state) + " First pick an area of the board.", chosen, choices,
                     back=back)
     if area is not None:
         first = {k: a for k, a in first.items() if _in_area(k, area)}
-    choices = tuple(Choice(k, level.label(state, a)[:100], level.detail(state, a)[:100]) for k, a in first.items())
+    choices = tuple(_choice(state, level, k, a) for k, a in first.items())
     return Step(taken, _question(level, state), chosen, choices, back=back)
 
 

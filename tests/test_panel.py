@@ -210,3 +210,18 @@ def test_the_header_names_cards_in_words_and_income_only_on_the_players_own_turn
     assert "Income" not in _header(state, 1).plain()
     later, _ = play("map: plain 15x12\nround: 5\nRed: hand=M\nM: Keep[Red]@A1 City@C1\n")
     assert "Income" not in _header(later, 0).plain()
+
+
+def test_a_place_that_harms_the_player_is_marked_in_the_list() -> None:
+    """R53: the Keep's ripple to Faith would remove the player's own Chapel there: the place says so
+    before it is picked (the preview then flags it too), and only that place is marked."""
+    state, _ = play("map: plain 15x12\nRed: hand=MMMR pawns=M,M\nF: Chapel[Red]@C4\n")
+    action = next(a for a in legal_actions(state) if isinstance(a, Construct) and a.kind.value == "Keep"
+                  and a.age is Age.MIGHT and str(a.origin) == "C4")
+    path = path_to(state, 0, action)
+    places = next(s for s in (step(state, 0, path[:n]) for n in range(1, len(path)))
+                  if any(c.key == "C4" for c in s.choices))
+    (c4,) = [c for c in places.choices if c.key == "C4"]
+    assert c4.harms and "Removes your Chapel at C4 on Faith" in c4.detail and len(c4.detail) <= 100
+    harmless = [c for c in places.choices if c.key not in ("B3", "B4", "C3", "C4", "D3", "D4")]
+    assert harmless and not any(c.harms for c in harmless)

@@ -25,9 +25,10 @@ async def sim(discord_sim: DiscordSim) -> AsyncIterator[DiscordSim]:
     assert discord_sim.errors == [], [r.getMessage() for r in discord_sim.errors]
 
 
-async def pick_to(sim: DiscordSim, panel: SimMessage, user: SimUser,
-                  target: tuple[str, ...]) -> tuple[SimMessage, int]:
-    """Pick through ``panel`` until it previews ``target``; the panel then, and the taps it took."""
+async def pick_to(sim: DiscordSim, panel: SimMessage, user: SimUser, target: tuple[str, ...],
+                  listed: list[dict[str, Any]] | None = None) -> tuple[SimMessage, int]:
+    """Pick through ``panel`` until it previews ``target``; the panel then, and the taps it took (and
+    every option of the lists on the way added to ``listed``)."""
     taps = 0
     while True:
         assert len(panel.content) <= 2000
@@ -40,6 +41,8 @@ async def pick_to(sim: DiscordSim, panel: SimMessage, user: SimUser,
         assert target[:len(done)] == done, (done, target)
         menu = next(c for c in panel.components_flat() if c.get("custom_id") == select)
         assert len(menu["options"]) <= 25
+        if listed is not None:
+            listed += menu["options"]
         values = [o["value"] for o in menu["options"]]
         key = next((v for v in values if target[len(done):len(done) + len(v.split(SEP))] == tuple(v.split(SEP))),
                    None)
@@ -143,6 +146,19 @@ async def test_a_slash_command_that_harms_the_player_asks_for_confirmation_first
     assert after.boards[Age.FAITH].at(after.map.index(Cell.parse("C1"))).kind.value == "Keep"  # the Chapel went
 
     await answer(sim, sim.slash("tiempo", "undo", user=bob))  # back to before the Keep
+    # through the panel: the place is marked in the list before it is picked, and Confirm is red
+    game_id, same = await state_of(bot, sim)
+    post = next(m for m in reversed(public(sim)) if f"tiempo:play:{game_id}" in m.custom_ids())
+    panel = await answer(sim, sim.click(f"tiempo:play:{game_id}", post, user=bob))
+    path = path_to(same, 1, next(a for a in legal_actions(same) if isinstance(a, Construct) and a.age is Age.MIGHT
+                                 and a.kind.value == "Keep" and str(a.origin) == "C1"))
+    listed: list[dict[str, Any]] = []
+    panel, _ = await pick_to(sim, panel, bob, path, listed=listed)
+    c1 = next(o for o in listed if o["value"] == "C1")
+    assert c1["emoji"]["name"] == "⚠️" and "Removes your Chapel at C1 on Faith" in c1["description"]
+    ok = next(c for c in panel.components_flat() if str(c.get("custom_id", "")).startswith("tiempo:ok:"))
+    assert ok["style"] == 4 and "⚠️ This removes your Chapel at C1 on Faith." in panel.content  # danger: red
+
     again = await answer(sim, sim.slash("tiempo", "build", {"kind": "Keep", "cell": "C1", "age": "Might"}, user=bob))
     await answer(sim, sim.slash("tiempo", "undo", user=bob))  # and before the Chapel: the warning is stale
     stale = await answer(sim, sim.click(next(c for c in again.custom_ids() if c.startswith("tiempo:sure:")), again,

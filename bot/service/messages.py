@@ -28,7 +28,8 @@ class PanelView:
     """The controls of a turn panel (bot/panel.py) for game ``game_id`` at ``version`` (``version_of``
     the game: the position the panel was drawn for): a list to pick
     from (``choices`` after ``path``, with ``question`` as its placeholder), and the buttons the step
-    allows: Back (to the path ``back``), Confirm (the step is a preview), Undo, and Refresh."""
+    allows: Back (to the path ``back``), Confirm (the step is a preview; shown red when the action
+    ``harms`` its player), Undo, and Refresh."""
 
     game_id: int
     version: str
@@ -39,6 +40,7 @@ class PanelView:
     back: tuple[str, ...] | None = None
     confirm: bool = False
     undo: bool = False
+    harms: bool = False
 
 
 @dataclass(frozen=True)

@@ -92,7 +92,8 @@ class Panels:
                      panel=PanelView(game.id, version_of(game), current.path, current.next_base, current.question,
                                      current.choices, _back_of(state, current),
                                      current.preview is not None,
-                                     undo=state.acted and state.pending is None and not current.path))
+                                     undo=state.acted and state.pending is None and not current.path,
+                                     harms=current.preview is not None and bool(current.preview.harms)))
 
     async def confirm(self, caller: Caller, game_id: int, version: str, path: Sequence[str]) -> Reply:
         """Play the action the panel's ``path`` names, then show the panel again."""
