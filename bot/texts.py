@@ -258,6 +258,23 @@ def cards_in_words(cards: Cards) -> str:
     return ", ".join(named) or "no cards"
 
 
+def describe_draw(before: GameState, after: GameState, action: object) -> str:
+    """What the player of an exchange or an end of turn drew, for their eyes only ("You drew 1
+    Religious, 1 Civil (RC)."); "" for another action, or when nothing was drawn."""
+    if isinstance(action, Exchange):
+        spent = action.cards
+    elif isinstance(action, EndTurn):
+        spent = action.discard
+    else:
+        return ""
+    player = action.player
+    kept = before.players[player].hand - spent
+    now = after.players[player].hand
+    if after.finished or not now.contains(kept) or not (drawn := now - kept).total:
+        return ""
+    return f"You drew {cards_in_words(drawn)} ({drawn})."
+
+
 def describe_hand(s: GameState, player: int) -> Text:
     """The private hand message: cards, Ecus, cubes, pawns and what each may still play, and what
     the player can do now."""

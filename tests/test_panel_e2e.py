@@ -14,6 +14,7 @@ from PIL import Image
 
 from bot.discord_app import TiempoBot
 from bot.panel import SEP, path_to, step
+from bot.texts import cards_in_words
 from rules import Age, Cell, Construct, EndTurn, GameState, legal_actions
 from tests.discord_sim import DiscordSim, SimMessage, SimUser
 from tests.test_bot_e2e import answer, make_bot, open_table, public, state_of, user_of
@@ -96,6 +97,8 @@ async def test_a_build_and_the_end_of_a_turn_by_taps_only(sim: DiscordSim, tmp_p
     _, later = await state_of(bot, sim)
     assert later.active != state.active or later.turn != state.turn
     assert "It is bob" in panel.content or "It is alice" in panel.content
+    drawn = later.players[state.active].hand - (after.players[state.active].hand - end.discard)
+    assert drawn.total and f"You drew {cards_in_words(drawn)} ({drawn})." in panel.content  # R20, privately
 
 
 async def test_a_panel_from_before_the_game_moved_on_starts_again_from_the_menu(sim: DiscordSim,

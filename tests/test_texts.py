@@ -5,8 +5,17 @@ from __future__ import annotations
 import pytest
 
 from bot.discord_app import markdown
-from bot.texts import RULES, describe_hand, describe_income, describe_status, narrate, ranking
-from rules import apply, legal_actions, parse_action
+from bot.texts import (
+    RULES,
+    cards_in_words,
+    describe_draw,
+    describe_hand,
+    describe_income,
+    describe_status,
+    narrate,
+    ranking,
+)
+from rules import Cards, apply, legal_actions, parse_action
 
 from .gameplay import random_game
 from .scenario import play
@@ -183,3 +192,21 @@ def test_the_status_names_the_boards_of_the_pawns_in_words() -> None:
     assert "both pawns on Reason" in status and "pawns on Might and Faith" in status
     assert not any(line.startswith(("R ", "W ")) for line in status.splitlines())  # no colour letter either
     assert "R/R" not in status and "M/F" not in status
+
+
+def test_r20_the_player_is_told_what_an_exchange_or_the_end_of_a_turn_drew() -> None:
+    """R20: an exchange and the end of a turn draw back to 4; the player reads what came, privately."""
+    before, _ = play("map: plain 15x12\nRed: hand=MRCC ecus=4\n")
+    after, _ = apply(before, parse_action("Red exchange CC", before))
+    drawn = after.players[0].hand - Cards.parse("MR")
+    assert describe_draw(before, after, parse_action("Red exchange CC", before)) == (
+        f"You drew {cards_in_words(drawn)} ({drawn}).") and drawn.total == 2
+    ended, _ = apply(before, parse_action("Red end", before))  # four cards kept: nothing to draw
+    assert describe_draw(before, ended, parse_action("Red end", before)) == ""
+    built, _ = play("map: plain 15x12\nRed: hand=MMCC pawns=M,M\n", "Red build Keep B2 on M pay MM")
+    end = parse_action("Red end", built)
+    refilled, _ = apply(built, end)
+    drawn = refilled.players[0].hand - Cards.parse("CC")
+    assert describe_draw(built, refilled, end) == f"You drew {cards_in_words(drawn)} ({drawn})." and drawn.total == 2
+    start, _ = play("map: plain 15x12\nRed: hand=MMCC pawns=M,M\n")
+    assert describe_draw(start, built, parse_action("Red build Keep B2 on M pay MM", start)) == ""  # no draw

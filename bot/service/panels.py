@@ -13,7 +13,7 @@ from rules import INCOME_ROUNDS, Action, Age, GameState
 from ..panel import Step, step
 from ..play import Refusal
 from ..storage import Status
-from ..texts import cards_in_words, describe_income, ecu_word, narrate, who
+from ..texts import cards_in_words, describe_draw, describe_income, ecu_word, narrate, who
 from ..words import Button, Strong, Text, lines, say, text
 from .games import Games, seat_of, version_of
 from .messages import Caller, PanelView, Picture, Reply
@@ -97,10 +97,13 @@ class Panels:
 
     async def confirm(self, caller: Caller, game_id: int, version: str, path: Sequence[str]) -> Reply:
         """Play the action the panel's ``path`` names, then show the panel again."""
+        played: list[tuple[GameState, Action]] = []
+
         def chosen(state: GameState, seat: int) -> Action:
             s = step(state, seat, path, with_preview=False)
             if s.preview is None:
                 raise Refusal("Pick the rest of the action first.")
+            played.append((state, s.preview.action))
             return s.preview.action
 
         try:
@@ -110,7 +113,8 @@ class Panels:
         except Refusal as refusal:  # the game moved on, or the action is refused: the panel starts again
             return await self.show(caller, game_id, None, (), refusal.text)
         done = narrate(new, events)
-        note = lines([Strong("Done."), *done[:6]])
+        drew = describe_draw(played[-1][0], new, played[-1][1]) if played else ""  # (the last try is the one played)
+        note = lines([Strong("Done."), *done[:6], *([drew] if drew else [])])
         return await self.show(caller, game.id, None, (), note)  # as the game is now (an AI may have played)
 
     async def undo(self, caller: Caller, game_id: int) -> Reply:

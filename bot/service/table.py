@@ -11,7 +11,7 @@ from rules import events as ev
 from ..panel import harms
 from ..play import Refusal, act, undo_span
 from ..storage import GameRecord, Status
-from ..texts import describe_hand, describe_status, narrate, who
+from ..texts import describe_draw, describe_hand, describe_status, narrate, who
 from ..words import Button, Command, Strong, lines, say, text
 from .clock import turn_deadline
 from .games import Games, History, is_ai, seat_of, seats_of, version_of
@@ -29,12 +29,13 @@ def _ask_to_confirm(game_id: int, version: str, notation: str, after: GameState,
                         *(f"⚠️ It {h}." for h in hurt), anyway]), confirm=(game_id, version, notation))
 
 
-def _hand_after(game: GameRecord, caller: Caller, state: GameState) -> Reply:
-    """The caller's hand after their action (only a seated player's action is ever played)."""
+def _hand_after(game: GameRecord, caller: Caller, state: GameState, drew: str = "") -> Reply:
+    """The caller's hand after their action (only a seated player's action is ever played), after
+    what they drew, if they drew."""
     seat = seat_of(game, caller)
     if seat is None:
         raise Refusal("You are not playing in this game.")
-    return Reply(describe_hand(state, seat))
+    return Reply(lines([drew, describe_hand(state, seat)]) if drew else describe_hand(state, seat))
 
 
 class Table:
@@ -75,7 +76,7 @@ class Table:
             game = await self.commit(game, state, new, action, events, caller.user_id)
         self.drive(game.id)
         await self.herald.courier.flush(game.channel_id)  # the channel hears of it before the player's answer
-        return _hand_after(game, caller, new)
+        return _hand_after(game, caller, new, describe_draw(state, new, action))
 
     async def play_confirmed(self, caller: Caller, game_id: int, version: str, notation: str) -> Reply:
         """Play the action ``notation`` names, which the caller confirmed (it harms their own buildings)."""
