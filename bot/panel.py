@@ -451,6 +451,10 @@ def _menu(actions: Sequence[Action]) -> list[Choice]:
         if verb is Construct:
             kinds = sorted({a.kind for a in actions if isinstance(a, Construct)}, key=list(Kind).index)
             out += [Choice(f"{key}{SEP}{k.name}", f"Build {article(k.value)} {kind_label(k)}") for k in kinds]
+        elif verb is EndTurn and len(ends := [a for a in actions if isinstance(a, EndTurn)]) > 1 and any(
+                not a.discard.total for a in ends):  # the usual end in one tap (then Confirm)
+            out += [Choice(f"{key}{SEP}{Cards()}", "End your turn, keeping every card"),
+                    Choice(key, "End your turn, discarding first")]
         elif any(isinstance(a, verb) for a in actions):
             out.append(Choice(key, label))
     return out

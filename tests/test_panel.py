@@ -18,7 +18,7 @@ from .gameplay import random_game
 from .scenario import play
 
 KEY = re.compile(r"^[A-Za-z0-9+\-]{1,12}$")
-MENU_KEY = re.compile(r"^[a-z]+(\.[A-Z]+)?$")
+MENU_KEY = re.compile(r"^[a-z]+(\.[A-Z]+|\.-)?$")
 PLAIN = "map: plain 15x12\n"
 
 
@@ -59,7 +59,7 @@ def test_every_legal_action_is_reached_and_only_those(seed: int) -> None:
         seat = state.waiting_on
         reached = walk(state, seat)
         legal = [a for a in legal_actions(state) if a.player == seat]
-        assert sorted(map(repr, reached)) == sorted(map(repr, legal))
+        assert set(map(repr, reached)) == set(map(repr, legal))  # (ending the turn keeping every card: two ways)
 
 
 def test_path_to_leads_to_each_legal_action() -> None:

@@ -93,7 +93,8 @@ async def test_a_build_and_the_end_of_a_turn_by_taps_only(sim: DiscordSim, tmp_p
 
     end = min((a for a in legal_actions(after) if isinstance(a, EndTurn)), key=lambda a: a.discard.total)
     target = path_to(after, after.active, end)
-    panel, _ = await tap(sim, panel, player, target)
+    panel, taps = await tap(sim, panel, player, target)
+    assert not end.discard.total and taps == 2  # "End your turn, keeping every card", then Confirm
     _, later = await state_of(bot, sim)
     assert later.active != state.active or later.turn != state.turn
     assert "It is bob" in panel.content or "It is alice" in panel.content
