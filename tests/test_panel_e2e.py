@@ -98,6 +98,7 @@ async def test_a_build_and_the_end_of_a_turn_by_taps_only(sim: DiscordSim, tmp_p
     _, later = await state_of(bot, sim)
     assert later.active != state.active or later.turn != state.turn
     assert "It is bob" in panel.content or "It is alice" in panel.content
+    assert " to play." not in panel.content  # whose turn it is, said once
     drawn = later.players[state.active].hand - (after.players[state.active].hand - end.discard)
     assert drawn.total and f"You drew {cards_in_words(drawn)} ({drawn})." in panel.content  # R20, privately
 

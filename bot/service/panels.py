@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from render import age_card, changed_ages
 from rules import INCOME_ROUNDS, Action, Age, GameState
+from rules import events as ev
 
 from ..panel import Step, step
 from ..play import Refusal
@@ -112,7 +113,7 @@ class Panels:
             return await self.show(caller, game_id, None, (), "That choice is no longer possible.")
         except Refusal as refusal:  # the game moved on, or the action is refused: the panel starts again
             return await self.show(caller, game_id, None, (), refusal.text)
-        done = narrate(new, events)
+        done = narrate(new, [e for e in events if not isinstance(e, ev.TurnBegan)])  # (the panel says whose turn)
         drew = describe_draw(played[-1][0], new, played[-1][1]) if played else ""  # (the last try is the one played)
         note = lines([Strong("Done."), *done[:6], *([drew] if drew else [])])
         return await self.show(caller, game.id, None, (), note)  # as the game is now (an AI may have played)
