@@ -88,10 +88,21 @@ class Preview:
 
 
 @dataclass(frozen=True)
+class Places:
+    """The cells a list of places offers on the board of ``age``: top-left cells of a ``kind`` to
+    build, or (``kind`` None) buildings to pick."""
+
+    age: Age
+    kind: Kind | None
+    cells: tuple[Cell, ...]
+
+
+@dataclass(frozen=True)
 class Step:
     """What the panel shows now. ``path`` is the full path (with the steps taken for the player);
     ``chosen`` says in words what was picked so far; ``choices`` to pick from, or a ``preview`` to
-    confirm (with, as ``choices``, the other ways to pay for it)."""
+    confirm (with, as ``choices``, the other ways to pay for it). ``places``: the choices are places
+    on a board (to show it with them ringed)."""
 
     path: tuple[str, ...]
     question: str
@@ -102,6 +113,7 @@ class Step:
     #: the path a picked choice's key is added to (``path`` itself, but for other ways to pay a
     #: previewed action, which replace its payment)
     base: tuple[str, ...] | None = None
+    places: Places | None = None
 
     @property
     def next_base(self) -> tuple[str, ...]:
@@ -118,6 +130,7 @@ class _Level:
     label: Callable[[GameState, Action], str]
     detail: Callable[[GameState, Action], str] = field(default=lambda s, a: "")
     cells: bool = False  # the options are cells: narrowed to an area when there are too many
+    builds: bool = False  # the cells are top-left cells of the building the action puts there
     #: not asked: the engine's sensible choice is taken, and the others are offered with the preview
     suggested: bool = False
 
@@ -249,7 +262,8 @@ LEVELS: dict[Verb, tuple[_Level, ...]] = {
                lambda s, a: kind_label(_as(a, Construct).kind)),
         BOARD,
         _Level("Where? (the top-left cell)", lambda s, a: str(_as(a, Construct).origin),
-               lambda s, a: span(s, _as(a, Construct).origin, _as(a, Construct).kind), _cost, cells=True),
+               lambda s, a: span(s, _as(a, Construct).origin, _as(a, Construct).kind), _cost, cells=True,
+               builds=True),
         PAYMENT,
     ),
     Upgrade: (
@@ -257,7 +271,7 @@ LEVELS: dict[Verb, tuple[_Level, ...]] = {
         _Level("Which building?", lambda s, a: str(_as(a, Upgrade).target), _target_label, cells=True),
         _Level("Into what?", lambda s, a: _as(a, Upgrade).kind.name, lambda s, a: kind_label(_as(a, Upgrade).kind)),
         _Level("Where does the bigger building go? (its top-left cell)", lambda s, a: str(_as(a, Upgrade).origin),
-               lambda s, a: span(s, _as(a, Upgrade).origin, _as(a, Upgrade).kind), _cost, cells=True),
+               lambda s, a: span(s, _as(a, Upgrade).origin, _as(a, Upgrade).kind), _cost, cells=True, builds=True),
         PAYMENT,
     ),
     Demolish: (
@@ -547,7 +561,11 @@ def _ask(state: GameState, level: _Level, actions: list[Action], taken: tuple[st
     if area is not None:
         first = {k: a for k, a in first.items() if _in_area(k, area)}
     choices = tuple(_choice(state, level, k, a) for k, a in first.items())
-    return Step(taken, _question(level, state), chosen, choices, back=back)
+    places = None
+    if level.cells and first and not isinstance(a := next(iter(first.values())), Choose):  # (a question shows its own)
+        places = Places(getattr(a, "age", Age.REASON), getattr(a, "kind", None) if level.builds else None,
+                        tuple(Cell.parse(k) for k in first))
+    return Step(taken, _question(level, state), chosen, choices, back=back, places=places)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -584,5 +602,5 @@ def preview(state: GameState, action: Action) -> Preview:
     return Preview(action, tuple(lines), tuple(harms(state, after, action.player, events)), after, tuple(events))
 
 
-__all__ = ["MAX_CHOICES", "SEP", "Choice", "Preview", "Step", "harms", "kind_label", "path_to", "pay_words", "preview",
-           "size", "span", "step"]
+__all__ = ["MAX_CHOICES", "SEP", "Choice", "Places", "Preview", "Step", "harms", "kind_label", "path_to", "pay_words",
+           "preview", "size", "span", "step"]

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
 
-from rules import Age, GameState
+from rules import Age, Cell, GameState, Kind
 from rules.events import Event
 
 from .card import ages_changed, paint_card
@@ -57,6 +57,18 @@ def age_card(state: GameState, age: Age, viewer: int | None = None, events: Sequ
     owners) and who is which colour. ``heading`` replaces the round line ("Preview"). Without
     ``events`` (a question's board) the side column lists no changes."""
     return encode(paint_card(make_scene(state, viewer, events), Age(age), heading=heading, last_turn=bool(events)))
+
+
+def places_card(state: GameState, age: Age, places: Sequence[Cell], kind: Kind | None = None,
+                viewer: int | None = None, *, heading: str = "Pick a place") -> bytes:
+    """One Age as a card with ``places`` (the cells a list offers) ringed and named on the board and
+    listed in the side column: a ``kind`` to build there as "Keep on C4-D5", otherwise the building
+    that stands on each (with its owner). ``heading`` replaces the round line."""
+    scene = make_scene(state, viewer)
+    boards = list(scene.boards)
+    boards[age] = replace(boards[age], choices=tuple(places))
+    scene = replace(scene, boards=(boards[0], boards[1], boards[2]), placing=kind)
+    return encode(paint_card(scene, Age(age), heading=heading, last_turn=False, pick="The places in the list:"))
 
 
 def turn_cards(state: GameState, events: Sequence[Event] = (), viewer: int | None = None
@@ -108,5 +120,5 @@ def warm_up(state: GameState | None = None) -> None:
             board_base(state.map, age)
 
 
-__all__ = ["Scene", "age_card", "board_picture", "changed_ages", "game_picture", "make_scene", "turn_cards",
-           "warm_up"]
+__all__ = ["Scene", "age_card", "board_picture", "changed_ages", "game_picture", "make_scene", "places_card",
+           "turn_cards", "warm_up"]

@@ -80,13 +80,14 @@ def ages_changed(scene: Scene) -> list[Age]:
 
 
 def paint_card(scene: Scene, age: Age, *, heading: str | None = None, last_turn: bool = True,
-               unchanged: bool = False) -> Image.Image:
+               unchanged: bool = False, pick: str | None = None) -> Image.Image:
     """The card of ``age``: the board with its marks, and the side column. ``heading`` replaces the
     round line (e.g. "Preview"); ``last_turn`` lists what the scene's events changed (False when no
     events were given: the start of a game, a question's board). ``unchanged``: a board the last
     turn left as it was, beside the cards of the boards it changed: its side column says only that
     and who is which colour (no round, no whose turn: those are on the changed boards' cards and in
-    the post), so that the card stays the same, turn after turn, until the board changes."""
+    the post), so that the card stays the same, turn after turn, until the board changes. ``pick``:
+    the board's ``choices`` are the places a list offers (not a decision's), listed under that title."""
     board = scene.boards[age]
     lay = board_layout(scene.map, age, len(scene.players), 0, 0)
     top = lay.board_top(age)
@@ -97,16 +98,19 @@ def paint_card(scene: Scene, age: Age, *, heading: str | None = None, last_turn:
     block.paste(board_base(scene.map, age), (0, top))
     draw_board(block, lay, board, scene)
     im.paste(block.crop((0, top, WIDTH, top + bh)), (0, MARGIN))
-    _side(im, scene, board, heading, last_turn, unchanged)
+    _side(im, scene, board, heading, last_turn, unchanged, pick)
     return im
 
 
 Row = tuple[str, str] | Line  #: a title or a note (``("title" | "note", words)``), or a line
 
 
-def rows(scene: Scene, board: BoardScene, heading: str | None, last_turn: bool) -> list[Row]:
+def rows(scene: Scene, board: BoardScene, heading: str | None, last_turn: bool, pick: str | None = None
+         ) -> list[Row]:
     """The side column's list: what changed (a preview's changes, or the last turn's), then the
-    candidates of a pending decision on this board."""
+    candidates of a pending decision on this board; or, with ``pick``, the places a list offers."""
+    if pick is not None:
+        return [("title", pick), *candidates(board, scene.placing)]
     out: list[Row] = []
     if heading is not None or (last_turn and not board.choices):
         out.append(("title", "What it changes:" if heading is not None else "Last turn:"))
@@ -120,7 +124,7 @@ def rows(scene: Scene, board: BoardScene, heading: str | None, last_turn: bool) 
 
 
 def _side(im: Image.Image, scene: Scene, board: BoardScene, heading: str | None, last_turn: bool,
-          unchanged: bool = False) -> None:
+          unchanged: bool = False, pick: str | None = None) -> None:
     d = ImageDraw.Draw(im)
     x0, x1 = WIDTH + 2, CARD_W - 10
     d.rounded_rectangle((x0, MARGIN, x1, im.height - MARGIN - 1), radius=10, fill=CARD, outline=RULE, width=1)
@@ -161,7 +165,7 @@ def _side(im: Image.Image, scene: Scene, board: BoardScene, heading: str | None,
     d.line((left, y, x1 - 16, y), fill=RULE, width=2)
     y += 30
     key_top = _key_top(im, scene)
-    listed = rows(scene, board, heading, last_turn)
+    listed = rows(scene, board, heading, last_turn, pick)
     room_rows = max(1, int((key_top - 10 - y) // LINE_H))
     shown = listed if len(listed) <= room_rows else listed[: room_rows - 1]
     for row in shown:

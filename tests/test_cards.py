@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from PIL import Image
 
-from render import age_card, changed_ages, make_scene, turn_cards
+from render import age_card, changed_ages, make_scene, places_card, turn_cards
 from render.card import CARD_W, Line, candidates, changes, rows
 from render.demo import late_game
 from render.layout import geometry
@@ -125,3 +125,24 @@ def test_a_long_name_is_shortened_but_what_happened_is_kept() -> None:
     scene = make_scene(state, None, events)
     arrived = changes(scene.boards[Age.FAITH], scene)[-1]
     assert (arrived.words, arrived.tail) == ("Wilhelmina", " arrived")  # the name alone is cut when too long
+
+
+def test_a_list_of_places_is_drawn_on_its_board_ringed_and_listed() -> None:
+    """The panel's list of places comes with their board: each place ringed and named on it, and
+    listed under a title of its own (no "last turn", no one "chooses")."""
+    state, _ = late_game()
+    places = (Cell.parse("A1"), Cell.parse("B7"))
+    png = places_card(state, Age.FAITH, places, Kind.CHAPEL, heading="Where: Chapel")
+    plain = age_card(state, Age.FAITH)
+    assert _size(png) == _size(plain)
+    ringed = Image.open(io.BytesIO(png)).convert("RGB")
+    bare = Image.open(io.BytesIO(plain)).convert("RGB")
+    lay = geometry(state.map)
+    assert ringed.crop((0, 0, 40 + 2 * lay.cell, ringed.height)).tobytes() != bare.crop(
+        (0, 0, 40 + 2 * lay.cell, bare.height)).tobytes()  # columns A and B carry the rings
+    scene = make_scene(state)
+    faith = replace(scene.boards[Age.FAITH], choices=places)
+    listed = rows(replace(scene, placing=Kind.CHAPEL), faith, "Where: Chapel", False, pick="The places in the list:")
+    assert listed[0] == ("title", "The places in the list:")
+    assert [(line.badge, line.words) for line in listed[1:] if isinstance(line, Line)] == [
+        ("A1", "Chapel on A1"), ("B7", "Chapel on B7")]

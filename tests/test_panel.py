@@ -11,8 +11,8 @@ import pytest
 
 from bot import panel
 from bot.panel import MAX_CHOICES, SEP, Step, path_to, step
-from bot.service.panels import _back_of, _header
-from rules import Action, Age, Cards, Construct, GameState, Payment, legal_actions, new_game
+from bot.service.panels import Panels, _back_of, _header
+from rules import Action, Age, Cards, Construct, GameState, Kind, Payment, legal_actions, new_game
 
 from .gameplay import random_game
 from .scenario import play
@@ -225,3 +225,19 @@ def test_a_place_that_harms_the_player_is_marked_in_the_list() -> None:
     assert c4.harms and "Removes your Chapel at C4 on Faith" in c4.detail and len(c4.detail) <= 100
     harmless = [c for c in places.choices if c.key not in ("B3", "B4", "C3", "C4", "D3", "D4")]
     assert harmless and not any(c.harms for c in harmless)
+
+
+def test_a_list_of_places_comes_with_its_board() -> None:
+    """The places a list offers are shown on their board (the panel's picture), the building to put
+    there named; a menu shows no board."""
+    state, _ = play("map: plain 15x12\nRed: hand=MRRC pawns=F,F\nF: Chapel[Red]@C4 Chapel[Red]@H8\n")
+    s = step(state, 0, ("build", "CHAPEL"))
+    if s.places is None:  # more than 25 places: an area first
+        s = step(state, 0, (*s.path, s.choices[0].key))
+    assert s.places is not None and s.places.age is Age.FAITH and s.places.kind is Kind.CHAPEL
+    assert [str(c) for c in s.places.cells] == [c.key for c in s.choices]
+    (picture,) = Panels.pictures(1, state, 0, s)
+    assert picture.filename == "tiempo-1-places-faith.png" and picture.png.startswith(b"\x89PNG")
+    upgrade = step(state, 0, ("upgrade",))
+    assert upgrade.places is not None and upgrade.places.kind is None  # buildings to pick: named as they stand
+    assert step(state, 0, ()).places is None and Panels.pictures(1, state, 0, step(state, 0, ())) == ()

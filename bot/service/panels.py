@@ -7,7 +7,7 @@ import asyncio
 import logging
 from collections.abc import Sequence
 
-from render import age_card, changed_ages
+from render import age_card, changed_ages, places_card
 from rules import INCOME_ROUNDS, Action, Age, GameState
 from rules import events as ev
 
@@ -46,7 +46,7 @@ class Panels:
     def pictures(game_id: int, state: GameState, seat: int, current: Step) -> tuple[Picture, ...]:
         """The panel's pictures: a preview shows the boards the action changes as they would be (the
         board it is played on first and large), a question waiting on the player shows its board with
-        the candidates; other steps show none."""
+        the candidates, a list of places shows their board with them ringed; other steps show none."""
         if current.preview is not None and current.preview.after is not None:
             after, events = current.preview.after, current.preview.events
             ages = changed_ages(after, events)
@@ -60,6 +60,12 @@ class Panels:
             age = Age(state.pending.decision.age)
             return (Picture(age_card(state, age, seat), f"tiempo-{game_id}-question-{age.title.lower()}.png",
                             f"{age.title}: the choices are ringed and listed on the right"),)
+        if current.places is not None:
+            places = current.places
+            heading = f"Where: {places.kind.value}" if places.kind is not None else "Which building?"
+            return (Picture(places_card(state, places.age, places.cells, places.kind, seat, heading=heading),
+                            f"tiempo-{game_id}-places-{places.age.title.lower()}.png",
+                            f"{places.age.title}: the places in the list are ringed and named"),)
         return ()
 
     async def show(self, caller: Caller, game_id: int | None = None, version: str | None = None,
