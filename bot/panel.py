@@ -204,7 +204,7 @@ def _terrain_note(s: GameState, cells: tuple[int, ...]) -> str:
 
 
 def _cost(s: GameState, a: Action) -> str:
-    """``costs 2 Military cards + 1 for forest; +1 Ecu`` for a construction or upgrade."""
+    """``2 Military cards + 1 for forest; earns 1 Ecu`` for a construction or upgrade."""
     if isinstance(a, Construct):
         cells = s.map.footprint(a.origin, a.kind.level) or ()
         need = a.kind.level
@@ -217,7 +217,7 @@ def _cost(s: GameState, a: Action) -> str:
     family = a.kind.family.title
     text = f"{need} {family} card{'s' if need != 1 else ''}{_terrain_note(s, cells)}"
     bonus = {Age.MIGHT: 1, Age.FAITH: 2}.get(a.age, 0) if a.kind.level >= 2 else 0
-    return text + (f"; +{bonus} Ecu{'s' if bonus != 1 else ''}" if bonus else "")
+    return text + (f"; earns {bonus} Ecu{'s' if bonus != 1 else ''}" if bonus else "")
 
 
 def _building(s: GameState, age: Age, cell: Cell) -> Building | None:
