@@ -38,7 +38,7 @@ from bot.storage.schema import ACTION_COLUMNS, GAME_COLUMNS  # noqa: E402
 from rules import legal_actions  # noqa: E402
 from tests.gameplay import choose  # noqa: E402
 from tests.pg_cluster import Cluster, server_programs  # noqa: E402
-from tests.test_retold import Silent  # noqa: E402
+from tests.test_retold import Silent, seated_game  # noqa: E402
 
 
 async def one_game(path: str) -> None:
@@ -48,12 +48,7 @@ async def one_game(path: str) -> None:
     rng = random.Random(6)
     people = [Caller(1, 1, 100 + i, name) for i, name in enumerate(["ana", "ben", "cy"])]
     try:
-        await service.new(people[0])
-        for p in people[1:]:
-            await service.join(p)
-        await service.start_game(people[0])
-        game = await storage.active_game_in_channel(1)
-        assert game is not None
+        game = await seated_game(service, storage, people)
         while not service.state_of(game := await storage.get_game(game.id)).finished:
             state = service.state_of(game)
             action = choose(rng, state, legal_actions(state))
