@@ -860,8 +860,8 @@ class DiscordSim:
             if remaining <= 0:
                 raise SimError(f"timed out after {timeout} s waiting for {what}{self._error_report()}")
             changed = self._changed
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(changed.wait(), remaining)
+            with contextlib.suppress(TimeoutError):  # woken by a request, or every 50 ms for a condition
+                await asyncio.wait_for(changed.wait(), min(remaining, 0.05))  # on something else (a log)
 
     def _error_report(self) -> str:
         """The errors logged so far, for a timeout message."""

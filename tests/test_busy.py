@@ -10,15 +10,14 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from bot.service import Caller, Post, Tiempo
-from bot.storage import Storage
-from bot.storage import sqlite as storage_module
+from bot.storage import GameRecord, Storage
 from bot.words import PLAIN, render
 from rules import Action, EndTurn, GameState, legal_actions
 from tests.discord_sim import DiscordSim
@@ -31,6 +30,25 @@ BUSY = "The game is busy (its database is in use elsewhere), so nothing was chan
 async def sim(discord_sim: DiscordSim) -> AsyncIterator[DiscordSim]:
     yield discord_sim
     assert discord_sim.errors == [], [r.getMessage() for r in discord_sim.errors]
+
+
+async def _until(condition: Callable[[], bool | Awaitable[bool]], timeout: float = 10.0) -> None:
+    """Wait until ``condition()`` holds (or, if it is a coroutine, its result), looking every 50 ms;
+    TimeoutError after ``timeout`` seconds."""
+    async def poll() -> None:
+        while True:
+            held = condition()
+            if not isinstance(held, bool):
+                held = await held
+            if held:
+                return
+            await asyncio.sleep(0.05)
+
+    await asyncio.wait_for(poll(), timeout)
+
+
+async def _moved(storage: Storage, game: GameRecord) -> bool:
+    return (await storage.get_game(game.id)).action_count > game.action_count
 
 
 @contextmanager
@@ -123,7 +141,7 @@ async def test_an_ai_seat_plays_once_the_database_is_free_again(tmp_path: Path,
         before = await storage.get_game(game.id)
         with caplog.at_level(logging.INFO), held_elsewhere(db):
             thinking.set()  # the AI moves while the database is held…
-            await asyncio.sleep(storage_module.BUSY_S + 0.5)
+            await _until(lambda: any("database is busy" in r.getMessage() for r in caplog.records))
         await asyncio.wait_for(service.idle(), 20)  # …and again once it is free
         after = await storage.get_game(game.id)
         assert after.action_count > before.action_count
@@ -152,14 +170,13 @@ async def test_the_turn_limit_check_waits_for_a_busy_database_without_a_tracebac
         now[0] += 120  # the first turn's time ran out
         with caplog.at_level(logging.INFO), held_elsewhere(db):
             timers = asyncio.create_task(service.run_timers(every=0.2))
-            await asyncio.sleep(storage_module.BUSY_S + 0.5)
-        assert any("put off" in r.getMessage() for r in caplog.records if r.levelno == logging.WARNING)
+            await _until(lambda: any("put off" in r.getMessage() for r in caplog.records
+                                     if r.levelno == logging.WARNING))
         assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
-        await asyncio.sleep(1.0)  # the next check ends the turn
+        await _until(lambda: _moved(storage, game))  # the next check ends the turn
         timers.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await timers
-        assert (await storage.get_game(game.id)).action_count > game.action_count
     finally:
         await service.close()
         await storage.close()

@@ -348,7 +348,7 @@ async def test_dm_history_fetch_and_delete(discord_sim: DiscordSim) -> None:
 async def test_discord_refuses_late_and_oversized_answers() -> None:
     async with DiscordSim.running(response_deadline=0.1) as sim:
         await sim.connect(MiniBot(sim.guild.id, 1))
-        with pytest.raises(SimError, match=r"answered after 0\.\d+ s, over the 0.1 s"):
+        with pytest.raises(SimError, match=r"answered after \d+\.\d+ s, over the 0.1 s"):
             await sim.reply(sim.inject(sim.slash("tiempo", "slow")))
         assert any("Ignoring exception in command" in r.getMessage() for r in sim.errors)
     async with DiscordSim.running() as sim:
