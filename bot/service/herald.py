@@ -9,10 +9,10 @@ import logging
 from collections.abc import Sequence
 
 from render import age_card, changed_ages, turn_cards
-from rules import Age, Choose, GameState, describe_decision
+from rules import Age, Choose, GameState
 from rules import events as ev
 
-from ..panel import choice_label
+from ..panel import choice_label, decision_question
 from ..storage import GameRecord, SeatRecord
 from ..texts import describe_status, ecu_word, narrate, ranking, who
 from ..words import Button, Command, Mention, Part, Strong, Text, lines, say, text
@@ -124,7 +124,8 @@ class Herald:
             raise ValueError("no decision is pending")
         d = state.pending.decision
         seat = game.seats[d.player]
-        ask = say("{who}, {question}.", who=mention(seat), question=describe_decision(state, d))
+        question = decision_question(state)  # as the panel asks it
+        ask = say("{who}, {question}", who=mention(seat), question=question[:1].lower() + question[1:])
         choices = (tuple((choice_label(state, Choose(d.player, c))[:80], str(c)) for c in d.options)
                    if len(d.options) <= MAX_CHOICE_BUTTONS else ())
         if not choices:
