@@ -416,8 +416,9 @@ class LobbyButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
 
     async def callback(self, interaction: Interaction) -> None:
         service, caller = _service(interaction), caller_of(interaction)
-        if self.what == "start":
-            await handle(interaction, "start button", lambda: service.start_game(caller, self.game_id), defer=True)
+        if self.what == "start":  # the lobby message becomes the start's: its buttons go
+            await handle(interaction, "start button", lambda: service.start_game(caller, self.game_id), defer=True,
+                         update=True)
         elif self.what == "join":
             await handle(interaction, "join button", lambda: service.join(caller, self.game_id), update=True)
         else:

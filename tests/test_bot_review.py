@@ -317,6 +317,26 @@ async def test_lobby_edge_cases_are_refused_privately_with_the_reason(sim: Disco
     await refused(sim.slash("tiempo", "new", user=cy), "already has game #1")
 
 
+async def test_the_start_button_closes_its_lobby(sim: DiscordSim, tmp_path: Path) -> None:
+    """Started by its button, the lobby message says who plays and loses its Join, Leave and Start
+    buttons (they could only be refused now); only the opener may start it."""
+    await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    bob = sim.add_user("bob")
+    lobby = await answer(sim, sim.slash("tiempo", "new"))
+    await answer(sim, sim.click(lobby.custom_id("Join"), lobby, user=bob))
+    not_opener = sim.click(lobby.custom_id("Start"), lobby, user=bob)
+    not_opener["member"]["permissions"] = "0"
+    refused = await answer(sim, not_opener)
+    assert refused.ephemeral and "Only the player who opened game #1" in refused.content
+    assert sim.message(lobby.id).custom_ids() == [f"tiempo:lobby:1:{w}" for w in ("join", "leave", "start")]
+    started = await answer(sim, sim.click(lobby.custom_id("Start"), lobby))
+    assert started.id == lobby.id and not started.ephemeral
+    assert started.content == "Game #1 started: alice (Red), bob (White). Its first board is posted below."
+    assert started.custom_ids() == []
+    board = await sim.wait_for_message(lambda m: "begins" in m.content)
+    assert board.id > lobby.id
+
+
 async def test_refused_commands_say_what_was_wrong_and_how_to_fix_it(sim: DiscordSim, tmp_path: Path) -> None:
     bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
     users = await open_table(sim, bot, "bob")

@@ -182,7 +182,8 @@ class Lobby:
         self.herald.courier.kick(game.channel_id)
         await self.herald.courier.flush(game.channel_id)
         self.drive(game.id)
-        return Reply(say("Game #{id} started.", id=game.id))
+        seated = ", ".join(who(state, i) for i in range(len(state.players)))
+        return Reply(say("Game #{id} started: {seated}. Its first board is posted below.", id=game.id, seated=seated))
 
     async def rematch(self, caller: Caller, game_id: int) -> Reply:
         """A new lobby in the same channel with the same seats (the caller opens it)."""
