@@ -131,6 +131,8 @@ class _Level:
     detail: Callable[[GameState, Action], str] = field(default=lambda s, a: "")
     cells: bool = False  # the options are cells: narrowed to an area when there are too many
     builds: bool = False  # the cells are top-left cells of the building the action puts there
+    #: the last question but how to pay: a place here names what the action does (whether it harms)
+    final: bool = False
     #: not asked: the engine's sensible choice is taken, and the others are offered with the preview
     suggested: bool = False
 
@@ -263,7 +265,7 @@ LEVELS: dict[Verb, tuple[_Level, ...]] = {
         BOARD,
         _Level("Where? (the top-left cell)", lambda s, a: str(_as(a, Construct).origin),
                lambda s, a: span(s, _as(a, Construct).origin, _as(a, Construct).kind), _cost, cells=True,
-               builds=True),
+               builds=True, final=True),
         PAYMENT,
     ),
     Upgrade: (
@@ -271,20 +273,23 @@ LEVELS: dict[Verb, tuple[_Level, ...]] = {
         _Level("Which building?", lambda s, a: str(_as(a, Upgrade).target), _target_label, cells=True),
         _Level("Into what?", lambda s, a: _as(a, Upgrade).kind.name, lambda s, a: kind_label(_as(a, Upgrade).kind)),
         _Level("Where does the bigger building go? (its top-left cell)", lambda s, a: str(_as(a, Upgrade).origin),
-               lambda s, a: span(s, _as(a, Upgrade).origin, _as(a, Upgrade).kind), _cost, cells=True, builds=True),
+               lambda s, a: span(s, _as(a, Upgrade).origin, _as(a, Upgrade).kind), _cost, cells=True, builds=True,
+               final=True),
         PAYMENT,
     ),
     Demolish: (
         BOARD,
-        _Level("Which building?", lambda s, a: str(_as(a, Demolish).target), _target_label, cells=True),
+        _Level("Which building?", lambda s, a: str(_as(a, Demolish).target), _target_label, cells=True, final=True),
         PAYMENT,
     ),
     Populate: (
-        _Level("Which building on Reason?", lambda s, a: str(_as(a, Populate).target), _target_label, cells=True),
+        _Level("Which building on Reason?", lambda s, a: str(_as(a, Populate).target), _target_label, cells=True,
+               final=True),
         PAYMENT,
     ),
     Renovate: (
-        _Level("Which ruin on Reason?", lambda s, a: str(_as(a, Renovate).target), _target_label, cells=True),
+        _Level("Which ruin on Reason?", lambda s, a: str(_as(a, Renovate).target), _target_label, cells=True,
+               final=True),
         PAYMENT,
     ),
     Travel: (
@@ -368,8 +373,8 @@ def decision_question(s: GameState) -> str:
         if len(kinds) == 1 and (kind := next(iter(kinds))).level == 1:  # the smallest: downsizing destroys it
             return (f"Which of these {kind.value}s on {d.age.title} is destroyed? Downsizing a {kind.value} removes "
                     "it (its cube goes back to its owner).")
-        return (f"Which of these buildings on {d.age.title} is downsized? It becomes one size smaller (a Watchtower "
-                "or a Chapel is destroyed).")
+        return (f"Which of these buildings on {d.age.title} is downsized? It becomes smaller, or is destroyed "
+                "(a Watchtower or a Chapel always is).")
     return (f"Which domain on {d.age.title} is resolved first? Pick one of its tied buildings; the other domains "
             "follow.")
 
@@ -531,7 +536,7 @@ def _choice(state: GameState, level: _Level, key: str, a: Action) -> Choice:
     player (their building removed or downsized, income lost) is marked, and says how."""
     detail = level.detail(state, a)
     hurt: list[str] = []
-    if level.cells and not isinstance(a, Choose):
+    if level.final:  # (earlier, what the action does still hangs on a later choice)
         after, events = apply(state, a)
         hurt = harms(state, after, a.player, events)
     if hurt:

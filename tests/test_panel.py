@@ -184,13 +184,15 @@ def test_a_question_the_game_waits_on_is_asked_in_words() -> None:
     assert s.question.startswith("Which domain on Might is resolved first? Pick one of its tied buildings")
     assert [c.label for c in s.choices] == ["C5: White's Watchtower", "E6: Red's Watchtower"]
     assert _back_of(state, s) is None  # no Back button: the menu would only ask it again
+    picked = step(state, 3, ("choose", "C5"))
+    assert picked.preview is not None and _back_of(state, picked) == ("choose",)  # back to the question
     state, _ = play(order, "Blue demolish E5 on M pay C\nBlue choose E6")
     assert step(state, 3, ("choose",)).question.startswith(
         "Which of these Watchtowers on Might is destroyed? Downsizing a Watchtower removes it")
     keeps = PLAIN + "active: Green\nGreen: hand=CC\nM: Keep[Red]@A1 Keep[White]@E1 Keep[Blue]@C4\n"
     state, _ = play(keeps, "Green build Town C2 on M pay CC 1+1")
     assert step(state, 2, ("choose",)).question.startswith(
-        "Which of these buildings on Might is downsized? It becomes one size smaller")
+        "Which of these buildings on Might is downsized? It becomes smaller, or is destroyed")
     d17 = PLAIN + ("Red: hand=CCC\nF: Keep[White]@F1 Keep[Blue]@H1 Hamlet@E2 Hamlet@E3 Hamlet@E4 Castle[Green]@F3\n"
                    "F: Keep[Green]@C6 Watchtower[Green]@B6 Watchtower[Green]@C5 Watchtower[Green]@B7\n")
     state, _ = play(d17, "Red build City E5 on M pay CCC 2+1")
@@ -241,3 +243,16 @@ def test_a_list_of_places_comes_with_its_board() -> None:
     upgrade = step(state, 0, ("upgrade",))
     assert upgrade.places is not None and upgrade.places.kind is None  # buildings to pick: named as they stand
     assert step(state, 0, ()).places is None and Panels.pictures(1, state, 0, step(state, 0, ())) == ()
+
+
+def test_a_building_to_upgrade_is_not_marked_for_a_harm_its_placement_decides() -> None:
+    """R53: upgrading the Watchtower at C4 to a Keep harms the player only where the Keep's ripple
+    covers their Chapel at D5 on Faith: the list of buildings marks none, the list of placements
+    marks exactly those."""
+    state, _ = play("map: plain 15x12\nRed: hand=MMMR pawns=M,M\nM: Watchtower[Red]@C4 Watchtower[Red]@K9\n"
+                    "F: Chapel[Red]@D5\n")
+    targets = step(state, 0, ("upgrade",))
+    assert {c.key for c in targets.choices} >= {"C4", "K9"} and not any(c.harms for c in targets.choices)
+    placements = step(state, 0, ("upgrade", "C4", "KEEP"))
+    marked = {c.key for c in placements.choices if c.harms}
+    assert marked == {"C4"} and len(placements.choices) == 4  # only the Keep on C4-D5 covers D5

@@ -56,9 +56,11 @@ class Herald:
             if state.pending is not None:
                 marked.add(state.pending.decision.age)
             ages = [age] if age is not None else sorted(Age, key=lambda a: (a not in marked, a))
+            asked = state.pending.decision.age if state.pending is not None else None
             return tuple(Picture(age_card(state, a, None, events), f"tiempo-{game.id}-now-{a.title.lower()}.png",
-                                 f"{a.title} now" + (": what changed is ringed in gold" if a in marked
-                                                      else ""), a in marked or not marked or age is not None)
+                                 f"{a.title} now" + (": the choices are ringed in cyan" if a == asked else
+                                                      ": what changed is ringed in gold" if a in marked else ""),
+                                 a in marked or not marked or age is not None)
                          for a in ages)
         except Exception:  # words without pictures rather than no answer
             log.exception("could not draw the cards of game %s", game.id)
@@ -128,8 +130,9 @@ class Herald:
         ask = say("{who}, {question}", who=mention(seat), question=question[:1].lower() + question[1:])
         choices = (tuple((choice_label(state, Choose(d.player, c))[:80], str(c)) for c in d.options)
                    if len(d.options) <= MAX_CHOICE_BUTTONS else ())
-        if not choices:
-            ask = say("{ask} Answer with {choose}.", ask=ask, choose=Command("choose"))
+        if not choices:  # too many for buttons: named here
+            ask = say("{ask} ({cells}) Answer with {choose}.", ask=ask, cells=", ".join(map(str, d.options)),
+                      choose=Command("choose"))
         return Post(lines([*before, ask]), choice_game=game.id, version=version_of(game), choices=choices,
                     mentions=(seat.user_id,) if not is_ai(seat) else (), play_game=None if is_ai(seat) else game.id)
 

@@ -136,8 +136,8 @@ class Panels:
 
 def _back_of(state: GameState, current: Step) -> tuple[str, ...] | None:
     """Where the panel's Back button leads (None: no button). A question the game waits on has no
-    way back to the menu (the menu would ask it again), only from a list of places to its areas."""
-    if not current.path or (state.pending is not None and len(current.back or ()) <= 1):
+    way back to the menu (the menu would ask it again); an answer picked to it goes back to it."""
+    if not current.path or (state.pending is not None and not current.back):
         return None
     return current.back
 
