@@ -236,20 +236,42 @@ class ChannelOutbox:
     def __init__(self, client: discord.Client) -> None:
         self.client = client
 
-    async def post(self, channel_id: int, post: Post, nonce: str | None = None) -> None:
-        """Send ``post``; a failure (no permission, channel gone) is logged, and the game goes on. With
-        ``nonce``, Discord posts it once however often it is sent (``enforce_nonce``)."""
+    async def post(self, channel_id: int, post: Post, nonce: str | None = None) -> int | None:
+        """Send ``post`` (its message's id); a failure (no permission, channel gone) is logged, and the
+        game goes on. With ``nonce``, Discord posts it once however often it is sent (``enforce_nonce``)."""
         kwargs = message_of(post)
         if nonce is not None:
             kwargs["nonce"] = nonce  # discord.py then asks Discord to enforce it
         try:
-            await self.client.get_partial_messageable(channel_id).send(allowed_mentions=mentions_of(post), **kwargs)
+            sent = await self.client.get_partial_messageable(channel_id).send(allowed_mentions=mentions_of(post),
+                                                                              **kwargs)
+            return sent.id
         except discord.HTTPException as err:
-            if err.status >= 500 or err.status == 429:  # Discord's trouble (after discord.py's own retries)
-                raise SendLater(f"Discord answered {err.status}") from err
+            _later_if_discord_s_trouble(err)
             log.exception("could not post to channel %s", channel_id)  # no permission, channel gone: never will
         except (TimeoutError, OSError, aiohttp.ClientError) as err:
             raise SendLater(f"the network failed: {err!r}") from err
+        return None
+
+    async def edit(self, channel_id: int, message_id: int, post: Post) -> bool:
+        """Make our message ``message_id`` say ``post``'s words (a turn's live message growing);
+        False if it cannot be edited (deleted, no permission): a new one is posted instead."""
+        try:
+            message = self.client.get_partial_messageable(channel_id).get_partial_message(message_id)
+            await message.edit(content=markdown(post.text), allowed_mentions=mentions_of(post))
+            return True
+        except discord.HTTPException as err:
+            _later_if_discord_s_trouble(err)
+            log.warning("could not edit message %s in channel %s (%s); posting anew", message_id, channel_id, err)
+            return False
+        except (TimeoutError, OSError, aiohttp.ClientError) as err:
+            raise SendLater(f"the network failed: {err!r}") from err
+
+
+def _later_if_discord_s_trouble(err: discord.HTTPException) -> None:
+    """Raise SendLater for Discord's own trouble (a server error, or 429 after discord.py's retries)."""
+    if err.status >= 500 or err.status == 429:
+        raise SendLater(f"Discord answered {err.status}") from err
 
 
 async def handle(interaction: Interaction, what: str, work: Callable[[], Awaitable[Reply]], *,

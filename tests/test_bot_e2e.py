@@ -19,7 +19,7 @@ import pytest
 
 from bot.config import Config
 from bot.discord_app import TiempoBot
-from rules import Action, Construct, EndTurn, GameState, legal_actions
+from rules import Action, Construct, EndTurn, GameState, Travel, legal_actions
 from tests.discord_sim import EPHEMERAL, DiscordSim, SimMessage, SimUser
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -648,3 +648,30 @@ async def test_an_ai_turn_cut_by_a_restart_is_played_after_it(sim: DiscordSim, t
     await second.service.idle()
     _, after = await state_of(second, sim)
     assert after.turn > before.turn and after.players[after.active].name == "alice"
+
+
+async def test_a_turn_played_action_by_action_is_told_in_one_message_that_grows(sim: DiscordSim,
+                                                                                 tmp_path: Path) -> None:
+    """A player's actions before the end of their turn are added to one channel message (edited in
+    place, as they happen) instead of one message an action; taking one back is told there too; the
+    end of the turn is the board post, a new message."""
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    users = await open_table(sim, bot, "bob")
+    _, state = await state_of(bot, sim)
+    user = user_of(users, state, state.active)
+    before = len(public(sim))
+    build = next(a for a in legal_actions(state) if isinstance(a, Construct))
+    await answer(sim, sim.slash("tiempo", "build", {"kind": build.kind.value, "cell": str(build.origin),
+                                                    "age": build.age.title}, user=user))
+    _, after = await state_of(bot, sim)
+    travel = next((a for a in legal_actions(after) if isinstance(a, Travel)), None)
+    assert travel is not None
+    await answer(sim, sim.slash("tiempo", "travel", {"pawn": travel.pawn + 1, "to": travel.to.title}, user=user))
+    await answer(sim, sim.slash("tiempo", "undo", user=user))
+    (live,) = public(sim)[before:]  # one message for the three
+    lines = live.content.splitlines()
+    assert len(lines) == 3 and "builds" in lines[0] and "sends pawn" in lines[1] and "takes back" in lines[2]
+    assert live.edits == 2
+    await answer(sim, sim.slash("tiempo", "end", user=user))
+    board = await sim.wait_for_message(lambda m: m.id > live.id and "ends the turn" in m.content)
+    assert board.gallery() and sim.message(live.id).content == live.content  # the board is a post of its own

@@ -243,3 +243,65 @@ async def test_the_timers_send_what_the_outbox_holds(tmp_path: Path) -> None:
     finally:
         await service.close()
         await storage.close()
+
+
+class EditableChannel:
+    """A channel whose messages the bot can edit (Discord): each message's words as they are now."""
+
+    def __init__(self, gone: set[int] | None = None) -> None:
+        self.messages: list[str] = []
+        self.gone = gone or set()  # messages deleted meanwhile: an edit of one fails
+
+    async def post(self, channel_id: int, post: Post, nonce: str | None = None) -> int:
+        self.messages.append(post.text.plain())
+        return len(self.messages) - 1
+
+    async def edit(self, channel_id: int, message_id: int, post: Post) -> bool:
+        if message_id in self.gone:
+            return False
+        self.messages[message_id] = post.text.plain()
+        return True
+
+
+async def _courier_sends(channel: EditableChannel, posts: list[Post], tmp_path: Path) -> None:
+    """``posts`` stored in the outbox of a game in channel 1, and sent by a courier."""
+    from bot.service.courier import Courier
+
+    tmp_path.mkdir(exist_ok=True)
+    async with await Storage.open(str(tmp_path / "c.sqlite3")) as storage:
+        game = await storage.create_game(guild_id=1, channel_id=1, opener_id=1, seed=1)
+        for post in posts:
+            await storage.mark_half_warned(game.id, posts=[encode_post(post)])
+        courier = Courier(storage, channel, lambda guild: True)
+        courier.kick(1)
+        await asyncio.wait_for(courier.flush(1, timeout=10), 11)
+        await courier.close()
+
+
+async def test_a_turn_played_action_by_action_grows_one_message(tmp_path: Path) -> None:
+    """The posts of one turn's actions are added to the turn's message while it is the channel's last
+    (an edit); any other post (a question, the board) ends it, and so does another turn."""
+    channel = EditableChannel()
+    await _courier_sends(channel, [
+        Post(text("Ana builds a Keep."), live="1-1"), Post(text("Ana travels."), live="1-1"),
+        Post(text("Ben, which Keep?")), Post(text("Ben chooses E1."), live="1-1"),
+        Post(text("↩️ Ana takes back her travel."), live="1-1"), Post(text("Ana ends the turn; the board.")),
+        Post(text("Ben builds a Chapel."), live="1-2")], tmp_path)
+    assert channel.messages == ["Ana builds a Keep.\nAna travels.", "Ben, which Keep?",
+                                "Ben chooses E1.\n↩️ Ana takes back her travel.", "Ana ends the turn; the board.",
+                                "Ben builds a Chapel."]
+
+
+async def test_a_live_message_that_is_gone_or_full_is_followed_by_a_new_one(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.service import courier
+
+    channel = EditableChannel(gone={0})  # the first message was deleted before the second action
+    await _courier_sends(channel, [Post(text("one"), live="1-1"), Post(text("two"), live="1-1"),
+                                   Post(text("three"), live="1-1")], tmp_path)
+    assert channel.messages == ["one", "two\nthree"]
+    monkeypatch.setattr(courier, "LIVE_MAX", 12)
+    channel = EditableChannel()
+    await _courier_sends(channel, [Post(text("first line"), live="1-1"), Post(text("second line"), live="1-1")],
+                         tmp_path / "again")  # (a folder of its own: another database)
+    assert channel.messages == ["first line", "second line"]  # together they are too long for one

@@ -15,12 +15,15 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 
 from ..storage import DatabaseBusyError, Storage
-from .messages import Outbox, SendLater, decode_post
+from ..words import Text, lines
+from .messages import Outbox, Post, SendLater, decode_post
 
 log = logging.getLogger("tiempo.courier")
 
 #: the longest pause before a channel's posts are tried again after a failure, in seconds
 RETRY_MAX_S = 60.0
+#: a turn's live message grows up to this many characters; then a new one goes on
+LIVE_MAX = 1800
 
 
 async def cancel_all(tasks: Iterable[asyncio.Task[None]]) -> None:
@@ -46,6 +49,8 @@ class Courier:
         #: how long a command waits for its channel's posts before answering anyway, in seconds
         self.patience = 2.0
         self._sent: Counter[int] = Counter()  #: per channel, posts sent (or dropped): did a try make progress
+        #: per channel, its last post when it is a turn's live message: (its ``live`` key, its id, its words)
+        self._live: dict[int, tuple[str, int, Text]] = {}
 
     def kick(self, channel_id: int) -> None:
         """Posts were stored for ``channel_id``: send them (now, or after the ones being sent)."""
@@ -112,10 +117,32 @@ class Courier:
             while queued := await self.storage.posts.pending(channel_id):
                 for item in queued:
                     try:
-                        await self.outbox.post(channel_id, decode_post(item.body), nonce=item.nonce)
+                        await self._deliver(channel_id, decode_post(item.body), item.nonce)
                     except SendLater:  # kept, in its place: the channel waits and tries again
                         raise
                     except Exception:  # a post that cannot be read or sent never will be: logged and dropped
                         log.exception("post %s of game #%s cannot be sent; it is dropped", item.id, item.game_id)
                     self._sent[channel_id] += 1
                     await self._forget(item.id)
+
+    async def _deliver(self, channel_id: int, post: Post, nonce: str) -> None:
+        """Send ``post``; a turn's ``live`` post is added to the channel's last message when that is
+        the same turn's live message (and the front end can edit: Discord), so that a turn played
+        action by action reads as one message that grows, not one message an action."""
+        edit = getattr(self.outbox, "edit", None)
+        if post.live is None or edit is None:
+            await self.outbox.post(channel_id, post, nonce=nonce)
+            self._live.pop(channel_id, None)  # another post ends the live message
+            return
+        held = self._live.get(channel_id)
+        if held is not None and held[0] == post.live:
+            _, message_id, words = held
+            grown = lines([words, post.text])
+            if len(grown.plain()) <= LIVE_MAX and await edit(channel_id, message_id, Post(grown)):
+                self._live[channel_id] = (post.live, message_id, grown)
+                return
+        sent = await self.outbox.post(channel_id, post, nonce=nonce)
+        if isinstance(sent, int):
+            self._live[channel_id] = (post.live, sent, post.text)
+        else:
+            self._live.pop(channel_id, None)

@@ -26,6 +26,11 @@ log = logging.getLogger("tiempo.herald")
 MAX_CHOICE_BUTTONS = 20
 
 
+def live_key(game: GameRecord, state: GameState) -> str:
+    """The ``live`` key of the current turn's running account in the channel."""
+    return f"{game.id}-{state.turn}"
+
+
 def mention(seat: SeatRecord) -> Part:
     """A person is mentioned; an AI seat is named."""
     return seat.name if is_ai(seat) else Mention(seat.user_id, seat.name)
@@ -113,7 +118,7 @@ class Herald:
             return [dataclasses.replace(self.decision_post(game, state, narration), gallery=gallery)]
         actor = _actor(events, state)
         if narration and not (is_ai(game.seats[actor]) and actor == state.active):
-            return [Post(lines(narration))]
+            return [Post(lines(narration), live=live_key(game, state))]
         return []
 
     async def announce(self, game: GameRecord, state: GameState, events: list[ev.Event]) -> None:

@@ -67,7 +67,9 @@ class Post:
     * ``play_game``: the "Play" button that opens the turn panel of that game;
     * ``panel``: the controls of a turn panel (a private reply);
     * ``confirm``: a Confirm button that plays an action the player was warned about.
-    ``mentions`` are the users this message may ping."""
+    ``mentions`` are the users this message may ping. ``live`` names a turn's running account: where
+    the front end can edit its messages, a post with the same ``live`` as the channel's last post is
+    added to that message (an edit) rather than sent as a new one."""
 
     text: Text
     png: bytes | None = None
@@ -86,6 +88,7 @@ class Post:
     confirm: tuple[int, str, str] | None = None
     #: a button that confirms cancelling this game (in play)
     cancel_game: int | None = None
+    live: str | None = None
 
 
 @dataclass(frozen=True)
@@ -103,10 +106,20 @@ class SendLater(Exception):
 class Outbox(Protocol):
     """Where the service posts to a channel (Discord, or the terminal)."""
 
-    async def post(self, channel_id: int, post: Post, nonce: str | None = None) -> None:
-        """Send ``post`` to the channel. ``nonce`` names the post so that sending it again (after a
-        crash) does not post it twice. Raises SendLater when it may go through later; a post that
-        never will (no permission, the channel gone) is the front end's to log, and dropped."""
+    async def post(self, channel_id: int, post: Post, nonce: str | None = None) -> int | None:
+        """Send ``post`` to the channel; the new message's id, where there is one. ``nonce`` names the
+        post so that sending it again (after a crash) does not post it twice. Raises SendLater when it
+        may go through later; a post that never will (no permission, the channel gone) is the front
+        end's to log, and dropped."""
+
+
+class Editor(Protocol):
+    """An ``Outbox`` that can also edit its messages (Discord): a turn's ``live`` posts then grow one
+    message."""
+
+    async def edit(self, channel_id: int, message_id: int, post: Post) -> bool:
+        """Make the message ``message_id`` say ``post``'s words; False if it is gone (deleted). Raises
+        SendLater as ``post`` does."""
 
 
 # -- posts as stored in the outbox ---------------------------------------------------------------

@@ -15,7 +15,7 @@ from ..texts import describe_draw, describe_hand, describe_status, narrate, who
 from ..words import Button, Command, Strong, lines, say, text
 from .clock import turn_deadline
 from .games import Games, History, is_ai, seat_of, seats_of, version_of
-from .herald import Herald, mention
+from .herald import Herald, live_key, mention
 from .messages import Caller, Post, Reply, encode_post
 from .suggest import upgrade_origin
 
@@ -171,7 +171,8 @@ class Table:
                     for part in ((", " if i else ""), mention(game.seats[p]), f" chose {cell}")]) + "."
             others = tuple(dict.fromkeys(game.seats[p].user_id for p, _ in answers if p != seat
                                          and not is_ai(game.seats[p])))
-            posts = [encode_post(Post(told, mentions=others))]
+            # told in the turn's running account, unless it takes back others' answers: they are pinged
+            posts = [encode_post(Post(told, mentions=others, live=None if others else live_key(game, before)))]
             game = await storage.truncate_last_action(game.id, game.action_count, to_json(before), count=count,
                                                       now=self.clock(), posts=posts)
             self.games.forget_last(game, h, before, count)
