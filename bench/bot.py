@@ -12,8 +12,8 @@ Players wait ``--think`` seconds on average (uniformly 0.5–1.5 times that) bet
 people reading a board do; ``--think 0`` sends each command the moment the last one was answered, which
 measures throughput rather than what a player feels.
 
-Then, in a fresh process, ``--stored`` games are written to a database and the bot is started on it and
-asked for the status of each, and its resident memory is read.
+Then ``--stored`` games are written to a database by one process, and the bot is started on it in a
+fresh one and asked for the status of each, and that process's resident memory is read.
 
 Prints the figures and writes bench/results/bot.json. ``--database postgresql`` keeps the games in a
 throwaway PostgreSQL cluster (tests/pg_cluster.py: initdb and pg_ctl in a temporary folder, a Unix
@@ -251,31 +251,39 @@ async def latency(games: int, turns: int, think: float, target: str) -> dict[str
         return await play(sim, reader_of(bot.service.storage, bot.service.state_of), games, turns, think)
 
 
+async def write_stored(stored: int, db: str) -> None:
+    """Write ``stored`` games a few turns in (three players, six ends of turn) into ``db``."""
+    logging.getLogger("discord").setLevel(logging.ERROR)
+    async with DiscordSim.running() as sim:
+        bot = await sim.connect(make_bot(sim.token, sim.guild.id, db))
+        service = bot.service
+        service.render = False  # writing the games is set-up, not what is measured
+        from bot.service import Caller
+
+        for i in range(stored):
+            cid = sim.snowflake()
+            callers = [Caller(sim.guild.id, cid, 10_000 + 3 * i + k, f"p{i}-{k}") for k in range(3)]
+            await service.new(callers[0], seats=3)
+            for c in callers[1:]:
+                await service.join(c)
+            await service.start_game(callers[0])
+            for _ in range(6):
+                game = await service.storage.active_game_in_channel(cid)
+                assert game is not None
+                state = service.state_of(game)
+                caller = next(c for c in callers if c.name == state.players[state.active].name)
+                await service.play(caller, "end", {})
+        await bot.close()
+
+
 async def memory(stored: int) -> dict[str, Any]:
-    """Write ``stored`` games a few turns in, then start the bot on them and touch each one."""
+    """``stored`` games written by another process; then the bot is started on them in this one and
+    asked for each one's status (which loads it), and this process's resident memory is read: the
+    bot's, with the Discord stand-in's (a fresh one, which keeps every message it is sent)."""
     logging.getLogger("discord").setLevel(logging.ERROR)
     with tempfile.TemporaryDirectory() as tmp:
         db = os.path.join(tmp, "bench.sqlite3")
-        async with DiscordSim.running() as sim:
-            bot = await sim.connect(make_bot(sim.token, sim.guild.id, db))
-            service = bot.service
-            service.render = False  # writing the games is set-up, not what is measured
-            from bot.service import Caller
-
-            for i in range(stored):
-                cid = sim.snowflake()
-                callers = [Caller(sim.guild.id, cid, 10_000 + 3 * i + k, f"p{i}-{k}") for k in range(3)]
-                await service.new(callers[0], seats=3)
-                for c in callers[1:]:
-                    await service.join(c)
-                await service.start_game(callers[0])
-                for _ in range(6):
-                    game = await service.storage.active_game_in_channel(cid)
-                    assert game is not None
-                    state = service.state_of(game)
-                    caller = next(c for c in callers if c.name == state.players[state.active].name)
-                    await service.play(caller, "end", {})
-            await bot.close()
+        subprocess.run([sys.executable, __file__, "--write-stored", str(stored), "--target", db], check=True)
         rss_before = rss_mb()
         async with DiscordSim.running() as sim:
             bot = await sim.connect(make_bot(sim.token, sim.guild.id, db))
@@ -580,7 +588,7 @@ def main() -> None:
         ap.add_argument(hidden, action="store_true", help=argparse.SUPPRESS)
     for hidden in ("--serve", "--relay", "--token", "--target"):
         ap.add_argument(hidden, help=argparse.SUPPRESS)
-    for hidden in ("--guild", "--cpu", "--bot-cpu", "--server-pid"):
+    for hidden in ("--guild", "--cpu", "--bot-cpu", "--server-pid", "--write-stored"):
         ap.add_argument(hidden, type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.cpu is not None:  # first of all, so that every thread this process starts inherits it
@@ -588,6 +596,9 @@ def main() -> None:
     turns = args.turns if args.turns is not None else (8 if args.capacity else 6)
     if args.memory_only:
         print(json.dumps(asyncio.run(memory(args.stored))))
+        return
+    if args.write_stored:
+        asyncio.run(write_stored(args.write_stored, args.target))
         return
     if args.serve:
         asyncio.run(serve(args.serve, args.relay, args.token, args.guild, args.target))

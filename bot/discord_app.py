@@ -254,11 +254,18 @@ class ChannelOutbox:
         return None
 
     async def edit(self, channel_id: int, message_id: int, post: Post) -> bool:
-        """Make our message ``message_id`` say ``post``'s words (a turn's live message growing);
-        False if it cannot be edited (deleted, no permission): a new one is posted instead."""
+        """Make our message ``message_id`` say ``post``'s words (a turn's live message growing), if it
+        is still the channel's last message (an edit further up, above what players wrote since,
+        would go unseen) and they fit; else False, and a new one is posted instead."""
+        content = markdown(post.text)
+        if len(content) > MAX_TEXT:
+            return False
+        channel = self.client.get_partial_messageable(channel_id)
         try:
-            message = self.client.get_partial_messageable(channel_id).get_partial_message(message_id)
-            await message.edit(content=markdown(post.text), allowed_mentions=mentions_of(post))
+            last = [m.id async for m in channel.history(limit=1)]
+            if last != [message_id]:
+                return False
+            await channel.get_partial_message(message_id).edit(content=content, allowed_mentions=mentions_of(post))
             return True
         except discord.HTTPException as err:
             _later_if_discord_s_trouble(err)

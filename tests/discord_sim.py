@@ -627,6 +627,13 @@ class DiscordSim:
         self.users[user.id] = user
         return user
 
+    def chat(self, user: SimUser, content: str, channel: SimChannel | None = None) -> SimMessage:
+        """A message a player writes in a channel (the bot does not receive it: no message intents)."""
+        stored = self._create_message((channel or self.channel).id, {"content": content}, [])
+        stored.payload["author"] = user.payload()
+        self._notify()
+        return stored.snapshot()
+
     def add_guild(self, name: str) -> SimGuild:
         """A new guild the bot is in."""
         guild = SimGuild(self.snowflake(), name)

@@ -672,6 +672,12 @@ async def test_a_turn_played_action_by_action_is_told_in_one_message_that_grows(
     lines = live.content.splitlines()
     assert len(lines) == 3 and "builds" in lines[0] and "sends pawn" in lines[1] and "takes back" in lines[2]
     assert live.edits == 2
+    # once players have written below it, the turn goes on in a new message (an edit above would go unseen)
+    sim.chat(users[0], "nice one")
+    await answer(sim, sim.slash("tiempo", "travel", {"pawn": travel.pawn + 1, "to": travel.to.title}, user=user))
+    *_, chat, again = public(sim)
+    assert chat.content == "nice one" and "sends pawn" in again.content and again.id > chat.id
+    assert sim.message(live.id).content == live.content
     await answer(sim, sim.slash("tiempo", "end", user=user))
-    board = await sim.wait_for_message(lambda m: m.id > live.id and "ends the turn" in m.content)
-    assert board.gallery() and sim.message(live.id).content == live.content  # the board is a post of its own
+    board = await sim.wait_for_message(lambda m: m.id > again.id and "ends the turn" in m.content)
+    assert board.gallery() and sim.message(again.id).content == again.content  # the board is a post of its own

@@ -290,6 +290,33 @@ async def test_a_turn_played_action_by_action_grows_one_message(tmp_path: Path) 
     assert channel.messages == ["Ana builds a Keep.\nAna travels.", "Ben, which Keep?",
                                 "Ben chooses E1.\n↩️ Ana takes back her travel.", "Ana ends the turn; the board.",
                                 "Ben builds a Chapel."]
+    channel = EditableChannel()  # another turn's live post right after: a message of its own
+    await _courier_sends(channel, [Post(text("Ana builds."), live="1-1"), Post(text("Ben builds."), live="1-2")],
+                         tmp_path / "next")
+    assert channel.messages == ["Ana builds.", "Ben builds."]
+
+
+async def test_a_live_post_sent_again_after_the_outbox_failed_to_forget_it_is_added_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The database failed to take a sent post out of the outbox: the courier sends it again after a
+    pause; for a post added to a live message, that must not add its line twice."""
+    from bot.storage.outbox import PostQueue
+
+    failures = ["two"]  # (the courier tries again after a pause of 1 s)
+    sent = PostQueue.sent
+
+    async def flaky_sent(self: Any, post_id: int) -> None:
+        body = next(p.body for p in await self.pending(1) if p.id == post_id)
+        if failures and failures[0] in body:
+            failures.pop()
+            raise RuntimeError("the connection was lost")
+        await sent(self, post_id)
+
+    monkeypatch.setattr(PostQueue, "sent", flaky_sent)
+    channel = EditableChannel()
+    await _courier_sends(channel, [Post(text("one"), live="1-1"), Post(text("two"), live="1-1"),
+                                   Post(text("three"), live="1-1")], tmp_path)
+    assert failures == [] and channel.messages == ["one\ntwo\nthree"]
 
 
 async def test_a_live_message_that_is_gone_or_full_is_followed_by_a_new_one(tmp_path: Path,

@@ -49,8 +49,9 @@ class Courier:
         #: how long a command waits for its channel's posts before answering anyway, in seconds
         self.patience = 2.0
         self._sent: Counter[int] = Counter()  #: per channel, posts sent (or dropped): did a try make progress
-        #: per channel, its last post when it is a turn's live message: (its ``live`` key, its id, its words)
-        self._live: dict[int, tuple[str, int, Text]] = {}
+        #: per channel, its last post when it is a turn's live message: its ``live`` key, its id, its
+        #: words, and the outbox post last added to it (sent again after a failure to forget it: not twice)
+        self._live: dict[int, tuple[str, int, Text, int]] = {}
 
     def kick(self, channel_id: int) -> None:
         """Posts were stored for ``channel_id``: send them (now, or after the ones being sent)."""
@@ -117,7 +118,7 @@ class Courier:
             while queued := await self.storage.posts.pending(channel_id):
                 for item in queued:
                     try:
-                        await self._deliver(channel_id, decode_post(item.body), item.nonce)
+                        await self._deliver(channel_id, decode_post(item.body), item.nonce, item.id)
                     except SendLater:  # kept, in its place: the channel waits and tries again
                         raise
                     except Exception:  # a post that cannot be read or sent never will be: logged and dropped
@@ -125,7 +126,7 @@ class Courier:
                     self._sent[channel_id] += 1
                     await self._forget(item.id)
 
-    async def _deliver(self, channel_id: int, post: Post, nonce: str) -> None:
+    async def _deliver(self, channel_id: int, post: Post, nonce: str, post_id: int) -> None:
         """Send ``post``; a turn's ``live`` post is added to the channel's last message when that is
         the same turn's live message (and the front end can edit: Discord), so that a turn played
         action by action reads as one message that grows, not one message an action."""
@@ -135,14 +136,16 @@ class Courier:
             self._live.pop(channel_id, None)  # another post ends the live message
             return
         held = self._live.get(channel_id)
+        if held is not None and held[3] == post_id:  # added already; only forgetting it failed
+            return
         if held is not None and held[0] == post.live:
-            _, message_id, words = held
+            _, message_id, words, _ = held
             grown = lines([words, post.text])
             if len(grown.plain()) <= LIVE_MAX and await edit(channel_id, message_id, Post(grown)):
-                self._live[channel_id] = (post.live, message_id, grown)
+                self._live[channel_id] = (post.live, message_id, grown, post_id)
                 return
         sent = await self.outbox.post(channel_id, post, nonce=nonce)
         if isinstance(sent, int):
-            self._live[channel_id] = (post.live, sent, post.text)
+            self._live[channel_id] = (post.live, sent, post.text, post_id)
         else:
             self._live.pop(channel_id, None)
