@@ -51,7 +51,7 @@ from rules import (
 )
 from rules import events as ev
 
-from .texts import narrate
+from .texts import cards_in_words, narrate
 
 #: Discord shows at most 25 options in a select menu
 MAX_CHOICES = 25
@@ -341,8 +341,7 @@ def _as(a: Action, t: type[T]) -> T:
 
 
 def _cards_label(c: Cards) -> str:
-    names = [f"{n} {f}" for n, f in ((c.m, "Military"), (c.r, "Religious"), (c.c, "Civil")) if n]
-    return f"{c} ({', '.join(names)})" if names else "none"
+    return f"{c} ({cards_in_words(c)})" if c.total else "none"
 
 
 def choice_label(s: GameState, a: Choose) -> str:

@@ -4,7 +4,6 @@ here reveals a hand other than the one asked for, the deck or the discard order.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 
 from rules import (
@@ -283,10 +282,8 @@ def describe_hand(s: GameState, player: int) -> Text:
         place = next(pl for pl, seat, _ in ranking(s) if seat == player)
         return say("{over} You finished with {ecus} {word}, {place} of {n}.", over=Strong("The game is over."),
                    ecus=p.ecus, word=ecu_word(p.ecus), place=_ordinal(place), n=len(s.players))
-    cards = Counter(f.title for f in p.hand.families())
-    hand = ", ".join(f"{n} {name}" for name, n in cards.items()) or "no cards"
     out: list[Text | str] = [
-        say("{h} {hand}  ({code})", h=Strong("Your hand:"), hand=hand, code=Code(str(p.hand))),
+        say("{h} {hand}  ({code})", h=Strong("Your hand:"), hand=cards_in_words(p.hand), code=Code(str(p.hand))),
         say("{e} {ecus}   {c} {cubes}", e=Strong("Ecus:"), ecus=p.ecus, c=Strong("Cubes left:"), cubes=p.supply),
     ]
     for i in (0, 1):
