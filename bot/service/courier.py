@@ -13,10 +13,11 @@ import contextlib
 import logging
 from collections import Counter
 from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
 from ..storage import DatabaseBusyError, Storage
 from ..words import Text, lines
-from .messages import Outbox, Post, SendLater, decode_post
+from .messages import Editor, Outbox, Post, SendLater, decode_post
 
 log = logging.getLogger("tiempo.courier")
 
@@ -49,9 +50,8 @@ class Courier:
         #: how long a command waits for its channel's posts before answering anyway, in seconds
         self.patience = 2.0
         self._sent: Counter[int] = Counter()  #: per channel, posts sent (or dropped): did a try make progress
-        #: per channel, its last post when it is a turn's live message: its ``live`` key, its id, its
-        #: words, and the outbox post last added to it (sent again after a failure to forget it: not twice)
-        self._live: dict[int, tuple[str, int, Text, int]] = {}
+        #: per channel, its last post when it is a turn's live message
+        self._live: dict[int, _Live] = {}
 
     def kick(self, channel_id: int) -> None:
         """Posts were stored for ``channel_id``: send them (now, or after the ones being sent)."""
@@ -130,22 +130,29 @@ class Courier:
         """Send ``post``; a turn's ``live`` post is added to the channel's last message when that is
         the same turn's live message (and the front end can edit: Discord), so that a turn played
         action by action reads as one message that grows, not one message an action."""
-        edit = getattr(self.outbox, "edit", None)
-        if post.live is None or edit is None:
+        if post.live is None or not isinstance(self.outbox, Editor):
             await self.outbox.post(channel_id, post, nonce=nonce)
             self._live.pop(channel_id, None)  # another post ends the live message
             return
         held = self._live.get(channel_id)
-        if held is not None and held[3] == post_id:  # added already; only forgetting it failed
+        if held is not None and held.post_id == post_id:  # added already; only forgetting it failed
             return
-        if held is not None and held[0] == post.live:
-            _, message_id, words, _ = held
-            grown = lines([words, post.text])
-            if len(grown.plain()) <= LIVE_MAX and await edit(channel_id, message_id, Post(grown)):
-                self._live[channel_id] = (post.live, message_id, grown, post_id)
+        if held is not None and held.key == post.live:
+            grown = lines([held.words, post.text])
+            if len(grown.plain()) <= LIVE_MAX and await self.outbox.edit(channel_id, held.message_id, Post(grown)):
+                self._live[channel_id] = _Live(post.live, held.message_id, grown, post_id)
                 return
         sent = await self.outbox.post(channel_id, post, nonce=nonce)
         if isinstance(sent, int):
-            self._live[channel_id] = (post.live, sent, post.text, post_id)
+            self._live[channel_id] = _Live(post.live, sent, post.text, post_id)
         else:
             self._live.pop(channel_id, None)
+
+
+class _Live(NamedTuple):
+    """A channel's last message when it is a turn's running account."""
+
+    key: str  #: the posts' ``live``
+    message_id: int
+    words: Text  #: what it says
+    post_id: int  #: the outbox post added last (sent again after a failure to forget it: not twice)

@@ -6,7 +6,7 @@ import base64
 import dataclasses
 import json
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from ..panel import Choice
 from ..words import Button, Code, Command, Here, Mention, Part, Strong, Text
@@ -113,6 +113,7 @@ class Outbox(Protocol):
         end's to log, and dropped."""
 
 
+@runtime_checkable
 class Editor(Protocol):
     """An ``Outbox`` that can also edit its messages (Discord): a turn's ``live`` posts then grow one
     message."""
