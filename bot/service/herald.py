@@ -57,11 +57,9 @@ class Herald:
         if not self.render:
             return ()
         try:
-            marked = set(changed_ages(state, events))
-            if state.pending is not None:
-                marked.add(state.pending.decision.age)
-            ages = [age] if age is not None else sorted(Age, key=lambda a: (a not in marked, a))
             asked = state.pending.decision.age if state.pending is not None else None
+            marked = set(changed_ages(state, events)) | ({asked} if asked is not None else set())
+            ages = [age] if age is not None else sorted(Age, key=lambda a: (a not in marked, a))
             return tuple(Picture(age_card(state, a, None, events), f"tiempo-{game.id}-now-{a.title.lower()}.png",
                                  f"{a.title} now" + (": the choices are ringed in cyan" if a == asked else
                                                       ": what changed is ringed in gold" if a in marked else ""),
