@@ -83,7 +83,7 @@ async def copy_games(source: str, dest: str, say: Callable[[str], None] = lambda
         postgres = dst.database.dialect == "postgresql"
         given = " OVERRIDING SYSTEM VALUE" if postgres else ""  # keep the ids: an identity column makes its own
         counters = await _next_ids(src)
-        copied = Copied(0, 0, 0, 0)
+        games_done = actions_done = 0
         try:
             async with dst.database.transaction() as tx:
 
@@ -97,12 +97,12 @@ async def copy_games(source: str, dest: str, say: Callable[[str], None] = lambda
                 async for games, actions in _chunks(src):
                     await insert("games", GAME_COLUMNS, games)
                     await insert("actions", ACTION_COLUMNS, actions)
-                    copied = Copied(copied.games + len(games), 0, copied.actions + len(actions), 0)
-                    if copied.games < total.games:
-                        say(f"  {copied.games} of {total.games} games, {copied.actions} of {total.actions} actions")
+                    games_done, actions_done = games_done + len(games), actions_done + len(actions)
+                    if games_done < total.games:
+                        say(f"  {games_done} of {total.games} games, {actions_done} of {total.actions} actions")
                 posts = await src.database.fetchall(f"SELECT {OUTBOX_COLUMNS} FROM outbox ORDER BY id")
                 await insert("outbox", OUTBOX_COLUMNS, posts)
-                if (copied.games, copied.actions, len(posts)) != (total.games, total.actions, total.posts):
+                if (games_done, actions_done, len(posts)) != (total.games, total.actions, total.posts):
                     raise CopyError(f"{_name(source)} changed during the copy (is Tiempo still running on it?); "
                                     "nothing was written. Stop Tiempo and copy again.")
                 # the counters go on from the source's: a new game, and a new post's nonce, never take an
