@@ -5,6 +5,7 @@ types are the public namespace ``rules.events``. The other modules are private: 
 this package imports them (``tests/test_layout.py`` checks). ::
 
     state = new_game(["Ana", "Ben", "Cy"], seed=7)            # R9–R10
+    new_game(names, seed=keyed_seed(secrets.randbits(128)))    # a deal no search can find
     state, events = apply(state, action)                       # or raises RuleError
     legal_actions(state)                                       # every action apply accepts
     placements(state, player, Kind.KEEP, Age.MIGHT)            # quick, for autocompletion
@@ -77,6 +78,7 @@ from .model import (
     Player,
 )
 from .notation import format_action, format_board, format_position, parse_action, parse_position
+from .rng import is_keyed, keyed_seed
 from .serial import View, action_from_dict, action_to_dict, event_to_dict, from_json, to_json, view_for
 
 __all__ = [
@@ -138,6 +140,8 @@ __all__ = [
     "from_json",
     "income",
     "income_sources",
+    "is_keyed",
+    "keyed_seed",
     "legal_actions",
     "load_map",
     "new_game",

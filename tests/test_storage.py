@@ -168,6 +168,34 @@ async def test_a_game_is_created_in_the_lobby_and_read_back(store: Storage) -> N
         await store.get_game(g.id + 1)
 
 
+async def test_a_seed_of_any_size_is_kept_exactly(store: Storage, backend: Backend) -> None:
+    """A keyed seed (129 bits, beyond any integer column) and a seed of the old kind both read back as
+    they were given; the big one never goes through a 64-bit column."""
+    big = (1 << 128) | (2**127 + 12345)
+    games = [await store.create_game(guild_id=1, channel_id=c, opener_id=101, seed=seed)
+             for c, seed in ((10, big), (11, 2**63 - 1), (12, 0))]
+    assert [g.seed for g in games] == [big, 2**63 - 1, 0]
+    assert [(await store.get_game(g.id)).seed for g in games] == [big, 2**63 - 1, 0]
+    assert await backend.fetch(f"SELECT seed, seed_text FROM games WHERE id = {games[0].id}") == [(0, str(big))]
+
+
+async def test_a_database_of_schema_2_keeps_its_games_seeds(backend: Backend, monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    """Upgrading a database written before keyed seeds (schema 2) keeps every game and its seed."""
+    monkeypatch.setattr(schema_module, "MIGRATIONS", schema_module.MIGRATIONS[:2])
+    monkeypatch.setattr(schema_module, "SCHEMA_VERSION", 2)
+    await (await Storage.open(backend.target)).close()
+    monkeypatch.undo()
+    await backend.fetch("INSERT INTO games (guild_id, channel_id, opener_id, seed, created_at, updated_at) "
+                        f"VALUES (1, 2, 101, {2**31 - 1}, 1.0, 1.0)")
+    s = await Storage.open(backend.target)
+    try:
+        assert await s.schema_version() == SCHEMA_VERSION
+        assert [g.seed for g in await s.list_games()] == [2**31 - 1]
+    finally:
+        await s.close()
+
+
 async def test_one_active_game_per_channel(store: Storage, backend: Backend) -> None:
     g = await store.create_game(guild_id=1, channel_id=2, opener_id=101, seed=1)
     with pytest.raises(ChannelBusyError) as busy:

@@ -28,7 +28,7 @@ import secrets
 import time
 from collections.abc import Callable, Sequence
 
-from rules import Action, Age, GameState
+from rules import Action, Age, GameState, keyed_seed
 
 from ..play import Refusal
 from ..storage import DatabaseBusyError, GameRecord, Storage
@@ -44,6 +44,12 @@ from .suggest import Suggestions
 from .table import Table
 
 log = logging.getLogger("tiempo.service")
+
+
+def new_seed() -> int:
+    """A new game's deal: keyed by 128 bits from the operating system, so that no player can search
+    for it from what they see (their hand, the first player)."""
+    return keyed_seed(secrets.randbits(128))
 
 
 class Tiempo:
@@ -67,7 +73,7 @@ class Tiempo:
         self.seats = AISeats(self.games, self.herald, self.table.commit, think_seconds=ai_think_seconds,
                              choose=choose_ai, in_process=ai_process, processes=ai_processes)
         self.lobby = Lobby(self.games, self.herald, clock=clock,
-                           seed_source=seed_source or (lambda: secrets.randbelow(2**31)),
+                           seed_source=seed_source or new_seed,
                            default_turn_minutes=default_turn_minutes, drive=self._drive, stop=self.seats.stop)
         self.info = Info(self.games, self.herald, clock)
         self.suggestions = Suggestions(self.games)

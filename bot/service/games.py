@@ -55,7 +55,8 @@ def version_of(game: GameRecord) -> str:
     """The position a button or panel is drawn for, as its custom id carries it: ``12-3fa9c2``, the
     number of actions and a short digest of the stored position. The count alone is not enough: undo
     lowers it, so after an undo and another action the same count names another position. The digest
-    is keyed by the game's seed, so a public button tells nothing of the hidden cards."""
+    is keyed by the game's seed, a secret that never leaves the server (128 bits of key: ``new_seed``),
+    so a public button tells nothing of the hidden cards."""
     digest = hmac.new(str(game.seed).encode(), (game.snapshot or "").encode(), hashlib.sha256).hexdigest()
     return f"{game.action_count}-{digest[:6]}"
 

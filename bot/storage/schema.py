@@ -174,6 +174,9 @@ MIGRATIONS: Final[tuple[Step, ...]] = (
         ),
     ),
     _LOCKS_AND_OUTBOX,
+    # Step 3: a seed too big for a 64-bit column (the keyed seeds new games are dealt from: 128 bits of
+    # key) is kept as its decimal text in seed_text, and seed is then 0; older games keep their seed.
+    Step.same("ALTER TABLE games ADD COLUMN seed_text TEXT"),
 )
 
 
@@ -191,7 +194,7 @@ def next_step(name: str, version: int) -> Step | None:
 
 GAME_COLUMNS: Final = (
     "id, guild_id, channel_id, opener_id, status, options, seats, seed, created_at, updated_at, snapshot, "
-    "action_count, turn_deadline, half_warned, board_message_id"
+    "action_count, turn_deadline, half_warned, board_message_id, seed_text"
 )
 ACTION_COLUMNS: Final = "game_id, seq, actor_id, action, created_at"
 
@@ -213,7 +216,7 @@ def game_of(row: Row) -> GameRecord:
         status=Status(row["status"]),
         options=json.loads(row["options"]),
         seats=tuple(SeatRecord.from_json(s) for s in json.loads(row["seats"])),
-        seed=row["seed"],
+        seed=int(row["seed_text"]) if row["seed_text"] is not None else row["seed"],
         created_at=row["created_at"],
         updated_at=row["updated_at"],
         snapshot=row["snapshot"],
@@ -227,6 +230,15 @@ def game_of(row: Row) -> GameRecord:
 def action_of(row: Row) -> ActionRecord:
     """An ActionRecord from a row of ``ACTION_COLUMNS``."""
     return ActionRecord(row["game_id"], row["seq"], row["actor_id"], row["action"], row["created_at"])
+
+
+#: the largest seed the ``seed`` column holds (a signed 64-bit integer); a larger one goes in ``seed_text``
+SEED_COLUMN_MAX: Final = 2**63 - 1
+
+
+def seed_columns(seed: int) -> tuple[int, str | None]:
+    """The ``seed`` and ``seed_text`` columns for ``seed``."""
+    return (seed, None) if 0 <= seed <= SEED_COLUMN_MAX else (0, str(seed))
 
 
 def seats_json(seats: Sequence[SeatRecord]) -> str:

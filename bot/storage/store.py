@@ -42,7 +42,17 @@ from .records import (
     StatusError,
     _Keep,
 )
-from .schema import ACTION_COLUMNS, BROKEN_LOGS, GAME_COLUMNS, action_of, game_of, now_or, options_json, seats_json
+from .schema import (
+    ACTION_COLUMNS,
+    BROKEN_LOGS,
+    GAME_COLUMNS,
+    action_of,
+    game_of,
+    now_or,
+    options_json,
+    seats_json,
+    seed_columns,
+)
 
 log = logging.getLogger("tiempo.storage")
 
@@ -251,10 +261,11 @@ class Storage:
             # DO NOTHING: the channel has a game that is not over (perhaps created by another process
             # a moment ago); the partial unique index is what decides
             created = await db.one(
-                "INSERT INTO games (guild_id, channel_id, opener_id, status, options, seats, seed, created_at, "
-                "updated_at) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?) "
+                "INSERT INTO games (guild_id, channel_id, opener_id, status, options, seats, seed, seed_text, "
+                "created_at, updated_at) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (channel_id) WHERE status IN ('lobby', 'playing') DO NOTHING RETURNING id",
-                (guild_id, channel_id, opener_id, options_json(options or {}), seats_json(seats), seed, at, at))
+                (guild_id, channel_id, opener_id, options_json(options or {}), seats_json(seats), *seed_columns(seed),
+                 at, at))
             if created is None:
                 busy = await db.one(
                     "SELECT id FROM games WHERE channel_id = ? AND status IN ('lobby', 'playing')", (channel_id,))

@@ -5,9 +5,29 @@ stock and supplies from the boards)."""
 
 from __future__ import annotations
 
-from rules import DECK_COMPOSITION, INITIAL_STOCK, Age, Cards, Cell, Construct, Kind, legal_actions, new_game, surcharge
+import random
+
+from rules import (
+    DECK_COMPOSITION,
+    INITIAL_STOCK,
+    Age,
+    Cards,
+    Cell,
+    Construct,
+    Kind,
+    apply,
+    from_json,
+    is_keyed,
+    keyed_seed,
+    legal_actions,
+    new_game,
+    surcharge,
+    to_json,
+)
 
 from ..scenario import board_line, play
+
+SEED_7_FIRST, SEED_7_HANDS = 1, ["MMRC", "MRCC", "MRRC"]
 
 PLAIN = "map: plain 15x12\n"
 
@@ -96,3 +116,47 @@ def test_r9_the_first_player_is_drawn_from_the_seed() -> None:
     firsts = {new_game(["A", "B", "C", "D"], seed=seed).first for seed in range(40)}
     assert firsts == {0, 1, 2, 3}
     assert new_game(["A", "B", "C"], seed=9).first == new_game(["A", "B", "C"], seed=9).first
+
+
+
+def test_r4_r9_a_game_dealt_from_a_small_seed_deals_as_it_always_has() -> None:
+    """Games stored before keyed seeds keep their deal: the SplitMix64 generator is unchanged (its
+    published first outputs for seed 0), and so is what a small seed deals."""
+    s = new_game(["A", "B", "C"], seed=7)
+    assert not is_keyed(7)
+    assert (s.first, [str(p.hand) for p in s.players]) == (SEED_7_FIRST, SEED_7_HANDS)
+    assert s.rng < 1 << 64
+
+
+def test_r4_r9_a_keyed_seed_deals_from_all_of_its_128_bits() -> None:
+    """A keyed seed (the service's: 128 bits from the operating system) deals the same game every
+    time, and a key differing only far above 64 bits deals another: no search over 64 bits finds it."""
+    low = keyed_seed(0x1234)
+    high = keyed_seed(0x1234 | 1 << 120)
+    assert is_keyed(low) and is_keyed(high) and not is_keyed(0x1234)
+
+    def deal(seed: int) -> tuple[int, list[str], list[object]]:
+        s = new_game(["A", "B", "C", "D"], seed=seed)
+        return s.first, [str(p.hand) for p in s.players], list(s.deck)
+
+    assert deal(low) == deal(low)
+    assert deal(low) != deal(high)
+    assert deal(low) != deal(0x1234)
+
+
+def test_r20_a38_a_keyed_deal_replays_the_same_through_storage_and_reshuffles() -> None:
+    """The keyed generator's whole state is the game's ``rng`` integer: a game stored and read back
+    after every action plays on exactly as the game that stayed in memory, through the reshuffles of
+    the discard pile (R20, A38) of a whole game."""
+    kept = stored = new_game(["A", "B", "C"], seed=keyed_seed(2**127 + 5))
+    pick = random.Random(3)
+    reshuffles = 0
+    while not kept.finished:
+        action = pick.choice(legal_actions(kept))
+        deck = len(kept.deck)
+        kept, _ = apply(kept, action)
+        stored, _ = apply(from_json(to_json(stored)), action)
+        reshuffles += len(kept.deck) > deck
+        assert to_json(kept) == to_json(stored)
+    assert reshuffles > 0
+    assert kept.rng > 1 << 128
