@@ -45,6 +45,17 @@ def safe_action(state: GameState) -> Action | None:
     return min(ends, key=lambda a: a.discard.total) if ends else None
 
 
+def time_left(seconds: float) -> str:
+    """A time left in words, as exact as it matters: "40 s" under two minutes (by tens of seconds),
+    "12 min" under two hours, then "3 h 20 min"."""
+    if seconds < 120:
+        return f"{max(10, round(seconds / 10) * 10)} s"
+    minutes = round(seconds / 60)
+    if minutes < 120:
+        return f"{minutes} min"
+    return f"{minutes // 60} h {minutes % 60} min" if minutes % 60 else f"{minutes // 60} h"
+
+
 class TurnClock:
     """Checks the turn limits of every game (``tick``), on a timer (``run``)."""
 
@@ -59,7 +70,7 @@ class TurnClock:
     async def tick(self) -> None:
         """Warn at half time, and end the turn of a player whose time ran out."""
         now = self.clock()
-        for game in await self.games.storage.games_with_deadlines():
+        for game in await self.games.storage.due_games(now):
             if game.turn_deadline is None or game.status is not Status.PLAYING or not self.games.mine(game):
                 continue
             minutes = int(game.options.get("turn_minutes", 0))
@@ -69,9 +80,9 @@ class TurnClock:
             elif minutes and not game.half_warned and now >= game.turn_deadline - minutes * 30:
                 state = self.games.state_of(game)
                 seat = game.seats[state.waiting_on]
-                left = max(1, round((game.turn_deadline - now) / 60))
-                warning = Post(say("{who}, half your turn time is gone: about {left} min left in game #{id}.",
-                                   who=mention(seat), left=left, id=game.id), mentions=(seat.user_id,))
+                warning = Post(say("{who}, half your turn time is gone: about {left} left in game #{id}.",
+                                   who=mention(seat), left=time_left(game.turn_deadline - now), id=game.id),
+                               mentions=(seat.user_id,))
                 if await self.games.storage.mark_half_warned(  # unless the turn ended meanwhile
                         game.id, deadline=game.turn_deadline, posts=[] if is_ai(seat) else [encode_post(warning)],
                         now=now):

@@ -104,10 +104,9 @@ class Games:
             return await self.storage.get_game(game_id)
         game = await self.storage.active_game_in_channel(caller.channel_id)
         if game is None:
-            ended = [g for g in await self.storage.list_games(Status.FINISHED, guild_id=caller.guild_id)
-                     if g.channel_id == caller.channel_id]
-            if ended:
-                return max(ended, key=lambda g: g.id)
+            ended = await self.storage.last_game_in_channel(caller.channel_id, Status.FINISHED)
+            if ended is not None:
+                return ended
             raise Refusal(NO_GAME)
         if game.status is Status.LOBBY:
             raise Refusal(say("Game #{id} has not started yet: {n} seated. Its opener starts it with {start}.",

@@ -176,7 +176,9 @@ MIGRATIONS: Final[tuple[Step, ...]] = (
     _LOCKS_AND_OUTBOX,
     # Step 3: a seed too big for a 64-bit column (the keyed seeds new games are dealt from: 128 bits of
     # key) is kept as its decimal text in seed_text, and seed is then 0; older games keep their seed.
-    Step.same("ALTER TABLE games ADD COLUMN seed_text TEXT"),
+    # A channel's games by id, newest first: the last game that ended there is found without reading
+    # the server's other games.
+    Step.same("ALTER TABLE games ADD COLUMN seed_text TEXT", "CREATE INDEX games_by_channel ON games (channel_id, id)"),
 )
 
 

@@ -200,6 +200,13 @@ class Storage:
             (channel_id,))
         return game_of(rows[0]) if rows else None
 
+    async def last_game_in_channel(self, channel_id: int, status: Status) -> GameRecord | None:
+        """The channel's newest game of ``status`` (e.g. the last that ended there), or None."""
+        rows = await self._fetchall(
+            f"SELECT {GAME_COLUMNS} FROM games WHERE channel_id = ? AND status = ? ORDER BY id DESC LIMIT 1",
+            (channel_id, Status(status).value))
+        return game_of(rows[0]) if rows else None
+
     async def list_games(self, status: Status | None = None, *, guild_id: int | None = None) -> list[GameRecord]:
         """Games, oldest first, optionally only those of one status and/or one guild."""
         where, params = self._filter(status, guild_id)
@@ -234,6 +241,19 @@ class Storage:
             sql += " AND turn_deadline < ?"
             params.append(due_before)
         rows = await self._fetchall(sql + " ORDER BY turn_deadline, id", params)
+        return [game_of(r) for r in rows]
+
+    async def due_games(self, now: float) -> list[GameRecord]:
+        """Games being played whose turn deadline has come by ``now``, or whose half time has and that
+        were not warned yet (half time: ``turn_minutes`` × 30 s before the deadline), soonest first.
+        Only those rows are read: a thousand games with a turn limit cost the timer nothing until one
+        is due."""
+        minutes = ("json_extract(options, '$.turn_minutes')" if self.database.dialect == "sqlite"
+                   else "(options->>'turn_minutes')::float")
+        rows = await self._fetchall(
+            f"SELECT {GAME_COLUMNS} FROM games WHERE status = 'playing' AND turn_deadline IS NOT NULL AND "
+            f"(turn_deadline <= ? OR (half_warned = 0 AND turn_deadline - 30 * COALESCE({minutes}, 0) <= ?)) "
+            "ORDER BY turn_deadline, id", (now, now))
         return [game_of(r) for r in rows]
 
     async def list_actions(self, game_id: int, *, after: int = 0) -> list[ActionRecord]:
