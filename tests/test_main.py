@@ -15,6 +15,7 @@ import tempfile
 import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import pytest
@@ -297,3 +298,24 @@ def test_postgresql_refusals_are_explained_without_the_password(
     asyncio.run(newer())
     assert start(tmp_path, right) == 2
     one_sentence(capsys.readouterr().err, "postgresql://tiempo_main@/tiempo_main", "written by a newer Tiempo")
+
+
+def test_a_database_on_a_read_only_mount_is_explained_as_such(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
+    """chmod cannot help a file system mounted read-only: the sentence says to mount it read-write or
+    move the database (the mount is played by os.statvfs's read-only flag)."""
+    from bot.storage import check
+
+    db = tmp_path / "t.sqlite3"
+    db.write_bytes(b"")
+    real = os.statvfs
+
+    def read_only(path: Any) -> Any:
+        got = real(path)
+        return os.statvfs_result((*got[:8], got.f_flag | os.ST_RDONLY, got.f_namemax))
+
+    monkeypatch.setattr(check.os, "statvfs", read_only)
+    problem = check.sqlite_problem(str(db))
+    assert problem is not None and "mounted read-only" in problem and "chmod" not in problem
+    monkeypatch.setattr(check.os, "statvfs", real)
+    assert check.sqlite_problem(str(db)) is None

@@ -13,7 +13,7 @@ import pytest
 
 from bot.service import Caller, Picture, Post, Tiempo, version_of
 from bot.service.messages import Outbox, SendLater, decode_post, encode_post
-from bot.storage import Storage
+from bot.storage import DatabaseFaultError, Storage
 from bot.words import Button, Code, Command, Here, Mention, Strong, say, text
 from rules import EndTurn, legal_actions
 
@@ -166,6 +166,39 @@ async def test_an_outbox_that_cannot_read_the_database_tries_again(tmp_path: Pat
     try:
         assert ["begins" in words for _, words in await _sent(service, channel)] == [True]
         assert failures == []
+    finally:
+        await service.close()
+        await storage.close()
+
+
+async def test_a_sent_post_the_database_fails_to_forget_is_not_sent_again(tmp_path: Path,
+                                                                          caplog: pytest.LogCaptureFixture) -> None:
+    """Taking a sent post out of the outbox fails (a full disk, not a busy database): it stays there
+    until that works, and is never sent again meanwhile (Discord forgets a nonce in minutes); the log
+    has a warning, no traceback."""
+    channel = FlakyChannel(failures=0)
+    failures = [DatabaseFaultError("the disk is full")] * 3
+
+    def full_disk(storage: Storage) -> None:
+        sent = storage.posts.sent
+
+        async def failing_sent(post_id: int) -> None:
+            if failures:
+                raise failures.pop()
+            await sent(post_id)
+
+        storage.posts.sent = failing_sent  # type: ignore[method-assign]
+
+    storage, service = await _started(tmp_path, channel, before_start=full_disk)
+    try:
+        for _ in range(20):  # a pause of 1 s, then 2 s, ... between tries
+            if not failures and not await storage.posts.pending(1):
+                break
+            await asyncio.sleep(0.5)
+        assert [("begins" in words) for _, words in await _sent(service, channel)] == [True]  # once
+        assert await storage.posts.pending(1) == [] and not service.herald.courier._done
+        assert all(r.exc_info is None for r in caplog.records if r.name.startswith("tiempo"))
+        assert any("the disk is full" in r.getMessage() for r in caplog.records)
     finally:
         await service.close()
         await storage.close()

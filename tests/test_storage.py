@@ -25,6 +25,7 @@ import bot.storage.schema as schema_module
 from bot.storage import (
     SCHEMA_VERSION,
     ChannelBusyError,
+    DatabaseFaultError,
     GameBusyError,
     GameNotFoundError,
     GameRecord,
@@ -562,8 +563,8 @@ async def test_postgres_storage_reconnects_after_the_server_restarts(pg_cluster:
     try:
         g = await playing(store)
         pg_cluster.restart()  # (blocking: the event loop has not yet seen its connection closed)
-        # the connection that was cut fails the command that was using it…
-        with pytest.raises((asyncpg.PostgresConnectionError, asyncpg.InterfaceError, OSError)):
+        # the connection that was cut fails the command that was using it, with a sentence…
+        with pytest.raises(DatabaseFaultError, match="connection to the PostgreSQL server was lost"):
             await store.get_game(g.id)
         # …and the pool connects again for the next one; nothing was lost
         assert await store.get_game(g.id) == g
@@ -573,6 +574,62 @@ async def test_postgres_storage_reconnects_after_the_server_restarts(pg_cluster:
         assert (await store.append_action(g.id, 1, 101, "Red end", "{}")).action_count == 1
     finally:
         await store.close()
+
+
+async def test_postgres_a_restart_under_the_game_locks_is_a_fault_with_a_sentence_then_play_resumes(
+        pg_cluster: Cluster, pg_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    """Shards hold game locks on a connection of their own: a restart of the server cuts it. The next
+    lock reads as a database fault (not asyncpg's "cannot switch to state"), logged as a warning
+    without a traceback, and the one after works again."""
+    store = await Storage.open(pg_url, shared=True)
+    try:
+        g = await playing(store)
+        async with store.lock(g.id):
+            pass
+        pg_cluster.restart()
+        failures = 0
+        for _ in range(3):
+            try:
+                async with store.lock(g.id):
+                    g = await store.append_action(g.id, g.next_seq, 101, "Red end", "{}")
+                break
+            except DatabaseFaultError as err:
+                assert "did not count" in str(err)
+                failures += 1
+        assert failures >= 1 and g.action_count == 1
+        assert all(r.exc_info is None for r in caplog.records if r.name.startswith("tiempo"))
+        assert any("PostgreSQL server was lost" in r.getMessage() for r in caplog.records)
+    finally:
+        await store.close()
+
+
+async def test_sqlite_a_full_disk_is_a_fault_with_a_sentence_then_play_resumes(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A full disk (SQLite's page limit stands for it) fails a move with a sentence that says it did not
+    count, logs a warning without a traceback, keeps what was stored, and play goes on once there is
+    room again."""
+    store = await Storage.open(str(tmp_path / "t.sqlite3"))
+    try:
+        g = await playing(store)
+        pages = (await store.database.fetchall("PRAGMA page_count"))[0][0]
+        await store.database.fetchall(f"PRAGMA max_page_count = {pages}")
+        with pytest.raises(DatabaseFaultError, match=r"the disk is full.*did not count"):
+            await store.append_action(g.id, 1, 101, "Red end", json.dumps({"pad": "x" * 50_000}))
+        assert (await store.get_game(g.id)).action_count == 0
+        assert all(r.exc_info is None for r in caplog.records if r.name.startswith("tiempo"))
+        assert any("the disk is full" in r.getMessage() for r in caplog.records)
+        await store.database.fetchall("PRAGMA max_page_count = 1073741823")
+        g = await store.append_action(g.id, 1, 101, "Red end", json.dumps({"pad": "x" * 50_000}))
+        assert g.action_count == 1 and [a.action for a in await store.list_actions(g.id)] == ["Red end"]
+    finally:
+        await store.close()
+
+
+async def test_a_game_id_beyond_any_column_is_a_game_that_does_not_exist(store: Storage) -> None:
+    """A forged button may carry any number: one beyond 64 bits finds no game (no overflow)."""
+    for game_id in (2**63, 2**64 + 5, 10**30, -1):
+        with pytest.raises(GameNotFoundError):
+            await store.get_game(game_id)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from rules import Action, Age, GameState, keyed_seed
 
 from ..play import Refusal
-from ..storage import DatabaseBusyError, GameRecord, Storage
+from ..storage import DatabaseBusyError, DatabaseFaultError, GameRecord, Storage
 from .clock import TurnClock
 from .games import Games, version_of
 from .herald import Herald
@@ -186,6 +186,8 @@ class Tiempo:
                 await self.tick()
             except DatabaseBusyError:  # another program holds the database: the next check does it
                 log.warning("timers put off: the database is busy")
+            except DatabaseFaultError as err:  # a full disk, PostgreSQL restarting: the next check does it
+                log.warning("timers put off: %s", err.what)
             except Exception:
                 log.exception("timers failed")
             await asyncio.sleep(every)

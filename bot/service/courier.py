@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
-from ..storage import DatabaseBusyError, Storage
+from ..storage import DatabaseBusyError, DatabaseFaultError, Storage
 from ..words import Text, lines
 from .messages import Editor, Outbox, Post, SendLater, decode_post
 
@@ -52,6 +52,9 @@ class Courier:
         self._sent: Counter[int] = Counter()  #: per channel, posts sent (or dropped): did a try make progress
         #: per channel, its last post when it is a turn's live message
         self._live: dict[int, _Live] = {}
+        #: posts sent (or dropped) but still in the outbox, because taking them out failed: they are
+        #: taken out again, never sent again (Discord forgets a nonce after a few minutes)
+        self._done: set[int] = set()
 
     def kick(self, channel_id: int) -> None:
         """Posts were stored for ``channel_id``: send them (now, or after the ones being sent)."""
@@ -81,14 +84,20 @@ class Courier:
         await cancel_all(self._tasks.values())
 
     async def _forget(self, post_id: int) -> None:
-        """Take a sent post out of the outbox, waiting while another program holds the database (if it
-        never frees, the channel's sending starts again later; the post's nonce keeps it single)."""
+        """Take a sent post out of the outbox, waiting while another program holds the database. If it
+        stays busy or fails (a full disk…), the channel's sending starts again later and takes the post
+        out then, without sending it again."""
+        self._done.add(post_id)
         for _ in range(10):
             try:
                 await self.storage.posts.sent(post_id)
+                self._done.discard(post_id)
                 return
             except DatabaseBusyError:
                 await asyncio.sleep(0.5)
+            except DatabaseFaultError as err:
+                raise SendLater(f"post {post_id} was sent, but the database failed to take it out of the "
+                                f"outbox ({err.what})") from err
         raise SendLater(f"post {post_id} was sent, but the database stayed busy and it stays in the outbox")
 
     async def _drain(self, channel_id: int) -> None:
@@ -105,8 +114,9 @@ class Courier:
             except Exception as err:
                 # a first trouble, or a new one after some posts went out: 1 s; else twice the last pause
                 pause = 1.0 if not pause or self._sent[channel_id] > sent else min(pause * 2, RETRY_MAX_S)
-                if isinstance(err, SendLater):
-                    log.warning("posts to channel %s wait (%s); trying again in %.0f s", channel_id, err, pause)
+                if isinstance(err, SendLater | DatabaseBusyError | DatabaseFaultError):
+                    log.warning("posts to channel %s wait (%s); trying again in %.0f s", channel_id,
+                                getattr(err, "what", err), pause)
                 else:
                     log.exception("the outbox of channel %s failed; trying again in %.0f s", channel_id, pause)
             self._again.add(channel_id)
@@ -117,6 +127,9 @@ class Courier:
             self._again.discard(channel_id)
             while queued := await self.storage.posts.pending(channel_id):
                 for item in queued:
+                    if item.id in self._done:  # sent already; only taking it out failed
+                        await self._forget(item.id)
+                        continue
                     try:
                         await self._deliver(channel_id, decode_post(item.body), item.nonce, item.id)
                     except SendLater:  # kept, in its place: the channel waits and tries again

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from rules import Action, GameState, apply
 
 from ..ai import AIWorker, Players, WorkerDied
-from ..storage import DatabaseBusyError, GameBusyError, GameRecord, Status
+from ..storage import DatabaseBusyError, DatabaseFaultError, GameBusyError, GameRecord, Status
 from ..words import Command, say
 from .clock import Commit, safe_action
 from .courier import cancel_all
@@ -19,6 +19,9 @@ from .herald import Herald
 from .messages import Post
 
 log = logging.getLogger("tiempo.service")
+
+#: after a database fault (a full disk, PostgreSQL restarting), an AI seat tries again this many seconds later
+FAULT_RETRY_S = 5.0
 
 
 class AISeats:
@@ -82,6 +85,9 @@ class AISeats:
                     await asyncio.sleep(0.5)
         except asyncio.CancelledError:
             raise
+        except DatabaseFaultError:  # logged by storage: the AI seat plays once the fault is over
+            if not self._closing:
+                asyncio.get_running_loop().call_later(FAULT_RETRY_S, self.drive, game_id)
         except Exception:
             log.exception("AI seat failed in game #%s", game_id)
             with contextlib.suppress(Exception):

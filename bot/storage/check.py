@@ -90,12 +90,31 @@ def sqlite_problem(path: str) -> str | None:
         if header and header != SQLITE_HEADER:
             return (f"{path} is not a Tiempo database (it is not an SQLite file): set database to another path, "
                     "or move this file away.")
-        if not os.access(file, os.W_OK):
-            return f"The database {path} is read-only: make it writable by {_who()} (chmod u+w, or chown)."
+    if _read_only_mount(folder):
+        return (f"The database {path} is on a file system mounted read-only ({_mount_of(folder)}): mount it "
+                "read-write, or set database to a path on a writable disk.")
+    if file.exists() and not os.access(file, os.W_OK):
+        return f"The database {path} is read-only: make it writable by {_who()} (chmod u+w, or chown)."
     if not os.access(folder, os.W_OK | os.X_OK):
         return (f"The folder {folder} of the database {path} is read-only, and SQLite writes its journal files "
                 f"(-wal, -shm) beside the database: make the folder writable by {_who()}, or move the database.")
     return _damage_or_newer(path, file) if header else None
+
+
+def _read_only_mount(folder: Path) -> bool:
+    """Whether ``folder`` is on a file system mounted read-only (no chmod can help then)."""
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def _mount_of(folder: Path) -> str:
+    """The mount point ``folder`` is under."""
+    path = folder.resolve()
+    while not os.path.ismount(path) and path != path.parent:
+        path = path.parent
+    return str(path)
 
 
 def _damage_or_newer(path: str, file: Path) -> str | None:

@@ -12,7 +12,9 @@ held by one connection of each process, which the server releases if the process
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Final
 
@@ -20,7 +22,10 @@ import asyncpg
 
 from . import schema
 from .backend import numbered, without_password
+from .records import DatabaseFaultError
 from .schema import Dialect, Row
+
+log = logging.getLogger("tiempo.storage")
 
 #: how long to wait for the server when connecting, in seconds
 CONNECT_TIMEOUT: Final = 15.0
@@ -32,6 +37,42 @@ GAME_LOCKS: Final = 0x7469656D
 LOCK_QUERY_S: Final = 2.0
 #: the settings every connection gets
 SERVER_SETTINGS: Final = {"synchronous_commit": "on", "application_name": "tiempo"}
+
+
+#: a connection that broke or a server going away (restarting, shutting down), in the host's words
+LOST = "the connection to the PostgreSQL server was lost; is it restarting?"
+
+
+def fault_of(err: BaseException) -> DatabaseFaultError | None:
+    """The fault ``err`` reports (the server out of space, read-only, restarting, the connection
+    lost), or None for any other error (a bug, or a refusal the code handles)."""
+    if isinstance(err, asyncpg.InsufficientResourcesError):
+        return DatabaseFaultError("the PostgreSQL server is out of disk space, memory or connections")
+    if isinstance(err, asyncpg.ReadOnlySQLTransactionError):
+        return DatabaseFaultError("the PostgreSQL database is read-only")
+    if isinstance(err, asyncpg.QueryCanceledError):
+        return None
+    lost = (asyncpg.PostgresConnectionError, asyncpg.OperatorInterventionError, asyncpg.InternalClientError,
+            ConnectionError)
+    if isinstance(err, lost) or (isinstance(err, asyncpg.InterfaceError) and "connection" in str(err)):
+        return DatabaseFaultError(LOST)
+    if isinstance(err, OSError) and not isinstance(err, TimeoutError):  # refused, unreachable
+        return DatabaseFaultError(LOST)
+    return None
+
+
+@contextlib.contextmanager
+def faults(name: str) -> Iterator[None]:
+    """Raise ``DatabaseFaultError`` for a fault of the server or the connection (logged as a warning,
+    without a traceback: the host has to act, the code does not); any other error as it is."""
+    try:
+        yield
+    except Exception as err:
+        fault = fault_of(err)
+        if fault is None:
+            raise
+        log.warning("%s: %s (%s: %s); the move was not stored", name, fault.what, type(err).__name__, err)
+        raise fault from err
 
 
 class PostgresTx:
@@ -85,15 +126,18 @@ class PostgresDatabase:
         """Take the game's advisory lock on this process's lock connection unless another process holds
         it. The server gives a connection's locks up when it ends, so a process that dies frees them."""
         async with self._locking:
-            if self._locker is None or self._locker.is_closed():  # quickly, or the game is "busy"
-                self._locker = await asyncpg.connect(self._url, timeout=LOCK_QUERY_S, server_settings=SERVER_SETTINGS)
-            return bool(await self._lock_query("SELECT pg_try_advisory_lock($1, $2)", game_id))
+            with faults(self.name):
+                if self._locker is None or self._locker.is_closed():  # quickly, or the game is "busy"
+                    self._locker = await asyncpg.connect(self._url, timeout=LOCK_QUERY_S,
+                                                         server_settings=SERVER_SETTINGS)
+                return bool(await self._lock_query("SELECT pg_try_advisory_lock($1, $2)", game_id))
 
     async def unlock(self, game_id: int, holder: str) -> None:
         """Give the advisory lock back (nothing to do if the lock connection was lost: so was the lock)."""
         async with self._locking:
             if self._locker is not None and not self._locker.is_closed():
-                await self._lock_query("SELECT pg_advisory_unlock($1, $2)", game_id)
+                with faults(self.name):
+                    await self._lock_query("SELECT pg_advisory_unlock($1, $2)", game_id)
 
     async def _lock_query(self, sql: str, game_id: int) -> Any:
         """Run a game-lock query on the lock connection. If it fails, hangs (``LOCK_QUERY_S``) or is
@@ -121,12 +165,14 @@ class PostgresDatabase:
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[PostgresTx]:
         """One transaction, committed on leaving, rolled back on an error."""
-        async with self._pool.acquire() as conn, conn.transaction():
-            yield PostgresTx(conn)
+        with faults(self.name):
+            async with self._pool.acquire() as conn, conn.transaction():
+                yield PostgresTx(conn)
 
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """All rows of a read-only query."""
-        rows: list[Row] = await self._pool.fetch(numbered(sql), *params)
+        with faults(self.name):
+            rows: list[Row] = await self._pool.fetch(numbered(sql), *params)
         return rows
 
     async def migrate(self) -> None:

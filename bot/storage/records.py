@@ -68,6 +68,19 @@ class DatabaseBusyError(StorageError):
                          "Try again in a moment.")
 
 
+class DatabaseFaultError(StorageError):
+    """The database failed for a reason outside the game: a full disk, a read-only file, a disk error,
+    the PostgreSQL server restarting or the connection to it lost. Nothing was written (a transaction
+    is all or nothing); play resumes by itself once the fault is over. ``what`` names the fault for the
+    host's log; ``str()`` is the sentence a player reads."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"The game's database failed ({what}), so this move did not count. It is a fault on "
+                         "the host's side, not of your move: try again in a moment, and tell the host if it "
+                         "keeps happening.")
+        self.what = what
+
+
 class SchemaError(StorageError):
     """The database file's schema is not one this version of Tiempo can use."""
 

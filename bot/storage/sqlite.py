@@ -14,19 +14,27 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import socket
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
 import aiosqlite
 
 from . import schema
-from .records import DatabaseBusyError, StorageError
+from .records import DatabaseBusyError, DatabaseFaultError, StorageError
 from .schema import Dialect, Row
+
+log = logging.getLogger("tiempo.storage")
+
+#: SQLite's result codes for faults of the machine, not of the game, and how the host's log names them
+FAULTS = {"SQLITE_FULL": "the disk is full", "SQLITE_READONLY": "the database file is read-only",
+          "SQLITE_IOERR": "the disk failed to read or write", "SQLITE_CANTOPEN": "the database file cannot be opened",
+          "SQLITE_NOMEM": "the machine is out of memory"}
 
 #: how long a game's lock row holds if its process dies without giving it back, in seconds
 LOCK_LEASE = 15.0
@@ -49,6 +57,27 @@ def _gone(holder: str) -> bool:
     except PermissionError:  # running, as another user
         return False
     return False
+
+
+def fault_of(err: sqlite3.Error) -> DatabaseFaultError | None:
+    """The fault ``err`` reports (a full disk, a read-only file…), or None for any other error."""
+    name = getattr(err, "sqlite_errorname", "") or ""
+    what = next((words for code, words in FAULTS.items() if name == code or name.startswith(code + "_")), None)
+    return DatabaseFaultError(what) if what is not None else None
+
+
+@contextlib.contextmanager
+def faults(path: str) -> Iterator[None]:
+    """Raise ``DatabaseFaultError`` for a fault of the machine (logged as a warning, without a
+    traceback: the host has to act, the code does not); any other error as it is."""
+    try:
+        yield
+    except sqlite3.Error as err:
+        fault = fault_of(err)
+        if fault is None:
+            raise
+        log.warning("%s: %s (%s); the move was not stored", path, fault.what, err)
+        raise fault from err
 
 
 class SQLiteTx:
@@ -129,23 +158,24 @@ class SQLiteDatabase:
     async def transaction(self) -> AsyncIterator[SQLiteTx]:
         """One write transaction (``BEGIN IMMEDIATE``), committed on leaving, rolled back on an error."""
         async with self._use:
-            if self._db.in_transaction:  # left open by a task cancelled in its BEGIN (see below)
+            if self._db.in_transaction:  # left open by a task cancelled in its BEGIN, or a failed COMMIT
                 await self._rollback()
-            try:
-                await self._db.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as err:  # "database is locked" once BUSY_S has passed
-                if "locked" in str(err) or "busy" in str(err):
-                    raise DatabaseBusyError() from err
-                raise
-            except BaseException:  # cancelled while BEGIN waited for the file: it may still take it
-                await asyncio.shield(self._rollback())  # queued after the BEGIN, so it undoes it
-                raise
-            try:
-                yield SQLiteTx(self._db)
-            except BaseException:
-                await self._db.execute("ROLLBACK")
-                raise
-            await self._db.execute("COMMIT")
+            with faults(self.path):
+                try:
+                    await self._db.execute("BEGIN IMMEDIATE")
+                except sqlite3.OperationalError as err:  # "database is locked" once BUSY_S has passed
+                    if "locked" in str(err) or "busy" in str(err):
+                        raise DatabaseBusyError() from err
+                    raise
+                except BaseException:  # cancelled while BEGIN waited for the file: it may still take it
+                    await asyncio.shield(self._rollback())  # queued after the BEGIN, so it undoes it
+                    raise
+                try:
+                    yield SQLiteTx(self._db)
+                except BaseException:
+                    await self._rollback()
+                    raise
+                await self._db.execute("COMMIT")
 
     async def _rollback(self) -> None:
         """End the open transaction, if there is one, writing nothing."""
@@ -155,7 +185,8 @@ class SQLiteDatabase:
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """All rows of a read-only query (outside any other coroutine's transaction)."""
         async with self._use:
-            return list(await self._db.execute_fetchall(sql, params))
+            with faults(self.path):
+                return list(await self._db.execute_fetchall(sql, params))
 
     async def migrate(self) -> None:
         """Apply the missing migrations, each in one transaction with its new ``user_version``."""

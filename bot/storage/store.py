@@ -33,6 +33,7 @@ from .records import (
     TRANSITIONS,
     ActionRecord,
     ChannelBusyError,
+    DatabaseFaultError,
     GameBusyError,
     GameNotFoundError,
     GameRecord,
@@ -59,6 +60,17 @@ log = logging.getLogger("tiempo.storage")
 #: how long a command waits for a game another command holds before answering "busy", in seconds
 #: (Discord wants an answer within 3)
 BUSY_WAIT = 2.0
+
+
+#: the largest id a game can have (both backends' ids are signed 64-bit integers)
+MAX_ID = 2**63 - 1
+
+
+def known(game_id: int) -> None:
+    """Raise GameNotFoundError for an id no game can have (a forged button's may be any number): the
+    database is not asked, and no driver overflows."""
+    if not 1 <= game_id <= MAX_ID:
+        raise GameNotFoundError(game_id)
 
 
 class GameLock:
@@ -104,7 +116,9 @@ class GameLock:
     def _unlocked(self, unlocking: asyncio.Future[None]) -> None:
         if not unlocking.cancelled() and unlocking.exception() is not None:
             # the lock lapses or goes with its connection; the game is safe (stale writes fail)
-            log.warning("could not give game #%s's lock back", self.game_id, exc_info=unlocking.exception())
+            err = unlocking.exception()
+            log.warning("could not give game #%s's lock back (%s)", self.game_id, err,
+                        exc_info=None if isinstance(err, DatabaseFaultError) else err)
 
 
 class Storage:
@@ -155,6 +169,7 @@ class Storage:
         """The lock serialising commands in game ``game_id``: ``async with storage.lock(game.id): load,
         play, save``. In this process it is an asyncio lock; with other processes on the database, also
         the database's lock of the game. Waits at most ``wait`` seconds, then raises GameBusyError."""
+        known(game_id)
         memory = self._game_locks.get(game_id)
         if memory is None:
             memory = self._game_locks[game_id] = asyncio.Lock()
@@ -183,6 +198,7 @@ class Storage:
 
     async def get_game(self, game_id: int) -> GameRecord:
         """Game ``game_id``. Raises GameNotFoundError."""
+        known(game_id)
         rows = await self._fetchall(f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
         if not rows:
             raise GameNotFoundError(game_id)
