@@ -204,11 +204,6 @@ class Storage:
             raise GameNotFoundError(game_id)
         return game_of(rows[0])
 
-    async def find_game(self, game_id: int) -> GameRecord | None:
-        """Game ``game_id``, or None if there is none."""
-        rows = await self._fetchall(f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
-        return game_of(rows[0]) if rows else None
-
     async def active_game_in_channel(self, channel_id: int) -> GameRecord | None:
         """The channel's game in lobby or playing, or None."""
         rows = await self._fetchall(
@@ -248,17 +243,6 @@ class Storage:
             params.append(guild_id)
         return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
 
-    async def games_with_deadlines(self, *, due_before: float | None = None) -> list[GameRecord]:
-        """Games being played that have a turn deadline, soonest first; only those due before
-        ``due_before`` when given."""
-        sql = f"SELECT {GAME_COLUMNS} FROM games WHERE status = 'playing' AND turn_deadline IS NOT NULL"
-        params: list[Any] = []
-        if due_before is not None:
-            sql += " AND turn_deadline < ?"
-            params.append(due_before)
-        rows = await self._fetchall(sql + " ORDER BY turn_deadline, id", params)
-        return [game_of(r) for r in rows]
-
     async def due_games(self, now: float) -> list[GameRecord]:
         """Games being played whose turn deadline has come by ``now``, or whose half time has and that
         were not warned yet (half time: ``turn_minutes`` × 30 s before the deadline), soonest first.
@@ -278,15 +262,6 @@ class Storage:
             f"SELECT {ACTION_COLUMNS} FROM actions WHERE game_id = ? AND seq > ? "
             "ORDER BY seq", (game_id, after))
         return [action_of(r) for r in rows]
-
-    async def last_action(self, game_id: int) -> ActionRecord | None:
-        """The game's latest action, or None before the first."""
-        rows = await self._fetchall(
-            f"SELECT {ACTION_COLUMNS} FROM actions WHERE game_id = ? "
-            "ORDER BY seq DESC LIMIT 1", (game_id,))
-        return action_of(rows[0]) if rows else None
-
-    # -- writing ----------------------------------------------------------------------------------
 
     async def create_game(self, *, guild_id: int, channel_id: int, opener_id: int, seed: int,
                           options: Mapping[str, Any] | None = None, seats: Sequence[SeatRecord] = (),
