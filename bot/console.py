@@ -32,7 +32,7 @@ from typing import TextIO
 
 from rules import Action, Age, GameState, Kind, NotationError
 
-from .ai.helpers import MAX_WORKERS, default_workers
+from .config import MAX_AI_PROCESSES, default_ai_processes
 from .panel import SEP
 from .play import Refusal
 from .service import AI_LEVELS, Caller, PanelView, Post, Reply, Tiempo, version_of
@@ -709,8 +709,8 @@ def play(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextI
     except ValueError as err:
         sys.stderr.write(f"tiempo-bot console: {err}\n")
         return 2
-    if not 1 <= args.processes <= MAX_WORKERS:
-        sys.stderr.write(f"tiempo-bot console: --processes must be from 1 to {MAX_WORKERS}\n")
+    if not 1 <= args.processes <= MAX_AI_PROCESSES:
+        sys.stderr.write(f"tiempo-bot console: --processes must be from 1 to {MAX_AI_PROCESSES}\n")
         return 2
     with tempfile.TemporaryDirectory(prefix="tiempo-console-") as tmp, asyncio.Runner() as runner:
         db = Path(args.db) if args.db else Path(tmp) / "table.sqlite3"
@@ -824,9 +824,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", help="keep the game in this SQLite file, and resume it when run again")
     parser.add_argument("--think", type=float, default=2.0, metavar="SECONDS",
                         help="how long the strong AI may think per turn (default: 2)")
-    parser.add_argument("--processes", type=int, default=default_workers(), metavar="N",
+    parser.add_argument("--processes", type=int, default=default_ai_processes(), metavar="N",
                         help="how many processes the strong AI's look-ahead uses at once "
-                        f"(default here: {default_workers()}, one per core, at most 2)")
+                        f"(default here: {default_ai_processes()}, one per core, at most 2)")
     parser.set_defaults(func=main)
 
 

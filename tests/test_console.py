@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from bot import console
+from bot.config import default_ai_processes
 from bot.console import InputError, parse_line, parse_seats, to_terminal
 from bot.discord_app import markdown
 from bot.play import Seat, start
@@ -287,7 +288,7 @@ def test_a_question_mark_or_a_missing_cell_lists_what_fits_now(tmp_path: Path) -
 
 
 def test_the_number_of_processes_is_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert args(tmp_path).processes == console.default_workers()
+    assert args(tmp_path).processes == default_ai_processes()
     code = console.play(args(tmp_path, "--processes", "50"), stdin=io.StringIO(""), stdout=io.StringIO())
     assert code == 2
     assert capsys.readouterr().err == "tiempo-bot console: --processes must be from 1 to 8\n"
