@@ -122,6 +122,36 @@ def test_seats_and_the_words_at_the_terminal_and_on_discord() -> None:
     assert to_terminal(Strong("x") + "", bold=True) == "\033[1mx\033[0m"
 
 
+def test_every_command_has_a_handler() -> None:
+    """The dispatch is a table from a command's word to its handler: none is left out, none is extra."""
+    from bot.console.handlers import HANDLERS, LOCAL
+
+    assert set(HANDLERS) | set(LOCAL) == set(console.COMMANDS)
+    assert not set(HANDLERS) & set(LOCAL)
+
+
+def test_the_console_talks_to_the_service_only() -> None:
+    """It imports of the project only the service's public interface, the words and the settings, and
+    stays small: no class over 300 lines, no function over 80 (docs/layout.md)."""
+    import ast
+
+    from tests.test_layout import _imports
+
+    allowed = {"bot.service", "bot.words", "bot.config"}
+    found = []
+    for path in sorted((ROOT / "bot" / "console").glob("*.py")):
+        for line, module in _imports(path):
+            if module.split(".")[0] in ("bot", "rules", "render") and module not in allowed \
+                    and not module.startswith("bot.console"):
+                found.append(f"{path.name}:{line} imports {module}")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                size = (node.end_lineno or node.lineno) - node.lineno + 1
+                if size > (300 if isinstance(node, ast.ClassDef) else 80):
+                    found.append(f"{path.name}:{node.lineno} {node.name} has {size} lines")
+    assert not found, "\n".join(found)
+
+
 # ---------------------------------------------------------------------------------------------
 # Playing
 

@@ -1,0 +1,265 @@
+"""What each command does: a table from a command's word to its handler, which calls the service.
+
+``HANDLERS`` holds the commands that act at a game (they get a ``Request``: the table, the game as it
+stands, who types, the options); ``LOCAL`` the few that need none (``help``, ``rules``, ``quit``). A
+command that ``plays`` an action and has no handler of its own goes to ``Tiempo.play``. ``run_command``
+carries one command out and prints its answer with the channel's posts it caused, in order."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from ..service import (
+    AGE_NAMES,
+    BUILDING_NAMES,
+    RULE_TOPICS,
+    Caller,
+    Refusal,
+    Reply,
+    StorageError,
+    TableState,
+    Tiempo,
+    panel_pick,
+    parse_age,
+)
+from ..words import as_text
+from .commands import COMMANDS, ConsoleCommand, help_text
+from .parsing import Options
+from .table import CHANNEL_ID, ConsoleTable
+
+
+@dataclass(frozen=True)
+class Request:
+    """One command typed at the table: the session, the game as it stands, who types, what they gave."""
+
+    table: ConsoleTable
+    at: TableState
+    caller: Caller
+    command: ConsoleCommand
+    options: Options
+
+    @property
+    def service(self) -> Tiempo:
+        return self.table.service
+
+    @property
+    def values(self) -> dict[str, str | None]:
+        """The options under the names the service knows them by (``to`` is the service's ``age``)."""
+        return {o.service_key: self.options[o.name] for o in self.command.options}
+
+
+#: a command acting at a game: its answer for the caller (None: it printed what it had to say)
+Handler = Callable[[Request], Awaitable[Reply | None]]
+#: a command that needs no game: False when the table should close
+LocalHandler = Callable[[ConsoleTable, Options], bool]
+
+
+# -- the commands of /tiempo --------------------------------------------------------------------
+
+async def _hand(r: Request) -> Reply:
+    return await r.service.hand(r.caller, r.at.game_id)
+
+
+async def _board(r: Request) -> Reply:
+    return await r.service.board(r.caller, parse_age(r.options["age"]), r.at.game_id)
+
+
+async def _status(r: Request) -> Reply:
+    return await r.service.status(r.caller)
+
+
+async def _log(r: Request) -> Reply:
+    try:
+        count = int(r.options["count"] or 15)
+    except ValueError:
+        raise Refusal("`log` takes a number of events, e.g. `log 30`.") from None
+    return await r.service.game_log(r.caller, count)
+
+
+async def _play(r: Request) -> Reply:
+    """A command that plays an action (``build``, ``end``, ``choose``…)."""
+    return await r.service.play(r.caller, r.command.word, r.values)
+
+
+async def _undo(r: Request) -> Reply:
+    panel = r.table.panel
+    if panel is not None and panel.undo:
+        return await r.service.panel_undo(r.caller, r.at.game_id)
+    return await r.service.undo(r.caller)
+
+
+async def _cancel(r: Request) -> Reply:
+    return await r.service.cancel(r.caller)
+
+
+async def _rematch(r: Request) -> None:
+    """A lobby with the same seats, started at once."""
+    if r.at.is_playing:
+        raise Refusal(f"Game #{r.at.game_id} is still being played; `quit` to leave it.")
+    await r.service.rematch(r.caller, r.at.game_id)
+    new = await r.service.table_in(CHANNEL_ID)
+    assert new is not None
+    r.table.remember_seats(new)
+    r.table.greeted_anew()
+    r.table.say(f"\nA rematch: game #{new.game_id}, same seats.")
+    await r.service.start_game(r.caller, new.game_id)
+    return None
+
+
+# -- the console's own words: the turn panel and confirming ---------------------------------------
+
+async def _panel_open(r: Request) -> Reply:
+    """``play``: the turn panel, as Discord's Play button opens it."""
+    return await r.service.panel(r.caller, r.at.game_id)
+
+
+def _panel_word(step: Callable[[Request], Awaitable[Reply]]) -> Handler:
+    """A word that acts on the turn panel shown last (``pick``, ``ok``, ``back``, ``menu``)."""
+    async def handler(r: Request) -> Reply:
+        if r.table.panel is None:
+            raise Refusal("Open the turn panel first: `play`.")
+        return await step(r)
+    return handler
+
+
+async def _pick(r: Request) -> Reply:
+    panel = r.table.panel
+    assert panel is not None
+    number = (r.options.get("number") or "").strip()
+    if not number.isdigit() or not 1 <= int(number) <= len(panel.choices):
+        raise Refusal(f"Pick a number from 1 to {len(panel.choices)}." if panel.choices else
+                      "There is nothing to pick now.")
+    return await r.service.panel(r.caller, panel.game_id, panel.version, panel_pick(panel, int(number)))
+
+
+async def _ok(r: Request) -> Reply:
+    panel = r.table.panel
+    assert panel is not None
+    if not panel.confirm:
+        raise Refusal("Pick the rest of the action first.")
+    return await r.service.panel_confirm(r.caller, panel.game_id, panel.version, panel.path)
+
+
+async def _back(r: Request) -> Reply:
+    panel = r.table.panel
+    assert panel is not None
+    return await r.service.panel(r.caller, panel.game_id, panel.version, panel.back or ())
+
+
+async def _menu(r: Request) -> Reply:
+    panel = r.table.panel
+    assert panel is not None
+    return await r.service.panel(r.caller, panel.game_id, panel.version, ())
+
+
+async def _yes(r: Request) -> Reply:
+    """Confirm what the last answer warned about: cancelling the game, or an action that harms you."""
+    if r.table.unconfirmed_cancel is not None:
+        return await r.service.cancel(r.caller, r.table.unconfirmed_cancel, confirmed=True)
+    if r.table.unconfirmed is None:
+        raise Refusal("There is nothing to confirm.")
+    game_id, version, notation = r.table.unconfirmed
+    return await r.service.play_confirmed(r.caller, game_id, version, notation)
+
+
+def _help(table: ConsoleTable, options: Options) -> bool:
+    table.say(help_text())
+    return True
+
+
+def _rules(table: ConsoleTable, options: Options) -> bool:
+    table.show(Tiempo.rules(options["topic"]), public=False)
+    return True
+
+
+def _quit(table: ConsoleTable, options: Options) -> bool:
+    return False
+
+
+HANDLERS: dict[str, Handler] = {
+    **{c.word: _play for c in COMMANDS.values() if c.plays},
+    "hand": _hand, "board": _board, "status": _status, "log": _log, "undo": _undo, "cancel": _cancel,
+    "rematch": _rematch, "play": _panel_open, "pick": _panel_word(_pick), "ok": _panel_word(_ok),
+    "back": _panel_word(_back), "menu": _panel_word(_menu), "yes": _yes,
+}
+LOCAL: dict[str, LocalHandler] = {"help": _help, "rules": _rules, "quit": _quit}
+
+
+async def run_command(table: ConsoleTable, command: ConsoleCommand, options: Options) -> bool:
+    """Carry out one command and print its answer; False when the table should close. The answer
+    comes after the channel's posts it caused, unless the keyboard passes on (then the last words for
+    who typed come first)."""
+    local = LOCAL.get(command.word)
+    if local is not None:
+        return local(table, options)
+    at = await table.where()
+    if at is None:
+        table.say("No game is running at this table.")
+        return True
+    caller = table.caller_for(at)
+    table.held = []
+    reply: Reply | None
+    try:
+        reply = await HANDLERS[command.word](Request(table, at, caller, command, options))
+    except Refusal as refusal:
+        reply = Reply(refusal.text)
+    except StorageError as err:
+        reply = Reply(as_text(str(err)))
+    finally:
+        posts, table.held = table.held, None
+    after = await table.where()
+    passed = after is not None and after.waits_on_person != caller.user_id
+    if reply is not None and passed:  # the keyboard passes on: first the last words for who typed
+        table.show(reply, public=reply.public, to=caller)
+    for post in posts:
+        table.show(post, public=True)
+    if reply is not None and not passed:
+        table.show(reply, public=reply.public)
+    return True
+
+
+# -- suggestions: what fits an option now (``?``, or a required option left out) -----------------
+
+async def suggest(table: ConsoleTable, command: ConsoleCommand, options: Options, wanted: str) -> None:
+    """What the caller could give for ``wanted`` now (what Discord's autocompletion offers)."""
+    at = await table.where()
+    if at is None or not at.is_playing:
+        return
+    caller = table.caller_for(at)
+    s, word = table.service, command.word
+    values: list[str] = []
+    what = ""
+    if wanted in ("cell", "at") and command.plays:
+        values = await s.suggest_cells(caller, word, "", kind=options.get("kind") or options.get("to"),
+                                       age=options.get("age"))
+        kind = options.get("kind") if word == "build" else None
+        what = f"Cells for {_a(kind.title())} now" if kind else "Cells you can name now"
+    elif wanted in ("cards", "discard", "give"):
+        values = await s.suggest_cards(caller, word, "")
+        what = "Cards from your hand"
+    elif wanted == "pay":
+        values = [f"{pay} ({words})" for pay, words in await s.suggest_payments(
+            caller, word, {o.service_key: options[o.name] for o in command.options}, "")]
+        what = "Ways to pay (cards, then cards per pawn)"
+    elif wanted in ("age", "to"):
+        values, what = list(AGE_NAMES), "Ages"
+    elif wanted == "topic":
+        values, what = list(RULE_TOPICS), "Topics"
+    elif wanted == "kind":
+        values, what = list(BUILDING_NAMES), "Buildings"
+    if values:
+        more = " …" if len(values) >= 25 else "."  # the service offers 25, as Discord shows
+        table.whisper(f"{what}: {', '.join(values)}{more}")
+    elif what:
+        about = "pay" if wanted == "pay" else "upgrade-at" if wanted == "at" else word
+        why = await s.why_no_suggestion(caller, about, kind=options.get("kind") or options.get("to"),
+                                        target=options.get("cell"))
+        table.whisper(f"{what}: none right now. {why}")
+
+
+def _a(word: str) -> str:
+    return ("an " if word[:1].lower() in "aeiou" else "a ") + word
+
+
+__all__ = ["HANDLERS", "LOCAL", "Handler", "LocalHandler", "Request", "run_command", "suggest"]
