@@ -15,6 +15,7 @@ from ..service import (
     BUILDING_NAMES,
     RULE_TOPICS,
     Caller,
+    PanelView,
     Refusal,
     Reply,
     StorageError,
@@ -114,18 +115,16 @@ async def _panel_open(r: Request) -> Reply:
     return await r.service.panel(r.caller, r.at.game_id)
 
 
-def _panel_word(step: Callable[[Request], Awaitable[Reply]]) -> Handler:
+def _on_panel(step: Callable[[Request, PanelView], Awaitable[Reply]]) -> Handler:
     """A word that acts on the turn panel shown last (``pick``, ``ok``, ``back``, ``menu``)."""
     async def handler(r: Request) -> Reply:
         if r.table.panel is None:
             raise Refusal("Open the turn panel first: `play`.")
-        return await step(r)
+        return await step(r, r.table.panel)
     return handler
 
 
-async def _pick(r: Request) -> Reply:
-    panel = r.table.panel
-    assert panel is not None
+async def _pick(r: Request, panel: PanelView) -> Reply:
     number = (r.options.get("number") or "").strip()
     if not number.isdigit() or not 1 <= int(number) <= len(panel.choices):
         raise Refusal(f"Pick a number from 1 to {len(panel.choices)}." if panel.choices else
@@ -133,23 +132,17 @@ async def _pick(r: Request) -> Reply:
     return await r.service.panel(r.caller, panel.game_id, panel.version, panel_pick(panel, int(number)))
 
 
-async def _ok(r: Request) -> Reply:
-    panel = r.table.panel
-    assert panel is not None
+async def _ok(r: Request, panel: PanelView) -> Reply:
     if not panel.confirm:
         raise Refusal("Pick the rest of the action first.")
     return await r.service.panel_confirm(r.caller, panel.game_id, panel.version, panel.path)
 
 
-async def _back(r: Request) -> Reply:
-    panel = r.table.panel
-    assert panel is not None
+async def _back(r: Request, panel: PanelView) -> Reply:
     return await r.service.panel(r.caller, panel.game_id, panel.version, panel.back or ())
 
 
-async def _menu(r: Request) -> Reply:
-    panel = r.table.panel
-    assert panel is not None
+async def _menu(r: Request, panel: PanelView) -> Reply:
     return await r.service.panel(r.caller, panel.game_id, panel.version, ())
 
 
@@ -180,8 +173,8 @@ def _quit(table: ConsoleTable, options: Options) -> bool:
 HANDLERS: dict[str, Handler] = {
     **{c.word: _play for c in COMMANDS.values() if c.plays},
     "hand": _hand, "board": _board, "status": _status, "log": _log, "undo": _undo, "cancel": _cancel,
-    "rematch": _rematch, "play": _panel_open, "pick": _panel_word(_pick), "ok": _panel_word(_ok),
-    "back": _panel_word(_back), "menu": _panel_word(_menu), "yes": _yes,
+    "rematch": _rematch, "play": _panel_open, "pick": _on_panel(_pick), "ok": _on_panel(_ok),
+    "back": _on_panel(_back), "menu": _on_panel(_menu), "yes": _yes,
 }
 LOCAL: dict[str, LocalHandler] = {"help": _help, "rules": _rules, "quit": _quit}
 
