@@ -24,7 +24,7 @@ from ..service import (
     panel_pick,
     parse_age,
 )
-from ..words import as_text
+from ..words import HERE, Command, Text, as_text, say
 from .commands import COMMANDS, ConsoleCommand, help_text
 from .parsing import Options
 from .table import CHANNEL_ID, ConsoleTable
@@ -74,7 +74,8 @@ async def _log(r: Request) -> Reply:
     try:
         count = int(r.options["count"] or 15)
     except ValueError:
-        raise Refusal("`log` takes a number of events, e.g. `log 30`.") from None
+        raise Refusal(say("{log} takes a number of events, e.g. {example}.", log=Command("log"),
+                          example=Command("log", "30"))) from None
     return await r.service.game_log(r.caller, count)
 
 
@@ -97,13 +98,14 @@ async def _cancel(r: Request) -> Reply:
 async def _rematch(r: Request) -> None:
     """A lobby with the same seats, started at once."""
     if r.at.is_playing:
-        raise Refusal(f"Game #{r.at.game_id} is still being played; `quit` to leave it.")
+        raise Refusal(say("Game #{id} is still being played; {quit} to leave it.", id=r.at.game_id,
+                          quit=Command("quit")))
     await r.service.rematch(r.caller, r.at.game_id)
     new = await r.service.table_in(CHANNEL_ID)
     assert new is not None
     r.table.remember_seats(new)
     r.table.greeted_anew()
-    r.table.say(f"\nA rematch: game #{new.game_id}, same seats.")
+    r.table.say(say("\nA rematch: game #{id}, same seats.", id=new.game_id))
     await r.service.start_game(r.caller, new.game_id)
     return None
 
@@ -119,7 +121,7 @@ def _on_panel(step: Callable[[Request, PanelView], Awaitable[Reply]]) -> Handler
     """A word that acts on the turn panel shown last (``pick``, ``ok``, ``back``, ``menu``)."""
     async def handler(r: Request) -> Reply:
         if r.table.panel is None:
-            raise Refusal("Open the turn panel first: `play`.")
+            raise Refusal(say("Open the turn panel first: {play}.", play=Command("play")))
         return await step(r, r.table.panel)
     return handler
 
@@ -127,14 +129,14 @@ def _on_panel(step: Callable[[Request, PanelView], Awaitable[Reply]]) -> Handler
 async def _pick(r: Request, panel: PanelView) -> Reply:
     number = (r.options.get("number") or "").strip()
     if not number.isdigit() or not 1 <= int(number) <= len(panel.choices):
-        raise Refusal(f"Pick a number from 1 to {len(panel.choices)}." if panel.choices else
-                      "There is nothing to pick now.")
+        raise Refusal(say("Pick a number from 1 to {n}.", n=len(panel.choices)) if panel.choices else
+                      say("There is nothing to pick now."))
     return await r.service.panel(r.caller, panel.game_id, panel.version, panel_pick(panel, int(number)))
 
 
 async def _ok(r: Request, panel: PanelView) -> Reply:
     if not panel.confirm:
-        raise Refusal("Pick the rest of the action first.")
+        raise Refusal(say("Pick the rest of the action first."))
     return await r.service.panel_confirm(r.caller, panel.game_id, panel.version, panel.path)
 
 
@@ -151,7 +153,7 @@ async def _yes(r: Request) -> Reply:
     if r.table.unconfirmed_cancel is not None:
         return await r.service.cancel(r.caller, r.table.unconfirmed_cancel, confirmed=True)
     if r.table.unconfirmed is None:
-        raise Refusal("There is nothing to confirm.")
+        raise Refusal(say("There is nothing to confirm."))
     game_id, version, notation = r.table.unconfirmed
     return await r.service.play_confirmed(r.caller, game_id, version, notation)
 
@@ -188,7 +190,7 @@ async def run_command(table: ConsoleTable, command: ConsoleCommand, options: Opt
         return local(table, options)
     at = await table.where()
     if at is None:
-        table.say("No game is running at this table.")
+        table.say(say("No game is running at {here}.", here=HERE))
         return True
     caller = table.caller_for(at)
     table.held = []
@@ -202,7 +204,7 @@ async def run_command(table: ConsoleTable, command: ConsoleCommand, options: Opt
     finally:
         posts, table.held = table.held, None
     after = await table.where()
-    passed = after is not None and after.waits_on_person != caller.user_id
+    passed = after is not None and (after.is_over or after.seats[after.waiting_on].user_id != caller.user_id)
     if reply is not None and passed:  # the keyboard passes on: first the last words for who typed
         table.show(reply, public=reply.public, to=caller)
     for post in posts:
@@ -222,33 +224,33 @@ async def suggest(table: ConsoleTable, command: ConsoleCommand, options: Options
     caller = table.caller_for(at)
     s, word = table.service, command.word
     values: list[str] = []
-    what = ""
+    what = Text()
     if wanted in ("cell", "at") and command.plays:
         values = await s.suggest_cells(caller, word, "", kind=options.get("kind") or options.get("to"),
                                        age=options.get("age"))
         kind = options.get("kind") if word == "build" else None
-        what = f"Cells for {_a(kind.title())} now" if kind else "Cells you can name now"
+        what = say("Cells for {a_kind} now", a_kind=_a(kind.title())) if kind else say("Cells you can name now")
     elif wanted in ("cards", "discard", "give"):
         values = await s.suggest_cards(caller, word, "")
-        what = "Cards from your hand"
+        what = say("Cards from your hand")
     elif wanted == "pay":
         values = [f"{pay} ({words})" for pay, words in await s.suggest_payments(
             caller, word, {o.service_key: options[o.name] for o in command.options}, "")]
-        what = "Ways to pay (cards, then cards per pawn)"
+        what = say("Ways to pay (cards, then cards per pawn)")
     elif wanted in ("age", "to"):
-        values, what = list(AGE_NAMES), "Ages"
+        values, what = list(AGE_NAMES), say("Ages")
     elif wanted == "topic":
-        values, what = list(RULE_TOPICS), "Topics"
+        values, what = list(RULE_TOPICS), say("Topics")
     elif wanted == "kind":
-        values, what = list(BUILDING_NAMES), "Buildings"
+        values, what = list(BUILDING_NAMES), say("Buildings")
     if values:
         more = " …" if len(values) >= 25 else "."  # the service offers 25, as Discord shows
-        table.whisper(f"{what}: {', '.join(values)}{more}")
+        table.whisper(say("{what}: {values}{more}", what=what, values=", ".join(values), more=more))
     elif what:
         about = "pay" if wanted == "pay" else "upgrade-at" if wanted == "at" else word
         why = await s.why_no_suggestion(caller, about, kind=options.get("kind") or options.get("to"),
                                         target=options.get("cell"))
-        table.whisper(f"{what}: none right now. {why}")
+        table.whisper(say("{what}: none right now. {why}", what=what, why=why))
 
 
 def _a(word: str) -> str:

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 
 from ..service import AI_LEVELS
+from ..words import Code, Command, Text, as_text, say
 from .commands import ALIASES, COMMANDS, ConsoleCommand
 
 #: a command's options by name, as typed (None: not given)
@@ -15,13 +16,18 @@ Options = dict[str, str | None]
 
 
 class InputError(Exception):
-    """A line that is not a command the console understands; ``str()`` says why."""
+    """A line that is not a command the console understands; ``text`` says why (``str()`` the same in
+    plain words)."""
+
+    def __init__(self, text: Text | str) -> None:
+        self.text = as_text(text)
+        super().__init__(self.text.plain())
 
 
 class MissingOption(InputError):
     """A command without a value it needs, or with ``?`` for one: the console suggests values."""
 
-    def __init__(self, text: str, command: ConsoleCommand, options: Options, wanted: str) -> None:
+    def __init__(self, text: Text | str, command: ConsoleCommand, options: Options, wanted: str) -> None:
         super().__init__(text)
         self.command, self.options, self.wanted = command, options, wanted
 
@@ -42,7 +48,7 @@ def parse_line(line: str) -> tuple[ConsoleCommand, Options]:
     word = ALIASES.get(word, word)
     command = COMMANDS.get(word)
     if command is None:
-        raise InputError(f"There is no command {words[0]!r}.")
+        raise InputError(say("There is no command {word}.", word=repr(words[0])))
     given = _given(command, words[1:])
     options: Options = {o.name: (" ".join(given[o.name]) or None) if o.name in given else None
                         for o in command.options}
@@ -50,9 +56,10 @@ def parse_line(line: str) -> tuple[ConsoleCommand, Options]:
     missing = [o.name for o in command.options if o.required and not options[o.name]]
     if asked or missing:
         options = {k: (None if v == "?" else v) for k, v in options.items()}
-        text = "" if asked and not missing else (
-            f"`{command.word}` needs {' and '.join(missing)}: `{command.usage}`"
-            + (f", e.g. `{command.example}`." if command.example else "."))
+        text = Text() if asked and not missing else say(
+            "{command} needs {options}: {usage}{example}.", command=Command(command.word),
+            options=" and ".join(missing), usage=Code(command.usage),
+            example=say(", e.g. {example}", example=Code(command.example)) if command.example else "")
         raise MissingOption(text, command, options, (asked + missing)[0])
     return command, options
 
@@ -68,7 +75,7 @@ def _given(command: ConsoleCommand, tokens: list[str]) -> dict[str, list[str]]:
         if m and m.group(1).lower() in names:
             name = m.group(1).lower()
             if name in given:
-                raise InputError(f"The option {name} is given twice.")
+                raise InputError(say("The option {name} is given twice.", name=name))
             given[name] = [m.group(2)] if m.group(2) else []
             last, keyed = name, True
             continue
@@ -85,7 +92,7 @@ def _given(command: ConsoleCommand, tokens: list[str]) -> dict[str, list[str]]:
         elif last is not None:
             given[last].append(token)
         else:
-            raise InputError(f"`{command.word}` takes no options.")
+            raise InputError(say("{command} takes no options.", command=Command(command.word)))
     return given
 
 

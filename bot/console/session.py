@@ -17,6 +17,7 @@ from typing import TextIO
 
 from ..config import MAX_AI_PROCESSES, default_ai_processes
 from ..service import AI_LEVELS, Caller, Chooser, Storage, StorageError, TableState, Tiempo
+from ..words import Code, Command, Text, say
 from .commands import help_text
 from .handlers import run_command, suggest
 from .parsing import InputError, MissingOption, SeatSpec, default_name, parse_line, parse_seats
@@ -52,12 +53,13 @@ async def open_table(table: ConsoleTable, seats: Sequence[SeatSpec], *, holdem: 
     return await service.table_of(lobby.game_id)
 
 
-def describe_table(at: TableState, resumed: bool = False) -> str:
-    rules = "Hold'em variant" if at.holdem else "standard rules"
+def describe_table(at: TableState, resumed: bool = False) -> Text:
+    """The table's game, its rules, seed and seats (``resumed``: a kept game goes on)."""
     seats = ", ".join(f"{s.name} ({s.colour}{', AI ' + s.ai_level if s.ai_level else ''})" for s in at.seats)
-    head = "Resuming" if resumed else "Khronos at this terminal:"
-    return (f"{head} game #{at.game_id}, {rules}, seed {at.seed}. Seats: {seats}.\n"
-            "Type `help` for the commands, `quit` to leave.")
+    return say("{head} game #{id}, {rules}, seed {seed}. Seats: {seats}.\nType {help} for the commands, {quit} to "
+               "leave.", head="Resuming" if resumed else "Khronos at this terminal:", id=at.game_id,
+               rules="Hold'em variant" if at.holdem else "standard rules", seed=at.seed, seats=seats,
+               help=Command("help"), quit=Command("quit"))
 
 
 async def _setup(table: ConsoleTable, seats: Sequence[SeatSpec], args: argparse.Namespace) -> None:
@@ -68,8 +70,9 @@ async def _setup(table: ConsoleTable, seats: Sequence[SeatSpec], args: argparse.
         table.remember_seats(at)
         table.say(describe_table(at, resumed=True))
         if args.seats:
-            table.say("(The saved game goes on with its own seats; --seats is for a new one.)")
-        table.say(f"Round {at.round} of 7: {at.labels[at.active]} to play.")
+            table.say(say("(The saved game goes on with its own seats; {seats} is for a new one.)",
+                          seats="--seats"))
+        table.say(say("Round {round} of 7: {name} to play.", round=at.round, name=at.labels[at.active]))
         await service.resume()
         return
     if at is not None:  # a lobby left from an interrupted start
@@ -82,9 +85,10 @@ async def _goodbye(table: ConsoleTable, args: argparse.Namespace) -> None:
     if at is None or not at.is_playing:
         return
     if args.db:
-        table.say(f"Game #{at.game_id} is saved in {args.db}; carry on with `tiempo-bot console --db {args.db}`.")
+        table.say(say("Game #{id} is saved in {db}; carry on with {again}.", id=at.game_id, db=args.db,
+                      again=Code(f"tiempo-bot console --db {args.db}")))
     else:
-        table.say("The game was not kept (to keep one for later, start with `--db FILE`).")
+        table.say(say("The game was not kept (to keep one for later, start with {db}).", db=Code("--db FILE")))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -123,7 +127,7 @@ def play(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextI
             runner.run(_setup(table, seats, args))
             _loop(runner, table, Lines(stdin, stdout))
         except KeyboardInterrupt:
-            table.say("\nInterrupted.")
+            table.say(say("\nInterrupted."))
         finally:
             with contextlib.suppress(BaseException):
                 runner.run(_goodbye(table, args))
@@ -153,12 +157,12 @@ def _loop(runner: asyncio.Runner, table: ConsoleTable, lines: Lines) -> None:
         try:
             command, options = parse_line(line)
         except MissingOption as err:
-            if str(err):
-                table.whisper(str(err))
+            if err.text:
+                table.whisper(err.text)
             runner.run(suggest(table, err.command, err.options, err.wanted))
             continue
         except InputError as err:
-            table.whisper(str(err))
+            table.whisper(err.text)
             table.say(help_text())
             continue
         try:
@@ -166,7 +170,8 @@ def _loop(runner: asyncio.Runner, table: ConsoleTable, lines: Lines) -> None:
                 return
         except Exception as err:  # a bug: logged with its traceback; the table goes on, the game was not changed
             log.exception("console command %r failed", line.strip())
-            table.say(f"Something went wrong and nothing was changed: {type(err).__name__}: {err}")
+            table.say(say("Something went wrong and nothing was changed: {error}: {why}", error=type(err).__name__,
+                          why=str(err)))
 
 
 # ---------------------------------------------------------------------------------------------

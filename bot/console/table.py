@@ -9,6 +9,7 @@ import contextlib
 from dataclasses import dataclass, field
 
 from ..service import Caller, PanelView, Post, Refusal, StorageError, TableState, Tiempo
+from ..words import Command, Text, say
 from .terminal import Screen
 
 #: the console's one server and channel (people get user ids 1, 2, …)
@@ -42,10 +43,10 @@ class ConsoleTable:
 
     # -- printing ---------------------------------------------------------------------------------
 
-    def say(self, text: str = "") -> None:
+    def say(self, text: Text | str = "") -> None:
         self.screen.say(text)
 
-    def whisper(self, text: str) -> None:
+    def whisper(self, text: Text | str) -> None:
         self.screen.whisper(text)
 
     def show(self, post: Post, *, public: bool, to: Caller | None = None) -> None:
@@ -77,8 +78,9 @@ class ConsoleTable:
 
     def caller_for(self, at: TableState) -> Caller:
         """The person at the keyboard: the seat the game waits on, else the last one who typed."""
-        if at.waits_on_person is not None:
-            self._last_human = at.waits_on_person
+        seat = at.seats[at.waiting_on]
+        if seat.ai_level is None and not at.is_over:  # (a cancelled game still names the seat it waited on)
+            self._last_human = seat.user_id
         wanted = self._last_human
         return next((c for c in self.humans if c.user_id == wanted), self.humans[0])
 
@@ -99,7 +101,7 @@ class ConsoleTable:
                 self._announced.add(key)
                 if not at.deciding and self.last_board == at.version:
                     continue  # the board post just said who is thinking
-                self.say(f"… {at.thinking} is thinking")
+                self.say(say("… {name} is thinking", name=at.thinking))
         finally:
             await idle
 
@@ -128,11 +130,12 @@ class ConsoleTable:
         caller = self.caller_for(at)
         if len(self.humans) > 1:
             self.say()
-            self.say(f"── Pass the keyboard to {at.labels[at.active]}. `hand` shows your cards. ──")
+            self.say(say("── Pass the keyboard to {name}. {hand} shows your cards. ──", name=at.labels[at.active],
+                         hand=Command("hand")))
             return
         with contextlib.suppress(Refusal, StorageError):
             reply = await self.service.hand(caller, recap=False)  # the console has just printed what happened
-            self.whisper(self.screen.words(reply.text))
+            self.whisper(reply.text)
 
     def greeted_anew(self) -> None:
         """A new game at the table (a rematch): its first turn is greeted again."""

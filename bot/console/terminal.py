@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ..service import PanelView, Post
-from ..words import Style, Text, as_text, render
+from ..words import Command, Part, Style, Text, as_text, render, say, text
 
 BOLD, RESET = "\033[1m", "\033[0m"
 #: how the service's words look at the terminal: names for mentions, the console's own command words
@@ -57,13 +57,13 @@ class Screen:
     def __init__(self, out: TextIO, pictures: Pictures, *, bold: bool = False) -> None:
         self.out, self.pictures, self.bold = out, pictures, bold
 
-    def say(self, text: str = "") -> None:
-        self.out.write(text + "\n")
+    def say(self, text: Text | str = "") -> None:
+        self.out.write(self.words(text) + "\n")
         self.out.flush()
 
-    def whisper(self, text: str) -> None:
+    def whisper(self, text: Text | str) -> None:
         """What only the person at the keyboard should read (Discord's private answers): indented."""
-        self.say("\n".join("  " + line if line else "" for line in text.split("\n")))
+        self.say("\n".join("  " + line if line else "" for line in self.words(text).split("\n")))
 
     def words(self, text: Text | str) -> str:
         return to_terminal(text, bold=self.bold)
@@ -71,32 +71,42 @@ class Screen:
     def post(self, post: Post, *, public: bool, for_name: str | None = None) -> None:
         """A post (public) or a reply (private: indented; ``for_name`` names who it is for when several
         people share the keyboard), with where its pictures were written and the decision's answers."""
-        text = self.words(post.text)
+        shown = self.words(post.text)
         if for_name is not None and not public:
-            text = f"(for {for_name} only)\n{text}"
+            shown = self.words(say("(for {name} only)\n", name=for_name)) + shown
         note = self.pictures.save_post(post)
         if public:
             self.say()
             if note is not None:  # before the text, which ends with whose turn it is
                 self.say(note)
-            self.say(text)
+            self.say(shown)
         else:
-            self.whisper(text)
+            self.whisper(shown)
             if note is not None:
                 self.whisper(note)
         if post.choices:
-            self.say("Answer with " + " or ".join(f"`choose {cell}`" for _, cell in post.choices) + ".")
+            answers: list[Text | Part] = [Command("choose", cell) for _, cell in post.choices]
+            self.say(say("Answer with {answers}.", answers=text(*_joined(answers, " or "))))
 
     def panel(self, panel: PanelView) -> None:
         """A turn panel's choices, numbered, and what can be typed."""
         for i, c in enumerate(panel.choices, 1):
             self.whisper(f"{i:>3}. {c.label}" + (f" — {c.detail}" if c.detail else ""))
-        hints = (["a number to pick"] if panel.choices else []) + (["`ok` to play it"] if panel.confirm else [])
-        hints += (["`back`"] if panel.back is not None else []) + (["`menu`"] if panel.path else [])
-        hints += ["`undo`"] if panel.undo else []
+        hints: list[Text | Part] = ["a number to pick"] if panel.choices else []
+        hints += [say("{ok} to play it", ok=Command("ok"))] if panel.confirm else []
+        hints += ([Command("back")] if panel.back is not None else []) + ([Command("menu")] if panel.path else [])
+        hints += [Command("undo")] if panel.undo else []
         if not panel.choices and not panel.confirm:
-            hints.append("`play` to look again")
-        self.whisper("Type " + ", ".join(hints) + ".")
+            hints.append(say("{play} to look again", play=Command("play")))
+        self.whisper(say("Type {hints}.", hints=text(*_joined(hints, ", "))))
+
+
+def _joined(items: list[Text | Part], between: str) -> list[Text | Part]:
+    """``items`` with ``between`` between each two."""
+    out: list[Text | Part] = []
+    for i, item in enumerate(items):
+        out += [between, item] if i else [item]
+    return out
 
 
 class Lines:
