@@ -111,18 +111,18 @@ class ConsoleTable:
         if at is None:
             return "> "
         if at.is_cancelled:
-            return f"[game #{at.game_id} was cancelled] > "
+            return self.screen.words(say("[game #{id} was cancelled] > ", id=at.game_id))
         if not at.is_playing:
-            return f"[game #{at.game_id} is over] > "
+            return self.screen.words(say("[game #{id} is over] > ", id=at.game_id))
         name = at.labels[at.waiting_on]
         if at.thinking is not None:
-            return f"[waiting for {name}] > "
+            return self.screen.words(say("[waiting for {name}] > ", name=name))
         turn = (at.turn, at.waiting_on)
         if not at.deciding and self._greeted != turn and at.active == at.waiting_on:
             self._greeted = turn
             await self.greet(at)
-        ask = ", choose" if at.deciding else ""
-        return f"[round {at.round}] {name}{ask} > "
+        template = "[round {round}] {name}, choose > " if at.deciding else "[round {round}] {name} > "
+        return self.screen.words(say(template, round=at.round, name=name))
 
     async def greet(self, at: TableState) -> None:
         """The start of a person's turn: with one person at the table, their hand at once; with several,
