@@ -124,10 +124,11 @@ def test_seats_and_the_words_at_the_terminal_and_on_discord() -> None:
 
 def test_every_command_has_a_handler() -> None:
     """The dispatch is a table from a command's word to its handler: none is left out, none is extra."""
-    from bot.console.handlers import HANDLERS, LOCAL
+    from bot.console.handlers import HANDLERS, LOCAL, OWN, SLASH
 
     assert set(HANDLERS) | set(LOCAL) == set(console.COMMANDS)
-    assert not set(HANDLERS) & set(LOCAL)
+    assert not set(HANDLERS) & set(LOCAL) and not set(SLASH) & set(OWN)
+    assert {c.word for c in console.COMMANDS.values() if c.plays} <= set(SLASH)
 
 
 def test_the_console_talks_to_the_service_only() -> None:

@@ -1,8 +1,9 @@
 """What each command does: a table from a command's word to its handler, which calls the service.
 
 ``HANDLERS`` holds the commands that act at a game (they get a ``Request``: the table, the game as it
-stands, who types, the options); ``LOCAL`` the few that need none (``help``, ``rules``, ``quit``). A
-command that ``plays`` an action and has no handler of its own goes to ``Tiempo.play``. ``run_command``
+stands, who types, the options): ``SLASH``, the commands of ``/tiempo``, each one service call (a command
+that ``plays`` an action goes to ``Tiempo.play``), and ``OWN``, the console's words for what Discord
+shows as buttons. ``LOCAL`` holds the few that need no game (``help``, ``rules``, ``quit``). ``run_command``
 carries one command out and prints its answer with the channel's posts it caused, in order."""
 
 from __future__ import annotations
@@ -172,12 +173,19 @@ def _quit(table: ConsoleTable, options: Options) -> bool:
     return False
 
 
-HANDLERS: dict[str, Handler] = {
+#: the commands of /tiempo, each one service call (what the shared command catalogue's entries will give)
+SLASH: dict[str, Handler] = {
     **{c.word: _play for c in COMMANDS.values() if c.plays},
-    "hand": _hand, "board": _board, "status": _status, "log": _log, "undo": _undo, "cancel": _cancel,
-    "rematch": _rematch, "play": _panel_open, "pick": _on_panel(_pick), "ok": _on_panel(_ok),
+    "hand": _hand, "board": _board, "status": _status, "log": _log, "cancel": _cancel,
+}
+#: the console's own words, which are buttons on Discord: the turn panel, confirming, undo (also in a
+#: panel), rematch
+OWN: dict[str, Handler] = {
+    "undo": _undo, "rematch": _rematch, "play": _panel_open, "pick": _on_panel(_pick), "ok": _on_panel(_ok),
     "back": _on_panel(_back), "menu": _on_panel(_menu), "yes": _yes,
 }
+HANDLERS: dict[str, Handler] = {**SLASH, **OWN}
+#: the words that need no game: ``rules`` (a /tiempo command that reads no game), ``help``, ``quit``
 LOCAL: dict[str, LocalHandler] = {"help": _help, "rules": _rules, "quit": _quit}
 
 
@@ -257,4 +265,4 @@ def _a(word: str) -> str:
     return ("an " if word[:1].lower() in "aeiou" else "a ") + word
 
 
-__all__ = ["HANDLERS", "LOCAL", "Handler", "LocalHandler", "Request", "run_command", "suggest"]
+__all__ = ["HANDLERS", "LOCAL", "OWN", "SLASH", "Handler", "LocalHandler", "Request", "run_command", "suggest"]
