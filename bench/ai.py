@@ -40,7 +40,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bot.ai import Players, StrongPlayer, default_workers, get_level  # noqa: E402
+from bot.ai import Players, StrongPlayer, get_level  # noqa: E402
+from bot.config import default_ai_processes  # noqa: E402
 from rules import apply, legal_actions, new_game  # noqa: E402
 
 DEFAULT_MATCHUPS = [
@@ -134,7 +135,7 @@ def main() -> None:
     ap.add_argument("--matchups", nargs="*", default=DEFAULT_MATCHUPS)
     ap.add_argument("--check", action="store_true", help="also check every action is in legal_actions")
     ap.add_argument("--jobs", type=int, default=1, help="games played at once, in that many processes")
-    ap.add_argument("--workers", type=int, default=default_workers(),
+    ap.add_argument("--workers", type=int, default=default_ai_processes(),
                     help="processes a strong player's play-outs use at once (default: cores, at most 2)")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "ai.json"))
     args = ap.parse_args()

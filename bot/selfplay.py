@@ -32,7 +32,8 @@ from typing import Any, TextIO
 from rules import Colour, GameState, Options, apply, format_action, format_position, new_game
 from rules import events as ev
 
-from .ai import LEVEL_NAMES, MAX_WORKERS, Chooser, Players, default_workers, get_level
+from .ai import LEVEL_NAMES, Chooser, Players, get_level
+from .config import MAX_AI_PROCESSES, default_ai_processes
 from .texts import ecu_word, ranking, who
 
 ROUNDS = 7
@@ -217,9 +218,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the strong players' search per turn: makes a game depend on the seed only")
     parser.add_argument("--think", type=float, default=1.0, metavar="SECONDS",
                         help="without --iterations, how long a strong player thinks per turn (default 1)")
-    parser.add_argument("--processes", type=int, default=default_workers(), metavar="N",
+    parser.add_argument("--processes", type=int, default=default_ai_processes(), metavar="N",
                         help="how many processes a strong player's look-ahead uses at once "
-                        f"(default here: {default_workers()}, one per core, at most 2)")
+                        f"(default here: {default_ai_processes()}, one per core, at most 2)")
     parser.add_argument("--holdem", action="store_true", help="play the Hold'em variant")
     parser.add_argument("--no-pictures", action="store_true", help="write no pictures (faster)")
     parser.set_defaults(func=main)
@@ -253,8 +254,8 @@ def main(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: Text
     if args.iterations is not None and args.iterations < 1:
         stderr.write("tiempo-bot selfplay: --iterations must be at least 1\n")
         return 2
-    if not 1 <= args.processes <= MAX_WORKERS:
-        stderr.write(f"tiempo-bot selfplay: --processes must be from 1 to {MAX_WORKERS}\n")
+    if not 1 <= args.processes <= MAX_AI_PROCESSES:
+        stderr.write(f"tiempo-bot selfplay: --processes must be from 1 to {MAX_AI_PROCESSES}\n")
         return 2
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 10**6)
     seats = ", ".join(f"{name} ({colour.value}, {level})"

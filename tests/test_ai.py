@@ -665,16 +665,6 @@ def test_helpers_are_not_started_from_a_daemonic_process(monkeypatch: pytest.Mon
     assert helpers._cannot and helpers._pool is None
 
 
-def test_default_workers_is_one_per_core_at_most_two(monkeypatch: pytest.MonkeyPatch) -> None:
-    for cores, expected in ((0, 1), (1, 1), (2, 2), (16, 2)):
-        monkeypatch.setattr(os, "sched_getaffinity", lambda pid, c=cores: set(range(c)), raising=False)
-        assert helpers_module.default_workers() == expected
-    monkeypatch.delattr(os, "sched_getaffinity", raising=False)
-    for count, expected in ((None, 1), (1, 1), (8, 2)):
-        monkeypatch.setattr(os, "cpu_count", lambda c=count: c)
-        assert helpers_module.default_workers() == expected
-
-
 # ---------------------------------------------------------------------------------------------
 # The bot's AI worker
 

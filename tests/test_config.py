@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from bot.ai.helpers import default_workers
-from bot.config import Config, ConfigError, load_config
+from bot.ai import MAX_WORKERS
+from bot.config import MAX_AI_PROCESSES, Config, ConfigError, default_ai_processes, load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -28,7 +30,7 @@ def test_the_example_file_loads_and_documents_every_setting() -> None:
     assert config.database == str(ROOT / "tiempo.sqlite3")
     assert (config.guilds, config.turn_limit_minutes, config.log_level, config.ai_think_seconds) == (
         (), 0, "INFO", 2.0)
-    assert config.ai_processes == default_workers(), "left commented out: one process per core, at most 2"
+    assert config.ai_processes == default_ai_processes(), "left commented out: one process per core, at most 2"
     text = (ROOT / "config.example.toml").read_text(encoding="utf-8")
     # a setting is documented by a line "key = value", or "# key = value" when its default depends on the machine
     documented = {m.group(1) for m in re.finditer(r"^(?:# )?(\w+) = ", text, re.MULTILINE)}
@@ -166,3 +168,27 @@ def test_shard_settings_from_the_file_and_the_environment_and_which_servers_a_sh
         load_config(path, {"TIEMPO_SHARD_COUNT": "two"})
     with pytest.raises(ConfigError, match="needs shard_count"):
         load_config(write(tmp_path, "shard_id = 1\n", "other.toml"), {})
+
+
+def test_default_ai_processes_is_one_per_core_at_most_two(monkeypatch: pytest.MonkeyPatch) -> None:
+    for cores, expected in ((0, 1), (1, 1), (2, 2), (16, 2)):
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid, c=cores: set(range(c)), raising=False)
+        assert default_ai_processes() == expected
+    monkeypatch.delattr(os, "sched_getaffinity", raising=False)
+    for count, expected in ((None, 1), (1, 1), (8, 2)):
+        monkeypatch.setattr(os, "cpu_count", lambda c=count: c)
+        assert default_ai_processes() == expected
+
+
+def test_the_settings_allow_the_processes_the_ai_allows() -> None:
+    assert MAX_AI_PROCESSES == MAX_WORKERS
+    assert Config().ai_processes <= MAX_WORKERS
+
+
+def test_the_settings_are_read_without_importing_the_ai() -> None:
+    """The AI's process settings live in bot.config, so the config and the console can read them
+    without loading the AI (issue 18, point 8)."""
+    code = ("import sys, bot.config; assert bot.config.default_ai_processes() >= 1; "
+            "print(sorted(m for m in sys.modules if m.startswith('bot.ai')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip() == "[]", out.stdout

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from bot import console
+from bot.config import default_ai_processes
 from bot.console import InputError, parse_line, parse_seats, to_terminal
 from bot.discord_app import markdown
 from bot.play import Seat, start
@@ -119,6 +120,37 @@ def test_seats_and_the_words_at_the_terminal_and_on_discord() -> None:
     assert markdown(words) == ("**Game #1 is over.**\n<@2>, your turn. Answer with `/tiempo choose`. Play again: "
                                "press Rematch under the ranking. Join this channel.")
     assert to_terminal(Strong("x") + "", bold=True) == "\033[1mx\033[0m"
+
+
+def test_every_command_has_a_handler() -> None:
+    """The dispatch is a table from a command's word to its handler: none is left out, none is extra."""
+    from bot.console.handlers import HANDLERS, LOCAL, OWN, SLASH
+
+    assert set(HANDLERS) | set(LOCAL) == set(console.COMMANDS)
+    assert not set(HANDLERS) & set(LOCAL) and not set(SLASH) & set(OWN)
+    assert {c.word for c in console.COMMANDS.values() if c.plays} <= set(SLASH)
+
+
+def test_the_console_talks_to_the_service_only() -> None:
+    """It imports of the project only the service's public interface, the words and the settings, and
+    stays small: no class over 300 lines, no function over 80 (docs/layout.md)."""
+    import ast
+
+    from tests.test_layout import _imports
+
+    allowed = {"bot.service", "bot.words", "bot.config"}
+    found = []
+    for path in sorted((ROOT / "bot" / "console").glob("*.py")):
+        for line, module in _imports(path):
+            if module.split(".")[0] in ("bot", "rules", "render") and module not in allowed \
+                    and not module.startswith("bot.console"):
+                found.append(f"{path.name}:{line} imports {module}")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                size = (node.end_lineno or node.lineno) - node.lineno + 1
+                if size > (300 if isinstance(node, ast.ClassDef) else 80):
+                    found.append(f"{path.name}:{node.lineno} {node.name} has {size} lines")
+    assert not found, "\n".join(found)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -287,7 +319,7 @@ def test_a_question_mark_or_a_missing_cell_lists_what_fits_now(tmp_path: Path) -
 
 
 def test_the_number_of_processes_is_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert args(tmp_path).processes == console.default_workers()
+    assert args(tmp_path).processes == default_ai_processes()
     code = console.play(args(tmp_path, "--processes", "50"), stdin=io.StringIO(""), stdout=io.StringIO())
     assert code == 2
     assert capsys.readouterr().err == "tiempo-bot console: --processes must be from 1 to 8\n"
@@ -307,3 +339,13 @@ def test_the_turn_panel_at_the_console_builds_by_numbers_and_ok(tmp_path: Path) 
 def test_panel_words_outside_a_panel_say_what_to_do(tmp_path: Path) -> None:
     out = run_console(tmp_path, "ok\n3\nquit\n", "--seats", "Ana,ai:greedy", "--seed", "3", "--no-pictures")
     assert out.count("Open the turn panel first: `play`.") == 2
+
+
+def test_a_secret_deal_s_seed_is_never_shown_and_a_chosen_one_is(tmp_path: Path) -> None:
+    """A deal from a secret key would tell every hand to whoever reads its seed: the greeting names a
+    seed only when it was chosen with --seed, to play that deal again."""
+    text = run_console(tmp_path / "a", "quit\n", "--seats", "Ana,Ben")
+    greeting = next(line for line in text.splitlines() if line.startswith("Khronos at this terminal:"))
+    assert greeting == "Khronos at this terminal: game #1, standard rules. Seats: Ana (Red), Ben (White)."
+    text = run_console(tmp_path / "b", "quit\n", "--seats", "Ana,Ben", "--seed", "5")
+    assert "standard rules, seed 5." in text

@@ -48,6 +48,17 @@ def test_a_broken_config_file_is_named(monkeypatch: pytest.MonkeyPatch, tmp_path
     assert str(bad) in err and "unknown key 'tokken'" in err
 
 
+@pytest.mark.parametrize("part", ["console", "selfplay"])
+def test_a_broken_import_of_an_offline_table_shows_as_itself(monkeypatch: pytest.MonkeyPatch, part: str) -> None:
+    """Not as argparse's "invalid choice": the import error itself, which names what is broken."""
+    import bot
+
+    monkeypatch.setitem(sys.modules, f"bot.{part}", None)  # importing it now raises ImportError
+    monkeypatch.delattr(bot, part, raising=False)
+    with pytest.raises(ImportError, match=f"bot.{part}"):
+        main([part, "--help"])
+
+
 def test_debug_logging_never_writes_discord_request_bodies() -> None:
     import logging
 

@@ -14,6 +14,7 @@ import pytest
 from PIL import Image
 
 from bot import selfplay
+from bot.config import default_ai_processes
 from bot.texts import ranking
 from rules import Action, EndTurn, GameState, format_position, legal_actions, parse_position
 
@@ -126,7 +127,7 @@ def test_levels_and_players() -> None:
 
 
 def test_the_number_of_processes_is_checked() -> None:
-    assert parse().processes == selfplay.default_workers()
+    assert parse().processes == default_ai_processes()
     err = io.StringIO()
     assert selfplay.main(parse("--processes", "0"), stdout=io.StringIO(), stderr=err) == 2
     assert err.getvalue() == "tiempo-bot selfplay: --processes must be from 1 to 8\n"

@@ -20,7 +20,7 @@ See docs/ai.md.
 
 from __future__ import annotations
 
-from .helpers import MAX_WORKERS, Helpers, default_workers
+from .helpers import MAX_WORKERS, Helpers
 from .players import (
     LEVEL_NAMES,
     LEVELS,
@@ -49,7 +49,6 @@ __all__ = [
     "RandomPlayer",
     "StrongPlayer",
     "WorkerDied",
-    "default_workers",
     "get_level",
     "make_player",
 ]

@@ -46,7 +46,8 @@ PATIENCE_S = 300.0
 FAILURES = 3
 PAUSE_S = 600.0
 
-#: the most processes a strong player's play-outs may be asked to use (settings and options check it)
+#: the most processes a strong player's play-outs may be asked to use (``bot.config.MAX_AI_PROCESSES``,
+#: which the settings and options check, says the same; a test checks that they agree)
 MAX_WORKERS = 8
 
 
@@ -56,17 +57,6 @@ class Batch:
 
     pool: concurrent.futures.ProcessPoolExecutor | None
     futures: list[concurrent.futures.Future[Any]]
-
-
-def default_workers() -> int:
-    """How many processes a strong player's play-outs use unless told: one per core this process may
-    run on (a container's CPU limit included, where the system reports it), at most two (more
-    measured no stronger for the memory: each process holds its own copy of the engine)."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    return max(1, min(2, cores))
 
 
 def end_with_parent() -> None:
@@ -220,4 +210,4 @@ class Helpers:
             log.warning("%s; trying again at the next turn", what)
 
 
-__all__ = ["EARLY_S", "GRACE_S", "MAX_WORKERS", "Batch", "Helpers", "default_workers", "end_with_parent"]
+__all__ = ["EARLY_S", "GRACE_S", "MAX_WORKERS", "Batch", "Helpers", "end_with_parent"]

@@ -15,7 +15,8 @@ Behind it, parts with one job each (docs/layout.md):
 * ``Info`` (info.py) — a private hand, the picture, the scores, the log, the rules reference;
 * ``Suggestions`` (suggest.py) — what autocompletion offers;
 * ``AISeats`` (seats.py) — AI players thinking off the event loop;
-* ``TurnClock`` (clock.py) — turn limits.
+* ``TurnClock`` (clock.py) — turn limits;
+* ``Tables`` (tables.py) — a table as the front ends read it (``TableState``: round, whose turn, who thinks).
 
 Nothing here reveals a hand other than the caller's: public posts are made from the public view.
 """
@@ -30,8 +31,9 @@ from collections.abc import Callable, Sequence
 
 from rules import Action, Age, GameState, keyed_seed
 
+from ..ai import Chooser
 from ..play import Refusal
-from ..storage import DatabaseBusyError, DatabaseFaultError, GameRecord, Storage
+from ..storage import DatabaseBusyError, DatabaseFaultError, GameRecord, Storage, StorageError
 from .clock import TurnClock
 from .games import Games, version_of
 from .herald import Herald
@@ -42,6 +44,7 @@ from .panels import Panels
 from .seats import AISeats
 from .suggest import Suggestions
 from .table import Table
+from .tables import AGE_NAMES, BUILDING_NAMES, RULE_TOPICS, Tables, TableState, panel_pick, parse_age
 
 log = logging.getLogger("tiempo.service")
 
@@ -79,6 +82,7 @@ class Tiempo:
         self.suggestions = Suggestions(self.games)
         self.panels = Panels(self.games, self.table, render=render)
         self.turns = TurnClock(self.games, self.herald, self.table.commit, self._drive, clock)
+        self.tables = Tables(self.games)
 
     def _drive(self, game_id: int) -> None:
         self.seats.drive(game_id)
@@ -161,6 +165,15 @@ class Tiempo:
                                typed: str) -> list[tuple[str, str]]:
         return await self.suggestions.payments(caller, command, options, typed)
 
+    # -- reading a table (the console's prompt, who is at the keyboard) --
+    async def table_in(self, channel_id: int) -> TableState | None:
+        """The channel's open table (a lobby or a game in play), or None."""
+        return await self.tables.in_channel(channel_id)
+
+    async def table_of(self, game_id: int) -> TableState:
+        """The table of game ``game_id``, whatever its status."""
+        return await self.tables.of(game_id)
+
     # -- the games, and the background work --
     def state_of(self, game: GameRecord) -> GameState:
         """The current state of a started game."""
@@ -204,3 +217,6 @@ class Tiempo:
 
 __all__ = ["AI_LEVELS", "AI_NAMES", "Caller", "Outbox", "PanelView", "Picture", "Post", "Refusal", "Reply", "Tiempo",
            "version_of"]
+# what the console reads (its import of the service is all it imports of the project, with the words and settings)
+__all__ += ["AGE_NAMES", "BUILDING_NAMES", "RULE_TOPICS", "Chooser", "Storage", "StorageError", "TableState",
+            "new_seed", "panel_pick", "parse_age"]

@@ -1,0 +1,268 @@
+"""What each command does: a table from a command's word to its handler, which calls the service.
+
+``HANDLERS`` holds the commands that act at a game (they get a ``Request``: the table, the game as it
+stands, who types, the options): ``SLASH``, the commands of ``/tiempo``, each one service call (a command
+that ``plays`` an action goes to ``Tiempo.play``), and ``OWN``, the console's words for what Discord
+shows as buttons. ``LOCAL`` holds the few that need no game (``help``, ``rules``, ``quit``). ``run_command``
+carries one command out and prints its answer with the channel's posts it caused, in order."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from ..service import (
+    AGE_NAMES,
+    BUILDING_NAMES,
+    RULE_TOPICS,
+    Caller,
+    PanelView,
+    Refusal,
+    Reply,
+    StorageError,
+    TableState,
+    Tiempo,
+    panel_pick,
+    parse_age,
+)
+from ..words import HERE, Command, Text, as_text, say
+from .commands import COMMANDS, ConsoleCommand, help_text
+from .parsing import Options
+from .table import CHANNEL_ID, ConsoleTable
+
+
+@dataclass(frozen=True)
+class Request:
+    """One command typed at the table: the session, the game as it stands, who types, what they gave."""
+
+    table: ConsoleTable
+    at: TableState
+    caller: Caller
+    command: ConsoleCommand
+    options: Options
+
+    @property
+    def service(self) -> Tiempo:
+        return self.table.service
+
+    @property
+    def values(self) -> dict[str, str | None]:
+        """The options under the names the service knows them by (``to`` is the service's ``age``)."""
+        return {o.service_key: self.options[o.name] for o in self.command.options}
+
+
+#: a command acting at a game: its answer for the caller (None: it printed what it had to say)
+Handler = Callable[[Request], Awaitable[Reply | None]]
+#: a command that needs no game: False when the table should close
+LocalHandler = Callable[[ConsoleTable, Options], bool]
+
+
+# -- the commands of /tiempo --------------------------------------------------------------------
+
+async def _hand(r: Request) -> Reply:
+    return await r.service.hand(r.caller, r.at.game_id)
+
+
+async def _board(r: Request) -> Reply:
+    return await r.service.board(r.caller, parse_age(r.options["age"]), r.at.game_id)
+
+
+async def _status(r: Request) -> Reply:
+    return await r.service.status(r.caller)
+
+
+async def _log(r: Request) -> Reply:
+    try:
+        count = int(r.options["count"] or 15)
+    except ValueError:
+        raise Refusal(say("{log} takes a number of events, e.g. {example}.", log=Command("log"),
+                          example=Command("log", "30"))) from None
+    return await r.service.game_log(r.caller, count)
+
+
+async def _play(r: Request) -> Reply:
+    """A command that plays an action (``build``, ``end``, ``choose``…)."""
+    return await r.service.play(r.caller, r.command.word, r.values)
+
+
+async def _undo(r: Request) -> Reply:
+    panel = r.table.panel
+    if panel is not None and panel.undo:
+        return await r.service.panel_undo(r.caller, r.at.game_id)
+    return await r.service.undo(r.caller)
+
+
+async def _cancel(r: Request) -> Reply:
+    return await r.service.cancel(r.caller)
+
+
+async def _rematch(r: Request) -> None:
+    """A lobby with the same seats, started at once."""
+    if r.at.is_playing:
+        raise Refusal(say("Game #{id} is still being played; {quit} to leave it.", id=r.at.game_id,
+                          quit=Command("quit")))
+    await r.service.rematch(r.caller, r.at.game_id)
+    new = await r.service.table_in(CHANNEL_ID)
+    assert new is not None
+    r.table.remember_seats(new)
+    r.table.greeted_anew()
+    r.table.say(say("\nA rematch: game #{id}, same seats.", id=new.game_id))
+    await r.service.start_game(r.caller, new.game_id)
+    return None
+
+
+# -- the console's own words: the turn panel and confirming ---------------------------------------
+
+async def _panel_open(r: Request) -> Reply:
+    """``play``: the turn panel, as Discord's Play button opens it."""
+    return await r.service.panel(r.caller, r.at.game_id)
+
+
+def _on_panel(step: Callable[[Request, PanelView], Awaitable[Reply]]) -> Handler:
+    """A word that acts on the turn panel shown last (``pick``, ``ok``, ``back``, ``menu``)."""
+    async def handler(r: Request) -> Reply:
+        if r.table.panel is None:
+            raise Refusal(say("Open the turn panel first: {play}.", play=Command("play")))
+        return await step(r, r.table.panel)
+    return handler
+
+
+async def _pick(r: Request, panel: PanelView) -> Reply:
+    number = (r.options.get("number") or "").strip()
+    if not number.isdigit() or not 1 <= int(number) <= len(panel.choices):
+        raise Refusal(say("Pick a number from 1 to {n}.", n=len(panel.choices)) if panel.choices else
+                      say("There is nothing to pick now."))
+    return await r.service.panel(r.caller, panel.game_id, panel.version, panel_pick(panel, int(number)))
+
+
+async def _ok(r: Request, panel: PanelView) -> Reply:
+    if not panel.confirm:
+        raise Refusal(say("Pick the rest of the action first."))
+    return await r.service.panel_confirm(r.caller, panel.game_id, panel.version, panel.path)
+
+
+async def _back(r: Request, panel: PanelView) -> Reply:
+    return await r.service.panel(r.caller, panel.game_id, panel.version, panel.back or ())
+
+
+async def _menu(r: Request, panel: PanelView) -> Reply:
+    return await r.service.panel(r.caller, panel.game_id, panel.version, ())
+
+
+async def _yes(r: Request) -> Reply:
+    """Confirm what the last answer warned about: cancelling the game, or an action that harms you."""
+    if r.table.unconfirmed_cancel is not None:
+        return await r.service.cancel(r.caller, r.table.unconfirmed_cancel, confirmed=True)
+    if r.table.unconfirmed is None:
+        raise Refusal(say("There is nothing to confirm."))
+    game_id, version, notation = r.table.unconfirmed
+    return await r.service.play_confirmed(r.caller, game_id, version, notation)
+
+
+def _help(table: ConsoleTable, options: Options) -> bool:
+    table.say(help_text())
+    return True
+
+
+def _rules(table: ConsoleTable, options: Options) -> bool:
+    table.show(Tiempo.rules(options["topic"]), public=False)
+    return True
+
+
+def _quit(table: ConsoleTable, options: Options) -> bool:
+    return False
+
+
+#: the commands of /tiempo, each one service call (what the shared command catalogue's entries will give)
+SLASH: dict[str, Handler] = {
+    **{c.word: _play for c in COMMANDS.values() if c.plays},
+    "hand": _hand, "board": _board, "status": _status, "log": _log, "cancel": _cancel,
+}
+#: the console's own words, which are buttons on Discord: the turn panel, confirming, undo (also in a
+#: panel), rematch
+OWN: dict[str, Handler] = {
+    "undo": _undo, "rematch": _rematch, "play": _panel_open, "pick": _on_panel(_pick), "ok": _on_panel(_ok),
+    "back": _on_panel(_back), "menu": _on_panel(_menu), "yes": _yes,
+}
+HANDLERS: dict[str, Handler] = {**SLASH, **OWN}
+#: the words that need no game: ``rules`` (a /tiempo command that reads no game), ``help``, ``quit``
+LOCAL: dict[str, LocalHandler] = {"help": _help, "rules": _rules, "quit": _quit}
+
+
+async def run_command(table: ConsoleTable, command: ConsoleCommand, options: Options) -> bool:
+    """Carry out one command and print its answer; False when the table should close. The answer
+    comes after the channel's posts it caused, unless the keyboard passes on (then the last words for
+    who typed come first)."""
+    local = LOCAL.get(command.word)
+    if local is not None:
+        return local(table, options)
+    at = await table.where()
+    if at is None:
+        table.say(say("No game is running at {here}.", here=HERE))
+        return True
+    caller = table.caller_for(at)
+    table.held = []
+    reply: Reply | None
+    try:
+        reply = await HANDLERS[command.word](Request(table, at, caller, command, options))
+    except Refusal as refusal:
+        reply = Reply(refusal.text)
+    except StorageError as err:
+        reply = Reply(as_text(str(err)))
+    finally:
+        posts, table.held = table.held, None
+    after = await table.where()
+    passed = after is not None and (after.is_over or after.seats[after.waiting_on].user_id != caller.user_id)
+    if reply is not None and passed:  # the keyboard passes on: first the last words for who typed
+        table.show(reply, public=reply.public, to=caller)
+    for post in posts:
+        table.show(post, public=True)
+    if reply is not None and not passed:
+        table.show(reply, public=reply.public)
+    return True
+
+
+# -- suggestions: what fits an option now (``?``, or a required option left out) -----------------
+
+async def suggest(table: ConsoleTable, command: ConsoleCommand, options: Options, wanted: str) -> None:
+    """What the caller could give for ``wanted`` now (what Discord's autocompletion offers)."""
+    at = await table.where()
+    if at is None or not at.is_playing:
+        return
+    caller = table.caller_for(at)
+    s, word = table.service, command.word
+    values: list[str] = []
+    what = Text()
+    if wanted in ("cell", "at") and command.plays:
+        values = await s.suggest_cells(caller, word, "", kind=options.get("kind") or options.get("to"),
+                                       age=options.get("age"))
+        kind = options.get("kind") if word == "build" else None
+        what = say("Cells for {a_kind} now", a_kind=_a(kind.title())) if kind else say("Cells you can name now")
+    elif wanted in ("cards", "discard", "give"):
+        values = await s.suggest_cards(caller, word, "")
+        what = say("Cards from your hand")
+    elif wanted == "pay":
+        values = [f"{pay} ({words})" for pay, words in await s.suggest_payments(
+            caller, word, {o.service_key: options[o.name] for o in command.options}, "")]
+        what = say("Ways to pay (cards, then cards per pawn)")
+    elif wanted in ("age", "to"):
+        values, what = list(AGE_NAMES), say("Ages")
+    elif wanted == "topic":
+        values, what = list(RULE_TOPICS), say("Topics")
+    elif wanted == "kind":
+        values, what = list(BUILDING_NAMES), say("Buildings")
+    if values:
+        more = " …" if len(values) >= 25 else "."  # the service offers 25, as Discord shows
+        table.whisper(say("{what}: {values}{more}", what=what, values=", ".join(values), more=more))
+    elif what:
+        about = "pay" if wanted == "pay" else "upgrade-at" if wanted == "at" else word
+        why = await s.why_no_suggestion(caller, about, kind=options.get("kind") or options.get("to"),
+                                        target=options.get("cell"))
+        table.whisper(say("{what}: none right now. {why}", what=what, why=why))
+
+
+def _a(word: str) -> str:
+    return ("an " if word[:1].lower() in "aeiou" else "a ") + word
+
+
+__all__ = ["HANDLERS", "LOCAL", "OWN", "SLASH", "Handler", "LocalHandler", "Request", "run_command", "suggest"]
