@@ -35,7 +35,20 @@ from rules import Action, Age, GameState, Kind, NotationError
 from .ai.helpers import MAX_WORKERS, default_workers
 from .panel import SEP
 from .play import Refusal
-from .service import AI_LEVELS, Caller, PanelView, Post, Reply, Tiempo, version_of
+from .service import (
+    AI_LEVELS,
+    Answers,
+    Caller,
+    CancelButton,
+    ConfirmButton,
+    HandButtons,
+    PanelControls,
+    PanelView,
+    Post,
+    Reply,
+    Tiempo,
+    version_of,
+)
 from .storage import GameRecord, Status, Storage, StorageError
 from .texts import RULES, who
 from .words import Style, Text, as_text, render
@@ -377,18 +390,25 @@ class Table:
             if note is not None:  # before the text, which ends with whose turn it is
                 self.say(note)
             self.say(text)
-            self.last_board = post.version if post.hand_game is not None else None
+            hand = post.control(HandButtons)
+            self.last_board = hand.version if hand is not None else None
         else:
             self.whisper(text)
             if note is not None:
                 self.whisper(note)
-        if post.choices:
-            self.say("Answer with " + " or ".join(f"`choose {cell}`" for _, cell in post.choices) + ".")
         if not public:
-            self.unconfirmed, self.unconfirmed_cancel = post.confirm, post.cancel_game
-            self.panel = post.panel
-            if post.panel is not None:
-                self.show_panel(post.panel)
+            self.unconfirmed, self.unconfirmed_cancel, self.panel = None, None, None
+        for control in post.controls:
+            match control:
+                case Answers(choices=choices) if choices:
+                    self.say("Answer with " + " or ".join(f"`choose {cell}`" for _, cell in choices) + ".")
+                case ConfirmButton(game=game, version=version, notation=notation) if not public:
+                    self.unconfirmed = (game, version, notation)
+                case CancelButton(game=game) if not public:
+                    self.unconfirmed_cancel = game
+                case PanelControls(view=view) if not public:
+                    self.panel = view
+                    self.show_panel(view)
 
     def show_panel(self, panel: PanelView) -> None:
         """A turn panel's choices, numbered, and what can be typed."""

@@ -31,6 +31,7 @@ from discord import app_commands
 
 from rules import Age
 
+from . import service
 from .ai import LEVELS as AI_LEVELS
 from .config import Config
 from .panel import SEP, Choice
@@ -109,22 +110,24 @@ def mentions_of(post: Post) -> discord.AllowedMentions:
 def items_of(post: Post) -> list[discord.ui.Item[Any]]:
     """The buttons and menus of a post, in order."""
     items: list[discord.ui.Item[Any]] = []
-    if post.panel is not None:
-        items += panel_items(post.panel)
-    if post.confirm is not None:
-        items.append(ConfirmButton(*post.confirm))
-    if post.cancel_game is not None:
-        items.append(CancelButton(post.cancel_game))
-    if post.choice_game is not None:  # the answers first (at most 20), then Play, My hand and Board now
-        items += [ChooseButton(post.choice_game, post.version, cell, label) for label, cell in post.choices]
-    if post.play_game is not None:
-        items.append(PlayButton(post.play_game))
-    if post.hand_game is not None:
-        items += [HandButton(post.hand_game), BoardButton(post.hand_game)]
-    if post.lobby_game is not None:
-        items += [LobbyButton(post.lobby_game, what) for what in ("join", "leave", "start")]
-    if post.rematch_game is not None:
-        items.append(RematchButton(post.rematch_game))
+    for control in post.controls:
+        match control:
+            case service.PanelControls(view=view):
+                items += panel_items(view)
+            case service.ConfirmButton(game=game, version=version, notation=notation):
+                items.append(ConfirmButton(game, version, notation))
+            case service.CancelButton(game=game):
+                items.append(CancelButton(game))
+            case service.Answers(game=game, version=version, choices=choices):
+                items += [ChooseButton(game, version, cell, label) for label, cell in choices]
+            case service.PlayButton(game=game):
+                items.append(PlayButton(game))
+            case service.HandButtons(game=game):
+                items += [HandButton(game), BoardButton(game)]
+            case service.LobbyButtons(game=game):
+                items += [LobbyButton(game, what) for what in ("join", "leave", "start")]
+            case service.RematchButton(game=game):
+                items.append(RematchButton(game))
     return items
 
 
@@ -138,7 +141,7 @@ def view_of(post: Post) -> discord.ui.View | None:
 
 def is_layout(post: Post) -> bool:
     """Sent as a Components V2 layout: a turn panel, and a post with a gallery of pictures."""
-    return post.panel is not None or bool(post.gallery)
+    return post.control(service.PanelControls) is not None or bool(post.gallery)
 
 
 def pictures_of(post: Post) -> list[Picture]:

@@ -37,7 +37,23 @@ from .games import Games, version_of
 from .herald import Herald
 from .info import Info, rules_reference
 from .lobby import AI_LEVELS, AI_NAMES, Lobby
-from .messages import Caller, Outbox, PanelView, Picture, Post, Reply
+from .messages import (
+    Answers,
+    Caller,
+    CancelButton,
+    ConfirmButton,
+    Control,
+    HandButtons,
+    LobbyButtons,
+    Outbox,
+    PanelControls,
+    PanelView,
+    Picture,
+    PlayButton,
+    Post,
+    RematchButton,
+    Reply,
+)
 from .panels import Panels
 from .seats import AISeats
 from .suggest import Suggestions
@@ -194,5 +210,6 @@ class Tiempo:
         await self.herald.courier.close()
 
 
-__all__ = ["AI_LEVELS", "AI_NAMES", "Caller", "Outbox", "PanelView", "Picture", "Post", "Refusal", "Reply", "Tiempo",
-           "version_of"]
+__all__ = ["AI_LEVELS", "AI_NAMES", "Answers", "Caller", "CancelButton", "ConfirmButton", "Control", "HandButtons",
+           "LobbyButtons", "Outbox", "PanelControls", "PanelView", "Picture", "PlayButton", "Post", "Refusal",
+           "RematchButton", "Reply", "Tiempo", "version_of"]

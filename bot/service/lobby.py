@@ -15,7 +15,7 @@ from ..words import HERE, Button, Command, Here, Mention, Strong, Text, lines, s
 from .clock import turn_deadline
 from .games import Games, is_ai
 from .herald import Herald
-from .messages import Caller, Reply, encode_post
+from .messages import Caller, CancelButton, LobbyButtons, Reply, encode_post
 
 AI_LEVELS = LEVEL_NAMES
 AI_NAMES = {level.name: level.display for level in LEVELS}
@@ -76,7 +76,7 @@ class Lobby:
         return lines(out)
 
     def _reply(self, game: GameRecord, headline: str) -> Reply:
-        return Reply(headline + "\n" + self.describe(game), lobby_game=game.id, public=True)
+        return Reply(headline + "\n" + self.describe(game), controls=(LobbyButtons(game.id),), public=True)
 
     async def _lobby(self, caller: Caller, game_id: int | None = None) -> GameRecord:
         game = await (self.games.storage.get_game(game_id) if game_id is not None else self.games.here(caller))
@@ -150,7 +150,7 @@ class Lobby:
             state = self.games.state_of(game)
             return Reply(say("Game #{id} is being played (round {round} of 7). Cancelling ends it for good, for "
                              "everyone at the table. To cancel it, {confirm}.", id=game.id, round=state.round,
-                             confirm=Button("Cancel the game", "yes")), cancel_game=game.id)
+                             confirm=Button("Cancel the game", "yes")), controls=(CancelButton(game.id),))
         async with self.games.storage.lock(game.id):
             fresh = await self.games.storage.get_game(game.id)
             if not fresh.status.is_active:
