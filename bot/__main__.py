@@ -92,7 +92,7 @@ def go_online(config: Config) -> int:
     assert config.token
     import discord
 
-    from .discord_app import TiempoBot
+    from .discord import TiempoBot
 
     configure_logging(config.log_level_number)
     bot = TiempoBot(config)

@@ -59,8 +59,26 @@ DEFAULT_OUT = "tiempo-pictures"
 
 log = logging.getLogger("tiempo.console")
 
+def _take_controls(table: Table, post: Post, *, public: bool) -> None:
+    """What the table does with a post's controls: the answers to type; a private reply's
+    confirmation, cancel confirmation or turn panel, kept for ``yes``, ``ok`` and the numbers."""
+    if not public:
+        table.unconfirmed, table.unconfirmed_cancel, table.panel = None, None, None
+    for control in post.controls:
+        match control:
+            case Answers(choices=choices) if choices:
+                table.say("Answer with " + " or ".join(f"`choose {cell}`" for _, cell in choices) + ".")
+            case ConfirmButton(game=game, version=version, notation=notation) if not public:
+                table.unconfirmed = (game, version, notation)
+            case CancelButton(game=game) if not public:
+                table.unconfirmed_cancel = game
+            case PanelControls(view=view) if not public:
+                table.panel = view
+                table.show_panel(view)
+
+
 # ---------------------------------------------------------------------------------------------
-# The commands: the words and options of /tiempo (bot.discord_app), in the slash commands' order
+# The commands: the words and options of /tiempo (bot.discord), in the slash commands' order
 
 
 @dataclass(frozen=True)
@@ -396,19 +414,7 @@ class Table:
             self.whisper(text)
             if note is not None:
                 self.whisper(note)
-        if not public:
-            self.unconfirmed, self.unconfirmed_cancel, self.panel = None, None, None
-        for control in post.controls:
-            match control:
-                case Answers(choices=choices) if choices:
-                    self.say("Answer with " + " or ".join(f"`choose {cell}`" for _, cell in choices) + ".")
-                case ConfirmButton(game=game, version=version, notation=notation) if not public:
-                    self.unconfirmed = (game, version, notation)
-                case CancelButton(game=game) if not public:
-                    self.unconfirmed_cancel = game
-                case PanelControls(view=view) if not public:
-                    self.panel = view
-                    self.show_panel(view)
+        _take_controls(self, post, public=public)
 
     def show_panel(self, panel: PanelView) -> None:
         """A turn panel's choices, numbered, and what can be typed."""
