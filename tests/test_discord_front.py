@@ -164,3 +164,31 @@ def _source(function: Any) -> str:
     import inspect
 
     return inspect.getsource(function)
+
+
+async def test_a_public_answer_stays_public_after_a_private_thinking(discord_sim: Any, tmp_path: Any,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The service says whether a reply is public; a slow command's "thinking…", which only its player
+    sees, is replaced by a message for everyone rather than the reply being made private."""
+    import asyncio
+
+    from bot.discord import answering
+    from bot.service import Reply
+    from tests.test_bot_e2e import make_bot
+
+    sim = discord_sim
+    bot = make_bot(sim, tmp_path / "t.sqlite3")
+    await sim.connect(bot)
+    monkeypatch.setattr(answering, "ACK_S", 0.05)
+
+    async def slow_public(*args: Any, **kwargs: Any) -> Reply:
+        await asyncio.sleep(0.5)
+        return Reply(text("Everyone reads this."), public=True)
+
+    monkeypatch.setattr(bot.service, "start_game", slow_public)
+    record = sim.interactions[sim.inject(sim.slash("tiempo", "start"))]
+    await sim.wait_for(lambda: len(record.answer_ids) == 2, timeout=10)
+    thinking, reply = (sim.message(i) for i in record.answer_ids)
+    assert thinking.ephemeral and thinking.content == answering.POSTED_BELOW
+    assert reply.content == "Everyone reads this." and not reply.ephemeral
+    assert sim.errors == [], [r.getMessage() for r in sim.errors]

@@ -29,6 +29,8 @@ SORRY = ("Something went wrong on our side. A move counts only if the channel sh
          "try again. If it keeps happening, tell the host (the error is in the bot's log).")
 #: for a command or option this bot does not know (the player's Discord still shows an older definition)
 CHANGED = "This command changed; Discord will show the new one within a minute."
+#: the private "thinking…" of a command whose answer is for everyone, once the answer is posted below it
+POSTED_BELOW = "Done: the answer is posted below, for everyone."
 #: a click whose answer takes longer than this (a game's lock, a picture) is acknowledged first
 ACK_S = 2.0
 
@@ -93,10 +95,10 @@ async def send_reply(interaction: Interaction, reply: Reply) -> None:
     """Answer the interaction with ``reply`` (as its response, or as a follow-up after a defer),
     publicly if it says so; a long answer goes in several messages, never cut: the buttons and the
     pictures come with the last. A public reply to a command whose "thinking…" only its player saw
-    replaces that (which can only stay private) with a message for everyone."""
+    (which Discord keeps private: its first follow-up can only be private too) ends that with
+    ``POSTED_BELOW`` and comes as a follow-up for everyone."""
     if reply.public and _thinking_privately(interaction):
-        with contextlib.suppress(discord.HTTPException):
-            await interaction.delete_original_response()
+        await interaction.edit_original_response(content=POSTED_BELOW)
     *first, last = pages(render(reply.text, DISCORD))
     for content in first:
         await _send(interaction, reply, content=content, allowed_mentions=mentions_of(reply))
