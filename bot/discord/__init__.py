@@ -14,10 +14,10 @@ It imports only the service's public interface, the wording layer and the settin
 
 from __future__ import annotations
 
-from .client import PERMISSIONS, TiempoBot
+from .client import PERMISSIONS, TiempoBot, serve
 from .commands import TiempoGroup
 from .items import DYNAMIC_ITEMS
 from .sending import MAX_TEXT, ChannelOutbox, markdown, pages
 
 __all__ = ["DYNAMIC_ITEMS", "MAX_TEXT", "PERMISSIONS", "ChannelOutbox", "TiempoBot", "TiempoGroup", "markdown",
-           "pages"]
+           "pages", "serve"]

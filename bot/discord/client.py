@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sys
 from typing import Any
 
 import discord
@@ -111,4 +112,17 @@ class TiempoBot(discord.Client):
         await super().close()
 
 
-__all__ = ["PERMISSIONS", "TiempoBot", "Tree"]
+def serve(config: Config) -> int:
+    """Connect to Discord with ``config.token`` and serve until stopped (the logging is set up by the
+    caller). Returns the exit code: 2 when Discord refuses the token."""
+    assert config.token
+    bot = TiempoBot(config)
+    try:
+        bot.run(config.token, log_handler=None)
+    except discord.LoginFailure:
+        sys.stderr.write("Discord refused the token. Copy it again from the developer portal (Bot → Reset Token).\n")
+        return 2
+    return 0
+
+
+__all__ = ["PERMISSIONS", "TiempoBot", "Tree", "serve"]
