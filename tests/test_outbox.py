@@ -27,14 +27,15 @@ from bot.service import (
 )
 from bot.service.messages import Outbox, SendLater, decode_post, encode_post
 from bot.storage import Storage
-from bot.words import Button, Code, Command, Here, Mention, Strong, say, text
+from bot.words import Button, Code, Command, Here, Mention, Name, Strong, say, text
 from rules import EndTurn, legal_actions
 
 
 def test_a_post_is_stored_as_it_was_made() -> None:
-    post = Post(text(Strong("Round 2."), " ", Mention(5, "Ana"), say(" {c} {b} {code} {here}.", c=Command(
-        "build", "kind:Keep", or_button=True), b=Button("Rematch", "rematch", " below"), code=Code("MM 1+1"),
-                    here=Here(capital=True))), png=b"\x89PNG one", filename="one.png",
+    words = say(" {c} {b} {code} {here}.", c=Command("build", "kind:Keep", or_button=True),
+                b=Button("Rematch", "rematch", " below"), code=Code("MM 1+1"), here=Here(capital=True))
+    post = Post(text(Strong("Round 2."), " ", Mention(5, "Ana"), " ", Name("*Bo*"), words),
+                png=b"\x89PNG one", filename="one.png",
                 gallery=(Picture(b"\x89PNG two", "two.png", "Might: no change", False),),
                 controls=(Answers(3, "12-abcdef", (("E4", "E4"), ("F4", "F4"))), PlayButton(3),
                           HandButtons(3, "12-abcdef"), LobbyButtons(4), RematchButton(3)),

@@ -87,6 +87,15 @@ class _Persistent:
     edits: ClassVar[bool] = False
     #: the item's name in the log ("hand button")
     what: ClassVar[str] = ""
+    label: ClassVar[str] = ""
+
+    @classmethod
+    def _declare(cls, id_pattern: str) -> str:
+        """Take the item's custom id pattern (after ``tiempo:``); its template for discord.py."""
+        template, cls.fields = _template(id_pattern)
+        cls.id_pattern = id_pattern
+        cls.what = cls.what or f"{cls.label.lower()} button"
+        return template
 
     def _fields_from(self, values: tuple[Any, ...]) -> str:
         if len(values) != len(self.fields):
@@ -116,15 +125,11 @@ class TiempoButton(_Persistent, discord.ui.DynamicItem[discord.ui.Button[discord
     (and ``emoji``), the fields as annotations, and ``call``. Made with the fields' values in the
     order of the pattern; ``label`` and ``style`` may be given to change them for one button."""
 
-    label: ClassVar[str] = ""
     style: ClassVar[discord.ButtonStyle] = discord.ButtonStyle.secondary
     emoji: ClassVar[str | None] = None
 
     def __init_subclass__(cls, *, id: str, **kwargs: Any) -> None:
-        template, cls.fields = _template(id)
-        cls.id_pattern = id
-        cls.what = cls.what or f"{cls.label.lower()} button"
-        super().__init_subclass__(template=template, **kwargs)
+        super().__init_subclass__(template=cls._declare(id), **kwargs)
 
     def __init__(self, *values: Any, label: str | None = None, style: discord.ButtonStyle | None = None) -> None:
         custom_id = self._fields_from(values)
@@ -145,9 +150,7 @@ class TiempoSelect(_Persistent, discord.ui.DynamicItem[discord.ui.Select[discord
     is drawn, and its ``call`` reads the pick from ``self.item.values``."""
 
     def __init_subclass__(cls, *, id: str, **kwargs: Any) -> None:
-        template, cls.fields = _template(id)
-        cls.id_pattern = id
-        super().__init_subclass__(template=template, **kwargs)
+        super().__init_subclass__(template=cls._declare(id), **kwargs)
 
     def __init__(self, *values: Any, question: str = "", choices: tuple[Choice, ...] = ()) -> None:
         custom_id = self._fields_from(values)
