@@ -192,3 +192,18 @@ async def test_a_public_answer_stays_public_after_a_private_thinking(discord_sim
     assert thinking.ephemeral and thinking.content == answering.POSTED_BELOW
     assert reply.content == "Everyone reads this." and not reply.ephemeral
     assert sim.errors == [], [r.getMessage() for r in sim.errors]
+
+
+async def test_sending_buttons_keeps_nothing_per_message_in_the_process(discord_sim: Any, tmp_path: Any) -> None:
+    """Every button is a DynamicItem whose id carries its state: discord.py keeps its sixteen patterns,
+    not a view per message sent (which would grow with every post of a long-running bot)."""
+    from tests.test_bot_e2e import make_bot, open_table
+
+    sim = discord_sim
+    bot = make_bot(sim, tmp_path / "t.sqlite3")
+    await sim.connect(bot)
+    await open_table(sim, bot, "bob", "carol")
+    await bot.service.idle()
+    assert any(m.custom_ids() for m in sim.channel_messages())  # the lobby's and the board's buttons
+    assert bot.persistent_views == []
+    assert sim.errors == [], [r.getMessage() for r in sim.errors]
