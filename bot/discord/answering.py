@@ -35,35 +35,49 @@ POSTED_BELOW = "Done: the answer is posted below, for everyone."
 ACK_S = 2.0
 
 
+async def respond(interaction: Interaction, work: Work, *, defer: bool = False, update: bool = False) -> None:
+    """Run ``work`` for an interaction and answer it with the reply; its errors are the caller's
+    (``answer_error``). ``defer``: the work may be slow (it plays an action, draws a picture); should
+    it take longer than ``ACK_S`` the player sees "thinking…" meanwhile, privately (Discord wants an
+    answer within 3 seconds; a quick answer costs no extra request). ``update`` edits the clicked
+    message (with ``defer``, after acknowledging the click at once: for work whose channel posts and
+    pictures may take longer than Discord's 3 seconds; without, the click is acknowledged once
+    ``ACK_S`` has passed)."""
+    if defer and update:
+        await interaction.response.defer()  # on a component: "the message will be edited"
+        reply = await work()
+    elif update or defer:
+        reply = await _acknowledged_in_time(interaction, work(), thinking=defer)
+    else:
+        reply = await work()
+    if update:
+        await _edit_clicked(interaction, reply)
+    else:
+        await send_reply(interaction, reply)
+
+
 async def answer(interaction: Interaction, what: str, work: Work, *, defer: bool = False,
                  update: bool = False) -> None:
-    """Run ``work`` for an interaction and answer it: the reply, the refusal's sentence, or an apology.
-    ``defer``: the work may be slow (it plays an action, draws a picture); should it take longer than
-    ``ACK_S`` the player sees "thinking…" meanwhile, privately (Discord wants an answer within 3
-    seconds; a quick answer costs no extra request). ``update`` edits the clicked message (with
-    ``defer``, after acknowledging the click at once: for work whose channel posts and pictures may
-    take longer than Discord's 3 seconds; without, the click is acknowledged once ``ACK_S`` has
-    passed)."""
+    """``respond``, and should it fail, ``answer_error``: how a click on a persistent item is answered
+    (a command's error travels to the tree's ``on_error`` instead, which answers it the same way)."""
     try:
-        if defer and update:
-            await interaction.response.defer()  # on a component: "the message will be edited"
-            reply = await work()
-        elif update or defer:
-            reply = await _acknowledged_in_time(interaction, work(), thinking=defer)
-        else:
-            reply = await work()
-        if update:
-            await _edit_clicked(interaction, reply)
-        else:
-            await send_reply(interaction, reply)
-    except Refusal as refusal:
-        await answer_privately(interaction, markdown(refusal.text))
-    except StorageError as err:
-        await answer_privately(interaction, str(err))
-    except Exception:
+        await respond(interaction, work, defer=defer, update=update)
+    except Exception as error:
+        await answer_error(interaction, what, error)
+
+
+async def answer_error(interaction: Interaction, what: str, error: Exception) -> None:
+    """Answer a failed interaction privately: a refusal with its sentence, a storage error that
+    explains itself with its words; anything else is a bug, logged with its traceback, the game, the
+    channel and the user, and answered with an apology."""
+    if isinstance(error, Refusal):
+        await answer_privately(interaction, markdown(error.text))
+    elif isinstance(error, StorageError):
+        await answer_privately(interaction, str(error))
+    else:
         game = await _game_in(interaction)
-        log.exception("/tiempo %s failed (game %s, channel %s, user %s)", what, game, interaction.channel_id,
-                      interaction.user.id)
+        log.error("/tiempo %s failed (game %s, channel %s, user %s)", what, game, interaction.channel_id,
+                  interaction.user.id, exc_info=error)
         await answer_privately(interaction, SORRY)
 
 
@@ -180,4 +194,5 @@ async def say_changed(interaction: Interaction, what: str) -> None:
     await answer_privately(interaction, CHANGED)
 
 
-__all__ = ["ACK_S", "CHANGED", "SORRY", "answer", "answer_privately", "say_changed", "send_reply", "stale_command"]
+__all__ = ["ACK_S", "CHANGED", "SORRY", "answer", "answer_error", "answer_privately", "respond", "say_changed",
+           "send_reply", "stale_command"]

@@ -14,7 +14,7 @@ from discord import app_commands
 
 from ..config import Config
 from ..service import Tiempo
-from .answering import SORRY, answer, answer_privately, say_changed, stale_command
+from .answering import answer, answer_error, answer_privately, say_changed, stale_command
 from .commands import TiempoGroup
 from .context import Interaction, Work
 from .items import DYNAMIC_ITEMS
@@ -47,9 +47,7 @@ class Tree(app_commands.CommandTree[Any]):
             await answer_privately(interaction, str(error))
             return
         original = error.original if isinstance(error, app_commands.CommandInvokeError) else error
-        command = interaction.command.qualified_name if interaction.command else "?"
-        log.error("command %s failed (channel %s)", command, interaction.channel_id, exc_info=original)
-        await answer_privately(interaction, SORRY)
+        await answer_error(interaction, interaction.command.name if interaction.command else "?", original)
 
 
 class TiempoBot(discord.Client):

@@ -17,7 +17,7 @@ from discord import app_commands
 
 from ..service import CATALOGUE
 from . import completion
-from .answering import answer
+from .answering import respond
 from .completion import Choices
 from .context import Interaction, caller_of, service_of
 
@@ -44,10 +44,12 @@ class TiempoGroup(app_commands.Group, name="tiempo", description="Play Khronos: 
     """``/tiempo`` and its subcommands (discord.py's ``examples/app_commands/basic.py``, as a group)."""
 
     async def run(self, interaction: Interaction, word: str, **options: str | int | bool | None) -> None:
-        """Answer ``/tiempo <word>`` with the catalogue's call (deferred when the command may be slow)."""
+        """Answer ``/tiempo <word>`` with the catalogue's call (deferred when the command may be slow).
+        A refusal or a failure travels, as discord.py's ``CommandInvokeError``, to the tree's
+        ``on_error``, which answers it."""
         entry = CATALOGUE[word]
-        await answer(interaction, word, lambda: entry.call(service_of(interaction), caller_of(interaction), options),
-                     defer=entry.slow)
+        await respond(interaction, lambda: entry.call(service_of(interaction), caller_of(interaction), options),
+                      defer=entry.slow)
 
     # -- the lobby --
 
