@@ -60,12 +60,17 @@ DEFAULT_OUT = "tiempo-pictures"
 log = logging.getLogger("tiempo.console")
 
 def _take_controls(table: Table, post: Post, *, public: bool) -> None:
-    """What the table does with a post's controls: the answers to type; a private reply's
-    confirmation, cancel confirmation or turn panel, kept for ``yes``, ``ok`` and the numbers."""
-    if not public:
+    """What the table does with a post's controls: the position a public post shows; the answers to
+    type; a private reply's confirmation, cancel confirmation or turn panel, kept for ``yes``, ``ok``
+    and the numbers."""
+    if public:
+        table.last_board = None
+    else:
         table.unconfirmed, table.unconfirmed_cancel, table.panel = None, None, None
     for control in post.controls:
         match control:
+            case HandButtons(version=version) if public:
+                table.last_board = version
             case Answers(choices=choices) if choices:
                 table.say("Answer with " + " or ".join(f"`choose {cell}`" for _, cell in choices) + ".")
             case ConfirmButton(game=game, version=version, notation=notation) if not public:
@@ -408,8 +413,6 @@ class Table:
             if note is not None:  # before the text, which ends with whose turn it is
                 self.say(note)
             self.say(text)
-            hand = post.control(HandButtons)
-            self.last_board = hand.version if hand is not None else None
         else:
             self.whisper(text)
             if note is not None:
