@@ -103,10 +103,11 @@ def test_each_control_becomes_its_buttons_in_order() -> None:
     assert [type(i).__name__ for i in items] == [
         "Answer", "Play", "MyHand", "BoardNow", "Join", "Leave", "Start", "Rematch", "ConfirmAction",
         "ConfirmCancel", "PanelConfirm", "PanelBack"]
-    labels = [getattr(i.item, "label", None) for i in items]
+    labels = [getattr(getattr(i, "item", None), "label", None) for i in items]
     assert labels[:4] == ["E4: Ana's Keep", "Play", "My hand", "Board now"]
     confirm = next(i for i in items if type(i).__name__ == "PanelConfirm")
-    assert isinstance(confirm.item, discord.ui.Button) and confirm.item.style is discord.ButtonStyle.danger
+    button = getattr(confirm, "item", None)
+    assert isinstance(button, discord.ui.Button) and button.style is discord.ButtonStyle.danger
 
 
 def test_a_name_is_shown_as_it_is_not_as_markdown_or_a_mention() -> None:
@@ -207,3 +208,33 @@ async def test_sending_buttons_keeps_nothing_per_message_in_the_process(discord_
     assert any(m.custom_ids() for m in sim.channel_messages())  # the lobby's and the board's buttons
     assert bot.persistent_views == []
     assert sim.errors == [], [r.getMessage() for r in sim.errors]
+
+
+async def test_the_catalogue_s_calls_convert_typed_values_and_refuse_unreadable_ones() -> None:
+    from bot.service import Caller, Refusal, Reply
+    from rules import Age
+
+    asked: list[tuple[str, Any]] = []
+
+    class Service:
+        async def game_log(self, caller: Caller, count: int) -> Reply:
+            asked.append(("log", count))
+            return Reply(text("log"))
+
+        async def board(self, caller: Caller, age: Age | None) -> Reply:
+            asked.append(("board", age))
+            return Reply(text("board"))
+
+        async def play(self, caller: Caller, word: str, options: dict[str, str | None]) -> Reply:
+            asked.append((word, options))
+            return Reply(text("played"))
+
+    caller, service = Caller(1, 1, 5, "Ana"), Service()
+    await CATALOGUE["log"].call(service, caller, {"count": "30"})  # type: ignore[arg-type]
+    await CATALOGUE["board"].call(service, caller, {"age": "faith"})  # type: ignore[arg-type]
+    await CATALOGUE["travel"].call(service, caller, {"pawn": 1, "to": "Faith"})  # type: ignore[arg-type]
+    assert asked == [("log", 30), ("board", Age.FAITH), ("travel", {"pawn": "1", "age": "Faith"})]
+    with pytest.raises(Refusal, match=re.escape("`count` takes a number, e.g. `log 30`.")):
+        await CATALOGUE["log"].call(service, caller, {"count": "many"})  # type: ignore[arg-type]
+    with pytest.raises(Refusal):
+        await CATALOGUE["board"].call(service, caller, {"age": "Water"})  # type: ignore[arg-type]

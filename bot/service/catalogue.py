@@ -21,6 +21,7 @@ from rules import Age, Kind, NotationError
 from ..ai import LEVELS
 from ..play import Refusal
 from ..texts import RULES
+from ..words import Code, say
 from .messages import Caller, Reply
 
 if TYPE_CHECKING:
@@ -97,7 +98,7 @@ def _number(options: Mapping[str, Value], name: str, default: int, example: str)
     try:
         return int(value)
     except ValueError:
-        raise Refusal(f"`{name}` takes a number, e.g. `{example}`.") from None
+        raise Refusal(say("{name} takes a number, e.g. {example}.", name=Code(name), example=Code(example))) from None
 
 
 def _age(options: Mapping[str, Value]) -> Age | None:
