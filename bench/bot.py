@@ -59,7 +59,7 @@ sys.path.insert(0, str(ROOT))
 import discord.http  # noqa: E402
 
 from bot.config import Config  # noqa: E402
-from bot.discord_app import TiempoBot  # noqa: E402
+from bot.discord import TiempoBot  # noqa: E402
 from bot.storage import Storage  # noqa: E402
 from rules import Age, GameState, Kind, from_json, placements  # noqa: E402
 from tests.discord_sim import API_PREFIX, LOADING, DiscordSim, SimChannel, SimUser  # noqa: E402

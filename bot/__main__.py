@@ -86,19 +86,10 @@ def run_bot(config_path: str | None) -> int:
 
 def go_online(config: Config) -> int:
     """Connect to Discord and serve until stopped. Returns the exit code."""
-    assert config.token
-    import discord
-
-    from .discord_app import TiempoBot
+    from .discord import serve
 
     configure_logging(config.log_level_number)
-    bot = TiempoBot(config)
-    try:
-        bot.run(config.token, log_handler=None)
-    except discord.LoginFailure:
-        sys.stderr.write("Discord refused the token. Copy it again from the developer portal (Bot → Reset Token).\n")
-        return 2
-    return 0
+    return serve(config)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,8 +15,12 @@ cannot break either front end: neither looks inside the sentences.
 from __future__ import annotations
 
 import string
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+
+
+def _as_it_is(name: str) -> str:
+    return name
 
 
 class _Joins:
@@ -44,6 +48,14 @@ class Mention(_Joins):
 
     user_id: int
     name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Name(_Joins):
+    """A person's name as they chose it (a Discord display name): shown as it is, so a front end with
+    markup escapes it (a name "*Bo*" is not italics, "@everyone" is no mention)."""
+
+    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +93,7 @@ class Here(_Joins):
     capital: bool = False
 
 
-Part = str | Strong | Mention | Command | Button | Code | Here
+Part = str | Strong | Mention | Name | Command | Button | Code | Here
 HERE = Here()
 
 
@@ -154,6 +166,8 @@ class Style:
     button: str = "type `{command}`"
     code: str = "`{}`"
     here: str = "this table"
+    #: a person's name (``Name``) as shown: escaped where the front end has markup
+    name: Callable[[str], str] = _as_it_is
 
 
 PLAIN = Style()
@@ -168,7 +182,9 @@ def render(t: Text, style: Style) -> str:
         elif isinstance(p, Strong):
             out.append(style.strong.format(p.text))
         elif isinstance(p, Mention):
-            out.append(style.mention.format(id=p.user_id, name=p.name))
+            out.append(style.mention.format(id=p.user_id, name=style.name(p.name)))
+        elif isinstance(p, Name):
+            out.append(style.name(p.text))
         elif isinstance(p, Command):
             out.append(style.command.format(word=p.word, options=f" {p.options}" if p.options else ""))
             if p.or_button:
@@ -182,5 +198,5 @@ def render(t: Text, style: Style) -> str:
     return "".join(out)
 
 
-__all__ = ["HERE", "PLAIN", "Button", "Code", "Command", "Here", "Mention", "Part", "Strong", "Style", "Text",
+__all__ = ["HERE", "PLAIN", "Button", "Code", "Command", "Here", "Mention", "Name", "Part", "Strong", "Style", "Text",
            "as_text", "lines", "render", "say", "text"]

@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bot.discord_app import ChannelOutbox
+from bot.discord import ChannelOutbox
 from bot.service.herald import Herald
 from tests.discord_sim import DiscordSim, SimChannel, SimGuild, SimUser
 from tests.test_bot_e2e import make_bot, open_table, play_turn, state_of

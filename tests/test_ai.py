@@ -853,7 +853,7 @@ def test_there_is_one_list_of_levels() -> None:
     from discord import app_commands
 
     from bot import selfplay, service
-    from bot.discord_app import build_group
+    from bot.discord import TiempoGroup
 
     assert LEVEL_NAMES == ("random", "greedy", "strong") == tuple(lv.name for lv in LEVELS)
     assert service.AI_LEVELS == LEVEL_NAMES
@@ -862,7 +862,7 @@ def test_there_is_one_list_of_levels() -> None:
     selfplay.add_arguments(parser)
     (level,) = [a for a in parser._actions if a.dest == "level"]
     assert tuple(level.choices or ()) == LEVEL_NAMES
-    addbot = build_group().get_command("addbot")
+    addbot = TiempoGroup().get_command("addbot")
     assert isinstance(addbot, app_commands.Command)
     (option,) = addbot.parameters
     assert [c.value for c in option.choices] == list(LEVEL_NAMES)

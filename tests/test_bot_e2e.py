@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from bot.config import Config
-from bot.discord_app import TiempoBot
+from bot.discord import TiempoBot
 from rules import Action, Construct, EndTurn, GameState, Travel, legal_actions
 from tests.discord_sim import EPHEMERAL, DiscordSim, SimMessage, SimUser
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from bot import discord_app
-from bot.discord_app import CHANGED
+from bot.discord import client
+from bot.discord.answering import CHANGED
 from tests.discord_sim import DiscordSim
 from tests.test_bot_e2e import answer, make_bot, open_table
 
@@ -84,7 +84,7 @@ async def test_completing_an_option_the_bot_no_longer_has_says_so(sim: DiscordSi
 async def test_discord_py_s_own_mismatch_errors_get_the_same_sentence(sim: DiscordSim, tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """Should discord.py find a mismatch the check let through, its error gets the same answer."""
-    monkeypatch.setattr(discord_app, "stale_command", lambda tree, interaction: None)
+    monkeypatch.setattr(client, "stale_command", lambda tree, interaction: None)
     await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
     payload = sim.slash("tiempo", "status")
     renamed_sub(payload)

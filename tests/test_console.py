@@ -16,7 +16,7 @@ import pytest
 from bot import console
 from bot.config import default_ai_processes
 from bot.console import InputError, parse_line, parse_seats, to_terminal
-from bot.discord_app import markdown
+from bot.discord import markdown
 from bot.play import Seat, start
 from bot.words import HERE, Button, Command, Mention, Strong, say
 from rules import Action, Colour, Construct, EndTurn, GameState, format_action, from_json, legal_actions
@@ -90,10 +90,10 @@ def test_input_that_is_not_a_command_says_why() -> None:
 
 
 def test_the_console_speaks_the_words_and_options_of_the_slash_commands() -> None:
-    from bot.discord_app import build_group
+    from bot.discord import TiempoGroup
 
     lobby = {"new", "join", "leave", "start", "cancel", "addbot"}
-    group = build_group()
+    group = TiempoGroup()
     for cmd in group.commands:
         if cmd.name in lobby:
             continue

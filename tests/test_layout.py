@@ -148,3 +148,41 @@ def test_no_project_modules_import_each_other() -> None:
     ai = {m for m in graph if m.startswith("bot.ai")}
     outside = {(m, d) for m in ai for d in graph[m] if d.startswith("bot") and not d.startswith("bot.ai")}
     assert not outside, f"bot.ai imports the rest of the bot: {sorted(outside)}"
+
+
+MAX_FUNCTION_LINES = 80
+
+
+def test_no_function_in_bot_is_longer_than_80_lines() -> None:
+    """A function longer than a screen says that logic belongs elsewhere (docs/layout.md)."""
+    long = []
+    for path in _sources("bot"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                size = (node.end_lineno or node.lineno) - node.lineno + 1
+                if size > MAX_FUNCTION_LINES:
+                    long.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.name} has {size} lines")
+    assert not long, "\n".join(long)
+
+
+#: what the Discord front end may import of the project: the service's public interface, the wording
+#: layer and the settings (and itself)
+DISCORD_MAY_IMPORT = ("bot.service", "bot.words", "bot.config", "bot.discord")
+
+
+def test_the_discord_front_end_imports_only_the_service_the_words_and_the_settings() -> None:
+    graph = _project_imports()
+    bad = {(m, d) for m, deps in graph.items() if m.startswith("bot.discord") for d in deps
+           if d not in DISCORD_MAY_IMPORT and not d.startswith("bot.discord.")}
+    assert not bad, sorted(bad)
+    private = {(m, d) for m, deps in graph.items() if m.startswith("bot.discord") for d in deps
+               if d.startswith("bot.service.")}
+    assert not private, f"the front end goes around bot.service's door: {sorted(private)}"
+
+
+def test_only_the_discord_front_end_imports_discord() -> None:
+    """render, the service, storage, the words and the AI never import discord (docs/layout.md)."""
+    bad = [f"{path.relative_to(ROOT)}:{line} imports {module}"
+           for path in _sources("rules", "render", "bot") if not _module_of(path).startswith("bot.discord")
+           for line, module in _imports(path) if module.split(".")[0] == "discord"]
+    assert not bad, "\n".join(bad)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from bot.discord_app import TiempoBot
+from bot.discord import TiempoBot
 from bot.panel import SEP, path_to, step
 from bot.texts import cards_in_words
 from rules import Age, Cell, Construct, EndTurn, GameState, legal_actions

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.discord_app import TiempoBot
+from bot.discord import TiempoBot
 from bot.panel import path_to
 from rules import (
     Action,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.config import load_config
-from bot.discord_app import TiempoBot
+from bot.discord import TiempoBot
 from tests.backends import PostgresBackend
 from tests.discord_sim import DiscordSim
 from tests.test_bot_e2e import open_table, play_turn, random_ai, state_of

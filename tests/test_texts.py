@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.discord_app import markdown
+from bot.discord import markdown
 from bot.texts import (
     RULES,
     cards_in_words,
@@ -165,7 +165,7 @@ def test_r37_r38_a_build_says_what_it_was_paid_with_and_the_terrain_surcharge() 
 
 
 def test_a_long_answer_goes_in_several_messages_never_cut() -> None:
-    from bot.discord_app import MAX_TEXT, pages
+    from bot.discord import MAX_TEXT, pages
 
     text = "\n".join(f"line {i}: " + "x" * 60 for i in range(120)) + "\n" + "y" * 4000
     parts = pages(text)

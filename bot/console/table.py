@@ -8,7 +8,19 @@ import asyncio
 import contextlib
 from dataclasses import dataclass, field
 
-from ..service import Caller, PanelView, Post, Refusal, StorageError, TableState, Tiempo
+from ..service import (
+    Caller,
+    CancelButton,
+    ConfirmButton,
+    HandButtons,
+    PanelControls,
+    PanelView,
+    Post,
+    Refusal,
+    StorageError,
+    TableState,
+    Tiempo,
+)
 from ..words import Command, Text, say
 from .terminal import Screen
 
@@ -56,12 +68,20 @@ class ConsoleTable:
         several = to is not None and len(self.humans) > 1
         self.screen.post(post, public=public, for_name=to.name if several and to is not None else None)
         if public:
-            self.last_board = post.version if post.hand_game is not None else None
-            return
-        self.unconfirmed, self.unconfirmed_cancel = post.confirm, post.cancel_game
-        self.panel = post.panel
-        if post.panel is not None:
-            self.screen.panel(post.panel)
+            self.last_board = None
+        else:
+            self.unconfirmed, self.unconfirmed_cancel, self.panel = None, None, None
+        for control in post.controls:
+            match control:
+                case HandButtons(version=version) if public:
+                    self.last_board = version
+                case ConfirmButton(game=game, version=version, notation=notation) if not public:
+                    self.unconfirmed = (game, version, notation)
+                case CancelButton(game=game) if not public:
+                    self.unconfirmed_cancel = game
+                case PanelControls(view=view) if not public:
+                    self.panel = view
+                    self.screen.panel(view)
 
     # -- the game ---------------------------------------------------------------------------------
 

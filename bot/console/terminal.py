@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from ..service import PanelView, Post
+from ..service import Answers, PanelView, Post
 from ..words import Command, Part, Style, Text, as_text, render, say, text
 
 BOLD, RESET = "\033[1m", "\033[0m"
@@ -84,8 +84,9 @@ class Screen:
             self.whisper(shown)
             if note is not None:
                 self.whisper(note)
-        if post.choices:
-            answers: list[Text | Part] = [Command("choose", cell) for _, cell in post.choices]
+        answering = post.control(Answers)
+        if answering is not None and answering.choices:
+            answers: list[Text | Part] = [Command("choose", cell) for _, cell in answering.choices]
             self.say(say("Answer with {answers}.", answers=text(*_joined(answers, " or "))))
 
     def panel(self, panel: PanelView) -> None:

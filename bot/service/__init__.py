@@ -28,18 +28,38 @@ import logging
 import secrets
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from rules import Action, Age, GameState, keyed_seed
 
 from ..ai import Chooser
+from ..panel import SEP, Choice
 from ..play import Refusal
 from ..storage import DatabaseBusyError, DatabaseFaultError, GameRecord, Storage, StorageError
+from .catalogue import CATALOGUE
 from .clock import TurnClock
 from .games import Games, version_of
 from .herald import Herald
 from .info import Info, rules_reference
 from .lobby import AI_LEVELS, AI_NAMES, Lobby
-from .messages import Caller, Outbox, PanelView, Picture, Post, Reply
+from .messages import (
+    Answers,
+    Caller,
+    CancelButton,
+    ConfirmButton,
+    Control,
+    HandButtons,
+    LobbyButtons,
+    Outbox,
+    PanelControls,
+    PanelView,
+    Picture,
+    PlayButton,
+    Post,
+    RematchButton,
+    Reply,
+    SendLater,
+)
 from .panels import Panels
 from .seats import AISeats
 from .suggest import Suggestions
@@ -70,6 +90,7 @@ class Tiempo:
                  seed_source: Callable[[], int] | None = None, ai_process: bool = False,
                  ai_processes: int = 1, owns: Callable[[int], bool] = lambda guild_id: True) -> None:
         self.storage = storage
+        self.owns_storage = False  # opened by ``open``: closed with the service
         self.games = Games(storage, clock, owns)
         self.herald = Herald(self.games, outbox, render=render)
         self.table = Table(self.games, self.herald, drive=self._drive, clock=clock)
@@ -83,6 +104,19 @@ class Tiempo:
         self.panels = Panels(self.games, self.table, render=render)
         self.turns = TurnClock(self.games, self.herald, self.table.commit, self._drive, clock)
         self.tables = Tables(self.games)
+
+    @classmethod
+    async def open(cls, database: str, outbox: Outbox, *, shared: bool = False, **options: Any) -> Tiempo:
+        """The service over the games in ``database`` (a path, or a ``postgresql://`` URL), opened here
+        and closed with it; ``shared``: other processes use it too (shards). Raises StorageError."""
+        service = cls(await Storage.open(database, shared=shared), outbox, **options)
+        service.owns_storage = True
+        return service
+
+    async def game_here(self, channel_id: int) -> int | None:
+        """The id of the channel's active game, if it has one (for the front ends' logs)."""
+        game = await self.storage.active_game_in_channel(channel_id)
+        return None if game is None else game.id
 
     def _drive(self, game_id: int) -> None:
         self.seats.drive(game_id)
@@ -213,10 +247,14 @@ class Tiempo:
         """Stop the background work."""
         await self.seats.close()
         await self.herald.courier.close()
+        if self.owns_storage:
+            await self.storage.close()
 
 
-__all__ = ["AI_LEVELS", "AI_NAMES", "Caller", "Outbox", "PanelView", "Picture", "Post", "Refusal", "Reply", "Tiempo",
-           "version_of"]
+__all__ = ["AI_LEVELS", "AI_NAMES", "CATALOGUE", "SEP", "Answers", "Caller",
+           "CancelButton", "Choice", "ConfirmButton", "Control", "HandButtons", "LobbyButtons", "Outbox",
+           "PanelControls", "PanelView", "Picture", "PlayButton", "Post", "Refusal", "RematchButton", "Reply",
+           "SendLater", "StorageError", "Tiempo", "version_of"]
 # what the console reads (its import of the service is all it imports of the project, with the words and settings)
-__all__ += ["AGE_NAMES", "BUILDING_NAMES", "RULE_TOPICS", "Chooser", "Storage", "StorageError", "TableState",
+__all__ += ["AGE_NAMES", "BUILDING_NAMES", "RULE_TOPICS", "Chooser", "Storage", "TableState",
             "new_seed", "panel_pick", "parse_age"]

@@ -18,7 +18,7 @@ from ..texts import describe_status, ecu_word, narrate, ranking, who
 from ..words import Button, Command, Mention, Part, Strong, Text, lines, say, text
 from .courier import Courier
 from .games import Games, is_ai, version_of
-from .messages import Outbox, Picture, Post
+from .messages import Answers, HandButtons, Outbox, Picture, PlayButton, Post, RematchButton
 
 log = logging.getLogger("tiempo.herald")
 
@@ -136,8 +136,10 @@ class Herald:
         if not choices:  # too many for buttons: named here
             ask = say("{ask} ({cells}) Answer with {choose}.", ask=ask, cells=", ".join(map(str, d.options)),
                       choose=Command("choose"))
-        return Post(lines([*before, ask]), choice_game=game.id, version=version_of(game), choices=choices,
-                    mentions=(seat.user_id,) if not is_ai(seat) else (), play_game=None if is_ai(seat) else game.id)
+        answers = (Answers(game.id, version_of(game), choices),) if choices else ()
+        play = () if is_ai(seat) else (PlayButton(game.id),)
+        return Post(lines([*before, ask]), controls=(*answers, *play),
+                    mentions=(seat.user_id,) if not is_ai(seat) else ())
 
     async def board_post(self, game: GameRecord, state: GameState, narration: list[str],
                          events: Sequence[ev.Event]) -> Post:
@@ -147,12 +149,14 @@ class Herald:
         scores = describe_status(state)
         if state.pending is not None:
             post = self.decision_post(game, state, [*narration, "", scores])
-            return dataclasses.replace(post, gallery=gallery, hand_game=game.id)
+            return dataclasses.replace(post, gallery=gallery,
+                                       controls=(*post.controls, HandButtons(game.id, version_of(game))))
         turn = (f"{seat.name} (AI) is thinking…" if is_ai(seat) else
                 say("{who}, your turn (round {round} of 7).", who=mention(seat), round=state.round))
-        return Post(lines([*narration, "", scores, "", turn]), gallery=gallery, hand_game=game.id,
-                    version=version_of(game), mentions=(seat.user_id,) if not is_ai(seat) else (),
-                    play_game=None if is_ai(seat) else game.id)
+        play = () if is_ai(seat) else (PlayButton(game.id),)
+        return Post(lines([*narration, "", scores, "", turn]), gallery=gallery,
+                    controls=(*play, HandButtons(game.id, version_of(game))),
+                    mentions=(seat.user_id,) if not is_ai(seat) else ())
 
     async def final_post(self, game: GameRecord, state: GameState, narration: list[str]) -> Post:
         """The end of the game: the last events, the ranking, and a Rematch button."""
@@ -163,7 +167,8 @@ class Herald:
             medal = {1: "🥇", 2: "🥈", 3: "🥉"}.get(place, f"{place}.")
             out.append(f"{medal} {who(state, seat)} — {ecus} {ecu_word(ecus)}")
         out.append(say("Play again with the same seats: {rematch}.", rematch=Button("Rematch", "rematch")))
-        return Post(lines(out), gallery=gallery, hand_game=game.id, rematch_game=game.id, version=version_of(game))
+        return Post(lines(out), gallery=gallery,
+                    controls=(HandButtons(game.id, version_of(game)), RematchButton(game.id)))
 
 
 def _actor(events: Sequence[ev.Event], state: GameState) -> int:

@@ -13,7 +13,7 @@ from ..texts import RULES, describe_hand, describe_income, describe_status, ecu_
 from ..words import Code, Command, Strong, as_text, lines, say, text
 from .games import Games, seat_of, version_of
 from .herald import Herald
-from .messages import Caller, Reply
+from .messages import Caller, HandButtons, Reply
 
 #: lines of "since your last turn" shown with a hand
 RECAP_LINES = 12
@@ -70,9 +70,9 @@ class Info:
         gallery = await asyncio.to_thread(self.herald.board_cards, game, state, events, age)
         if age is not None:
             return Reply(as_text(f"{age.title} — game #{game.id}, round {state.round} of 7."), gallery=gallery,
-                         hand_game=game.id, version=version_of(game))
+                         controls=(HandButtons(game.id, version_of(game)),))
         return Reply(text(Strong(f"Game #{game.id}"), "\n", describe_status(state)), gallery=gallery,
-                     hand_game=game.id, version=version_of(game))
+                     controls=(HandButtons(game.id, version_of(game)),))
 
     async def status(self, caller: Caller) -> Reply:
         """Round, whose turn, public scores and stock."""

@@ -11,11 +11,11 @@ from ..ai import LEVEL_NAMES, LEVELS
 from ..play import Refusal
 from ..storage import ChannelBusyError, GameRecord, SeatRecord, Status
 from ..texts import who
-from ..words import HERE, Button, Command, Here, Mention, Strong, Text, lines, say
+from ..words import HERE, Button, Command, Here, Mention, Name, Strong, Text, lines, say
 from .clock import turn_deadline
 from .games import Games, is_ai
 from .herald import Herald
-from .messages import Caller, Reply, encode_post
+from .messages import Caller, CancelButton, LobbyButtons, Reply, encode_post
 
 AI_LEVELS = LEVEL_NAMES
 AI_NAMES = {level.name: level.display for level in LEVELS}
@@ -57,7 +57,7 @@ class Lobby:
             raise Refusal(say("{here} already has game #{id}. Finish it or {cancel} it first (a thread "
                               "counts as its own channel).", here=Here(capital=True), id=busy.game_id,
                               cancel=Command("cancel"))) from None
-        return self._reply(game, f"{caller.name} opens game #{game.id}.")
+        return self._reply(game, say("{name} opens game #{id}.", name=Name(caller.name), id=game.id))
 
     @staticmethod
     def describe(game: GameRecord) -> Text:
@@ -70,13 +70,13 @@ class Lobby:
                                  f"Seats: {len(game.seats)}/{seats}."]
         for s in game.seats:
             tag = f" — AI ({s.ai_level})" if is_ai(s) else ""
-            out.append(f"• {s.colour} {s.name}{tag}")
+            out.append(say("• {colour} {name}{tag}", colour=s.colour, name=Name(s.name), tag=tag))
         out.append(say("Join with {join}; the opener starts with {start} once 2–5 players are seated.",
                        join=Command("join", or_button=True), start=Command("start")))
         return lines(out)
 
-    def _reply(self, game: GameRecord, headline: str) -> Reply:
-        return Reply(headline + "\n" + self.describe(game), lobby_game=game.id, public=True)
+    def _reply(self, game: GameRecord, headline: Text | str) -> Reply:
+        return Reply(headline + "\n" + self.describe(game), controls=(LobbyButtons(game.id),), public=True)
 
     async def _lobby(self, caller: Caller, game_id: int | None = None) -> GameRecord:
         game = await (self.games.storage.get_game(game_id) if game_id is not None else self.games.here(caller))
@@ -96,7 +96,7 @@ class Lobby:
             colour = _free_colour(game)
             seats = [*game.seats, SeatRecord(caller.user_id, caller.name, colour)]
             game = await self.games.storage.update_lobby(game.id, seats=seats, now=self.clock())
-        return self._reply(game, f"{caller.name} joins as {colour}.")
+        return self._reply(game, say("{name} joins as {colour}.", name=Name(caller.name), colour=colour))
 
     async def add_bot(self, caller: Caller, level: str = "greedy") -> Reply:
         """Seat an AI player of ``level`` (the opener, or a channel manager)."""
@@ -134,10 +134,10 @@ class Lobby:
             seats = [s for s in game.seats if s.user_id != caller.user_id]
             if not seats:
                 await self.games.storage.set_status(game.id, Status.CANCELLED, now=self.clock())
-                return Reply(say("{name} leaves; nobody is left, so game #{id} is cancelled.", name=caller.name,
+                return Reply(say("{name} leaves; nobody is left, so game #{id} is cancelled.", name=Name(caller.name),
                                  id=game.id), public=True)
             game = await self.games.storage.update_lobby(game.id, seats=seats, now=self.clock())
-        return self._reply(game, f"{caller.name} leaves.")
+        return self._reply(game, say("{name} leaves.", name=Name(caller.name)))
 
     async def cancel(self, caller: Caller, game_id: int | None = None, *, confirmed: bool = False) -> Reply:
         """Cancel the channel's game (the opener, or a channel manager). A game in play is cancelled
@@ -150,14 +150,14 @@ class Lobby:
             state = self.games.state_of(game)
             return Reply(say("Game #{id} is being played (round {round} of 7). Cancelling ends it for good, for "
                              "everyone at the table. To cancel it, {confirm}.", id=game.id, round=state.round,
-                             confirm=Button("Cancel the game", "yes")), cancel_game=game.id)
+                             confirm=Button("Cancel the game", "yes")), controls=(CancelButton(game.id),))
         async with self.games.storage.lock(game.id):
             fresh = await self.games.storage.get_game(game.id)
             if not fresh.status.is_active:
                 raise Refusal(f"Game #{game.id} is already over.")
             await self.games.storage.set_status(game.id, Status.CANCELLED, now=self.clock())
         self.stop(game.id)
-        return Reply(say("Game #{id} is cancelled by {name}.", id=game.id, name=caller.name), public=True)
+        return Reply(say("Game #{id} is cancelled by {name}.", id=game.id, name=Name(caller.name)), public=True)
 
     async def start(self, caller: Caller, game_id: int | None = None) -> Reply:
         """Start the lobby: deal, draw the first player, post the first board."""
@@ -200,7 +200,8 @@ class Lobby:
                 options=dict(old.options), seats=seats, now=self.clock())
         except ChannelBusyError as busy:
             raise Refusal(say("{here} already has game #{id}.", here=Here(capital=True), id=busy.game_id)) from None
-        return self._reply(game, f"{caller.name} asks for a rematch of game #{old.id}: same seats.")
+        return self._reply(game, say("{name} asks for a rematch of game #{id}: same seats.", name=Name(caller.name),
+                                     id=old.id))
 
 
 def _free_colour(game: GameRecord) -> str:

@@ -6,10 +6,10 @@ import base64
 import dataclasses
 import json
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from ..panel import Choice
-from ..words import Button, Code, Command, Here, Mention, Part, Strong, Text
+from ..words import Button, Code, Command, Here, Mention, Name, Part, Strong, Text
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class PanelView:
     the game: the position the panel was drawn for): a list to pick
     from (``choices`` after ``path``, with ``question`` as its placeholder), and the buttons the step
     allows: Back (to the path ``back``), Confirm (the step is a preview; shown red when the action
-    ``harms`` its player), Undo, and Refresh."""
+    ``harms`` its player), Undo, and Look again (while it waits on someone else)."""
 
     game_id: int
     version: str
@@ -54,41 +54,101 @@ class Picture:
     lead: bool = True
 
 
+C = TypeVar("C")
+
+
+# -- the controls a message carries (each front end draws them in its own way) -------------------
+
+
+@dataclass(frozen=True)
+class HandButtons:
+    """The persistent "My hand" button of game ``game`` (and "Board now", to see it privately).
+    ``version`` (``version_of`` the game) is the position the message shows, where it shows one."""
+
+    game: int
+    version: str = ""
+
+
+@dataclass(frozen=True)
+class LobbyButtons:
+    """Join, Leave and Start buttons of the lobby of game ``game``."""
+
+    game: int
+
+
+@dataclass(frozen=True)
+class RematchButton:
+    """A Rematch button after game ``game`` is over: a new lobby with the same seats."""
+
+    game: int
+
+
+@dataclass(frozen=True)
+class Answers:
+    """One button per answer of the decision game ``game`` waits on at ``version``: ``(label, cell)``."""
+
+    game: int
+    version: str
+    choices: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class PlayButton:
+    """The "Play" button that opens the turn panel of game ``game``."""
+
+    game: int
+
+
+@dataclass(frozen=True)
+class PanelControls:
+    """The list and buttons of a turn panel (a private reply)."""
+
+    view: PanelView
+
+
+@dataclass(frozen=True)
+class ConfirmButton:
+    """A Confirm button that plays ``notation`` in game ``game`` at ``version``, an action its player
+    was warned harms their own game (a private reply)."""
+
+    game: int
+    version: str
+    notation: str
+
+
+@dataclass(frozen=True)
+class CancelButton:
+    """A button that confirms cancelling game ``game``, which is being played (a private reply)."""
+
+    game: int
+
+
+#: what a message can carry besides words and pictures, in the order it is shown
+Control = (HandButtons | LobbyButtons | RematchButton | Answers | PlayButton | PanelControls | ConfirmButton
+           | CancelButton)
+#: the controls only a private reply carries: never stored in the outbox
+PRIVATE_CONTROLS = (PanelControls, ConfirmButton, CancelButton)
+
+
 @dataclass(frozen=True)
 class Post:
-    """A message: words, a picture (``png``) or a ``gallery`` of pictures. The front end turns the
-    fields after ``gallery`` into buttons:
-
-    * ``hand_game``: the persistent "My hand" button of that game (and "Board" to see it privately);
-    * ``lobby_game``: Join, Leave and Start buttons of a lobby;
-    * ``rematch_game``: a Rematch button after a finished game;
-    * ``choices``: one button per option of a pending decision, ``(label, cell)``, for ``choice_game``
-      at version ``version`` (``version_of`` the game).
-    * ``play_game``: the "Play" button that opens the turn panel of that game;
-    * ``panel``: the controls of a turn panel (a private reply);
-    * ``confirm``: a Confirm button that plays an action the player was warned about.
-    ``mentions`` are the users this message may ping. ``live`` names a turn's running account: where
-    the front end can edit its messages, a post with the same ``live`` as the channel's last post is
-    added to that message (an edit) rather than sent as a new one."""
+    """A message: words, a picture (``png``) or a ``gallery`` of pictures, and ``controls`` (buttons,
+    lists) in the order they are shown. ``mentions`` are the users this message may ping. ``live``
+    names a turn's running account: where the front end can edit its messages, a post with the same
+    ``live`` as the channel's last post is added to that message (an edit) rather than sent as a new
+    one."""
 
     text: Text
     png: bytes | None = None
     filename: str = "tiempo.png"
     gallery: tuple[Picture, ...] = ()
-    hand_game: int | None = None
-    lobby_game: int | None = None
-    rematch_game: int | None = None
-    choice_game: int | None = None
-    version: str = ""
-    choices: tuple[tuple[str, str], ...] = ()
+    controls: tuple[Control, ...] = ()
     mentions: tuple[int, ...] = ()
-    play_game: int | None = None
-    panel: PanelView | None = None
-    #: a Confirm button for an action that harms its player: (game, version, the action's notation)
-    confirm: tuple[int, str, str] | None = None
-    #: a button that confirms cancelling this game (in play)
-    cancel_game: int | None = None
     live: str | None = None
+
+    def control(self, kind: type[C]) -> C | None:
+        """The post's first control of type ``kind``, if it has one."""
+        return next((c for c in self.controls if isinstance(c, kind)), None)
 
 
 @dataclass(frozen=True)
@@ -125,7 +185,7 @@ class Editor(Protocol):
 
 # -- posts as stored in the outbox ---------------------------------------------------------------
 
-_PARTS: dict[str, type] = {cls.__name__: cls for cls in (Strong, Mention, Command, Button, Code, Here)}
+_PARTS: dict[str, type] = {cls.__name__: cls for cls in (Strong, Mention, Name, Command, Button, Code, Here)}
 
 
 def _part_json(p: Part) -> str | dict[str, Any]:
@@ -141,29 +201,69 @@ def _part_of(data: str | dict[str, Any]) -> Part:
     return part
 
 
+_CONTROLS: dict[str, type] = {cls.__name__: cls for cls in (HandButtons, LobbyButtons, RematchButton, Answers,
+                                                          PlayButton)}
+
+
+def _control_json(control: Control) -> dict[str, Any]:
+    return {"control": type(control).__name__, **dataclasses.asdict(control)}
+
+
+def _control_of(data: dict[str, Any]) -> Control:
+    fields = dict(data)
+    kind = _CONTROLS[fields.pop("control")]
+    if kind is Answers:
+        fields["choices"] = tuple(tuple(c) for c in fields["choices"])
+    control: Control = kind(**fields)
+    return control
+
+
+def _old_controls(data: dict[str, Any]) -> tuple[Control, ...]:
+    """The controls of a post stored before posts had ``controls`` (one optional field per kind of
+    button), in the order the front ends drew them then."""
+    version = data.get("version", "")
+    out: list[Control] = []
+    if data.get("choice_game") is not None:
+        out.append(Answers(data["choice_game"], version, tuple(tuple(c) for c in data.get("choices", ()))))
+    if data.get("play_game") is not None:
+        out.append(PlayButton(data["play_game"]))
+    if data.get("hand_game") is not None:
+        out.append(HandButtons(data["hand_game"], version))
+    if data.get("lobby_game") is not None:
+        out.append(LobbyButtons(data["lobby_game"]))
+    if data.get("rematch_game") is not None:
+        out.append(RematchButton(data["rematch_game"]))
+    return tuple(out)
+
+
 def encode_post(post: Post) -> str:
-    """``post`` as JSON text, to be stored until it is sent (pictures in base64). A channel post has
-    no panel, no confirmation and no cancel button: those are private."""
-    if post.panel is not None or post.confirm is not None or post.cancel_game is not None:
+    """``post`` as JSON text, to be stored until it is sent (pictures in base64). Raises ValueError
+    for a post with a private control (a panel, a confirmation, a cancel button)."""
+    if any(isinstance(c, PRIVATE_CONTROLS) for c in post.controls):
         raise ValueError("a private answer is not stored in the outbox")
-    out: dict[str, Any] = {f.name: getattr(post, f.name) for f in dataclasses.fields(Post)
-                           if f.name not in ("text", "png", "gallery", "panel", "confirm", "cancel_game")}
-    out["text"] = [_part_json(p) for p in post.text.parts]
-    out["png"] = base64.b64encode(post.png).decode() if post.png is not None else None
-    out["gallery"] = [{"png": base64.b64encode(p.png).decode(), "filename": p.filename,
-                       "description": p.description, "lead": p.lead} for p in post.gallery]
-    return json.dumps(out)
+    return json.dumps({
+        "text": [_part_json(p) for p in post.text.parts],
+        "png": base64.b64encode(post.png).decode() if post.png is not None else None,
+        "filename": post.filename,
+        "gallery": [{"png": base64.b64encode(p.png).decode(), "filename": p.filename,
+                     "description": p.description, "lead": p.lead} for p in post.gallery],
+        "controls": [_control_json(c) for c in post.controls],
+        "mentions": list(post.mentions),
+        "live": post.live,
+    })
 
 
 def decode_post(body: str) -> Post:
-    """The post ``encode_post`` stored."""
+    """The post ``encode_post`` stored (also in the form stored before posts had ``controls``)."""
     data = json.loads(body)
+    controls = (tuple(_control_of(c) for c in data["controls"]) if "controls" in data else _old_controls(data))
     return Post(
-        text=Text(tuple(_part_of(p) for p in data.pop("text"))),
-        png=base64.b64decode(data.pop("png")) if data.get("png") is not None else data.pop("png"),
+        text=Text(tuple(_part_of(p) for p in data["text"])),
+        png=base64.b64decode(data["png"]) if data.get("png") is not None else None,
+        filename=data.get("filename", "tiempo.png"),
         gallery=tuple(Picture(base64.b64decode(p["png"]), p["filename"], p["description"], p["lead"])
-                      for p in data.pop("gallery")),
-        choices=tuple(tuple(c) for c in data.pop("choices")),
-        mentions=tuple(data.pop("mentions")),
-        **data,
+                      for p in data.get("gallery", ())),
+        controls=controls,
+        mentions=tuple(data.get("mentions", ())),
+        live=data.get("live"),
     )

@@ -17,7 +17,7 @@ from ..storage import Status
 from ..texts import cards_in_words, describe_draw, describe_income, ecu_word, narrate, who
 from ..words import Button, Strong, Text, lines, say, text
 from .games import Games, seat_of, version_of
-from .messages import Caller, PanelView, Picture, Reply
+from .messages import Caller, PanelControls, PanelView, Picture, Reply
 from .table import Table
 
 log = logging.getLogger("tiempo.panels")
@@ -86,7 +86,7 @@ class Panels:
             waiting = (f"Waiting for {who(state, state.waiting_on)} to answer a question." if state.pending
                        else f"It is {who(state, state.active)}'s turn.")
             return Reply(lines([x for x in (note, head, waiting) if x]),
-                         panel=PanelView(game.id, version_of(game)))
+                         controls=(PanelControls(PanelView(game.id, version_of(game))),))
         if state.pending is not None and (not path or path[0] != "choose"):
             path = ("choose",)
         try:
@@ -96,11 +96,11 @@ class Panels:
         gallery = await self.pictures_or_none(game.id, state, seat, current)
         head = _header(state, seat, brief=bool(current.path))
         return Reply(lines([x for x in (note, head, *_body(current)) if x]), gallery=gallery,
-                     panel=PanelView(game.id, version_of(game), current.path, current.next_base, current.question,
-                                     current.choices, _back_of(state, current),
-                                     current.preview is not None,
-                                     undo=state.acted and state.pending is None and not current.path,
-                                     harms=current.preview is not None and bool(current.preview.harms)))
+                     controls=(PanelControls(PanelView(
+                         game.id, version_of(game), current.path, current.next_base, current.question, current.choices,
+                         _back_of(state, current), current.preview is not None,
+                         undo=state.acted and state.pending is None and not current.path,
+                         harms=current.preview is not None and bool(current.preview.harms))),))
 
     async def confirm(self, caller: Caller, game_id: int, version: str, path: Sequence[str]) -> Reply:
         """Play the action the panel's ``path`` names, then show the panel again."""

@@ -16,7 +16,7 @@ from ..words import Button, Command, Strong, lines, say, text
 from .clock import turn_deadline
 from .games import Games, History, is_ai, seat_of, seats_of, version_of
 from .herald import Herald, live_key, mention
-from .messages import Caller, Post, Reply, encode_post
+from .messages import Caller, ConfirmButton, Post, Reply, encode_post
 from .suggest import upgrade_origin
 
 
@@ -26,7 +26,8 @@ def _ask_to_confirm(game_id: int, version: str, notation: str, after: GameState,
     said = narrate(after, [e for e in events if not isinstance(e, ev.TurnBegan)])
     anyway = say("To play it anyway, {confirm}.", confirm=Button("Confirm", "yes"))
     return Reply(lines([Strong("This harms your own game. Nothing is played yet."), *(f"• {x}" for x in said),
-                        *(f"⚠️ It {h}." for h in hurt), anyway]), confirm=(game_id, version, notation))
+                        *(f"⚠️ It {h}." for h in hurt), anyway]),
+                 controls=(ConfirmButton(game_id, version, notation),))
 
 
 def _hand_after(game: GameRecord, caller: Caller, state: GameState, drew: str = "") -> Reply:

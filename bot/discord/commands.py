@@ -1,0 +1,217 @@
+"""``/tiempo``: the command group, one method per command, its parameters the command's options.
+
+Each command's description, its options' descriptions and their choices come from the service's
+command catalogue (``bot.service.CATALOGUE``), and its body runs the catalogue's call for it
+(``TiempoGroup.run``), so the slash commands, the console and the catalogue cannot drift apart (a
+test checks the parameters against the catalogue). Autocompletion is one method per option
+(``@build.autocomplete("cell")``); a failure in discord.py's own handling (a bad value, a command
+this bot no longer defines) reaches the tree's ``on_error`` (``bot.discord.client.Tree``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+from discord import app_commands
+
+from ..service import CATALOGUE
+from . import completion
+from .answering import respond
+from .completion import Choices
+from .context import Interaction, caller_of, service_of
+
+Callback = TypeVar("Callback", bound=Callable[..., Coroutine[Any, Any, None]])
+
+
+def slash(word: str) -> Callable[[Callback], app_commands.Command[Any, Any, None]]:
+    """``app_commands.command`` for the catalogue's command ``word``: its description, its options'
+    descriptions and choices (an option of the catalogue the method lacks is a TypeError)."""
+    entry = CATALOGUE[word]
+
+    def decorate(callback: Callback) -> app_commands.Command[Any, Any, None]:
+        described = app_commands.describe(**{o.name: o.description for o in entry.options})(callback)
+        listed = {o.name: completion.choices(list(o.choices)) for o in entry.options if o.choices}
+        if listed:
+            described = app_commands.choices(**listed)(described)
+        return app_commands.command(name=word, description=entry.summary)(described)
+
+    return decorate
+
+
+class TiempoGroup(app_commands.Group, name="tiempo", description="Play Khronos: three Ages, seven rounds, one winner",
+                  guild_only=True):
+    """``/tiempo`` and its subcommands (discord.py's ``examples/app_commands/basic.py``, as a group)."""
+
+    async def run(self, interaction: Interaction, word: str, **options: str | int | bool | None) -> None:
+        """Answer ``/tiempo <word>`` with the catalogue's call (deferred when the command may be slow).
+        A refusal or a failure travels, as discord.py's ``CommandInvokeError``, to the tree's
+        ``on_error``, which answers it."""
+        entry = CATALOGUE[word]
+        await respond(interaction, lambda: entry.call(service_of(interaction), caller_of(interaction), options),
+                      defer=entry.slow)
+
+    # -- the lobby --
+
+    @slash("new")
+    async def new(self, interaction: Interaction, holdem: bool = False, seats: app_commands.Range[int, 2, 5] = 5,
+                  turn_minutes: app_commands.Range[int, 0, 10080] | None = None) -> None:
+        await self.run(interaction, "new", holdem=holdem, seats=seats, turn_minutes=turn_minutes)
+
+    @slash("join")
+    async def join(self, interaction: Interaction) -> None:
+        await self.run(interaction, "join")
+
+    @slash("leave")
+    async def leave(self, interaction: Interaction) -> None:
+        await self.run(interaction, "leave")
+
+    @slash("start")
+    async def start(self, interaction: Interaction) -> None:
+        await self.run(interaction, "start")
+
+    @slash("cancel")
+    async def cancel(self, interaction: Interaction) -> None:
+        await self.run(interaction, "cancel")
+
+    @slash("addbot")
+    async def addbot(self, interaction: Interaction, level: str = "greedy") -> None:
+        await self.run(interaction, "addbot", level=level)
+
+    # -- information --
+
+    @slash("hand")
+    async def hand(self, interaction: Interaction) -> None:
+        await self.run(interaction, "hand")
+
+    @slash("board")
+    async def board(self, interaction: Interaction, age: str | None = None) -> None:
+        await self.run(interaction, "board", age=age)
+
+    @slash("status")
+    async def status(self, interaction: Interaction) -> None:
+        await self.run(interaction, "status")
+
+    @slash("log")
+    async def log(self, interaction: Interaction, count: app_commands.Range[int, 1, 50] = 15) -> None:
+        await self.run(interaction, "log", count=count)
+
+    @slash("rules")
+    async def rules(self, interaction: Interaction, topic: str | None = None) -> None:
+        await self.run(interaction, "rules", topic=topic)
+
+    # -- play --
+
+    @slash("exchange")
+    async def exchange(self, interaction: Interaction, cards: str) -> None:
+        await self.run(interaction, "exchange", cards=cards)
+
+    @exchange.autocomplete("cards")
+    async def exchange_cards(self, interaction: Interaction, current: str) -> Choices:
+        return await completion.cards(interaction, "exchange", current)
+
+    @slash("swap")
+    async def swap(self, interaction: Interaction, take: str, give: str) -> None:
+        await self.run(interaction, "swap", take=take, give=give)
+
+    @swap.autocomplete("take")
+    async def swap_take(self, interaction: Interaction, current: str) -> Choices:
+        return await completion.cards(interaction, "swap-take", current)
+
+    @swap.autocomplete("give")
+    async def swap_give(self, interaction: Interaction, current: str) -> Choices:
+        return await completion.cards(interaction, "swap", current)
+
+    @slash("travel")
+    async def travel(self, interaction: Interaction, pawn: app_commands.Range[int, 1, 2], to: str) -> None:
+        await self.run(interaction, "travel", pawn=pawn, to=to)
+
+    @slash("build")
+    async def build(self, interaction: Interaction, kind: str, cell: str, age: str | None = None,
+                    pay: str | None = None) -> None:
+        await self.run(interaction, "build", kind=kind, cell=cell, age=age, pay=pay)
+
+    @build.autocomplete("cell")
+    async def build_cell(self, interaction: Interaction, current: str) -> Choices:
+        return await completion.cells(interaction, "build", current)
+
+    @build.autocomplete("pay")
+    async def build_pay(self, interaction: Interaction, current: str) -> Choices:
+        return await completion.payments(interaction, "build", current)
+
+    @slash("upgrade")
+    async def upgrade(self, interaction: Interaction, cell: str, to: str, at: str | None = None,
+                      age: str | None = None, pay: str | None = None) -> None:
+        await self.run(interaction, "upgrade", cell=cell, to=to, at=at, age=age, pay=pay)
+
+    @upgrade.autocomplete("cell")
+    async def upgrade_cell(self, interaction: Interaction, current: str) -> Choices:
+        return await completion.cells(interaction, "upgrade", current)
+
+    @upgrade.autocomplete("at")
+    async def upgrade_at(self, interaction: Interaction, current: str) -> Choices:
+        return await completion.cells(interaction, "upgrade-at", current)
+
+    @upgrade.autocomplete("pay")
+    async def upgrade_pay(self, interaction: Interaction, current: str) -> Choices:
+        return await completion.payments(interaction, "upgrade", current)
+
+    @slash("demolish")
+    async def demolish(self, interaction: Interaction, cell: str, age: str | None = None,
+                       pay: str | None = None) -> None:
+        await self.run(interaction, "demolish", cell=cell, age=age, pay=pay)
+
+    @demolish.autocomplete("cell")
+    async def demolish_cell(self, interaction: Interaction, current: str) -> Choices:
+        return await completion.cells(interaction, "demolish", current)
+
+    @demolish.autocomplete("pay")
+    async def demolish_pay(self, interaction: Interaction, current: str) -> Choices:
+        return await completion.payments(interaction, "demolish", current)
+
+    @slash("populate")
+    async def populate(self, interaction: Interaction, cell: str, pay: str | None = None) -> None:
+        await self.run(interaction, "populate", cell=cell, pay=pay)
+
+    @populate.autocomplete("cell")
+    async def populate_cell(self, interaction: Interaction, current: str) -> Choices:
+        return await completion.cells(interaction, "populate", current)
+
+    @populate.autocomplete("pay")
+    async def populate_pay(self, interaction: Interaction, current: str) -> Choices:
+        return await completion.payments(interaction, "populate", current)
+
+    @slash("renovate")
+    async def renovate(self, interaction: Interaction, cell: str, pay: str | None = None) -> None:
+        await self.run(interaction, "renovate", cell=cell, pay=pay)
+
+    @renovate.autocomplete("cell")
+    async def renovate_cell(self, interaction: Interaction, current: str) -> Choices:
+        return await completion.cells(interaction, "renovate", current)
+
+    @renovate.autocomplete("pay")
+    async def renovate_pay(self, interaction: Interaction, current: str) -> Choices:
+        return await completion.payments(interaction, "renovate", current)
+
+    @slash("end")
+    async def end(self, interaction: Interaction, discard: str | None = None) -> None:
+        await self.run(interaction, "end", discard=discard)
+
+    @end.autocomplete("discard")
+    async def end_discard(self, interaction: Interaction, current: str) -> Choices:
+        return await completion.cards(interaction, "end", current)
+
+    @slash("choose")
+    async def choose(self, interaction: Interaction, cell: str) -> None:
+        await self.run(interaction, "choose", cell=cell)
+
+    @choose.autocomplete("cell")
+    async def choose_cell(self, interaction: Interaction, current: str) -> Choices:
+        return await completion.cells(interaction, "choose", current)
+
+    @slash("undo")
+    async def undo(self, interaction: Interaction) -> None:
+        await self.run(interaction, "undo")
+
+
+__all__ = ["TiempoGroup", "slash"]

@@ -1,0 +1,198 @@
+"""The commands of a table, once: each command's word, summary, options, examples and service call.
+
+Both front ends are built from ``CATALOGUE``: Discord's ``/tiempo`` group takes its descriptions and
+choices from it (and a test checks that its parameters match), the console its words, usage and help.
+An entry's ``call`` runs it on the service with the options by name, as typed (``"C4"``, ``"15"``) or
+already converted (``15``); a value that cannot be read raises ``Refusal`` with an example of good
+input::
+
+    entry = CATALOGUE["build"]
+    reply = await entry.call(service, caller, {"kind": "Keep", "cell": "C4", "age": None, "pay": None})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rules import Age, Kind, NotationError
+
+from ..ai import LEVELS
+from ..play import Refusal
+from ..texts import RULES
+from ..words import Code, say
+from .messages import Caller, Reply
+
+if TYPE_CHECKING:
+    from . import Tiempo
+
+#: an option's value as a front end hands it over: typed text, or already a number or a yes/no
+Value = str | int | bool | None
+Call = Callable[["Tiempo", Caller, Mapping[str, Value]], Awaitable[Reply]]
+
+AGES = tuple(age.title for age in Age)
+#: the Ages one builds on (Reason has no buildings)
+BUILD_AGES = (Age.MIGHT.title, Age.FAITH.title)
+BUILDINGS = tuple(kind.value for kind in Kind)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a command: ``name`` as typed, of ``type`` (``str``, ``int`` or ``bool``), within
+    ``minimum``..``maximum`` for a number, one of ``choices`` where it has them; ``key`` is the name
+    the service's ``play`` knows it by (``to`` of ``travel`` is an ``age``), where that differs."""
+
+    name: str
+    description: str
+    type: type = str
+    required: bool = False
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+    default: Value = None
+    key: str = ""
+
+    @property
+    def service_key(self) -> str:
+        return self.key or self.name
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A command: its ``word``, a one-line ``summary``, its ``options`` in order, ``examples`` of it
+    as typed at the console, and its ``call``. ``plays``: an action in the game (``Tiempo.play``);
+    ``slow``: it may take a while (it plays an action, waits on the game's lock, or draws a picture),
+    so a front end that must answer quickly acknowledges it first."""
+
+    word: str
+    summary: str
+    options: tuple[Option, ...]
+    call: Call
+    examples: tuple[str, ...] = ()
+    plays: bool = False
+    slow: bool = False
+
+    def option(self, name: str) -> Option:
+        """The option ``name``; KeyError if the command has none of that name."""
+        for option in self.options:
+            if option.name == name:
+                return option
+        raise KeyError(name)
+
+    @property
+    def usage(self) -> str:
+        """The word and its options, optional ones in brackets: ``build kind cell [age] [pay]``."""
+        return " ".join([self.word, *(o.name if o.required else f"[{o.name}]" for o in self.options)])
+
+
+def _text(options: Mapping[str, Value], name: str) -> str | None:
+    value = options.get(name)
+    return None if value is None else str(value)
+
+
+def _number(options: Mapping[str, Value], name: str, default: int, example: str) -> int:
+    value = options.get(name)
+    if value is None or value == "":
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise Refusal(say("{name} takes a number, e.g. {example}.", name=Code(name), example=Code(example))) from None
+
+
+def _age(options: Mapping[str, Value]) -> Age | None:
+    value = _text(options, "age")
+    try:
+        return Age.parse(value) if value else None
+    except NotationError as err:
+        raise Refusal(str(err)) from None
+
+
+def _play(word: str) -> Call:
+    """The call of an action in the game: ``Tiempo.play`` with the options under the service's names."""
+
+    async def call(service: Tiempo, caller: Caller, options: Mapping[str, Value]) -> Reply:
+        entry = CATALOGUE[word]
+        return await service.play(caller, word, {o.service_key: _text(options, o.name) for o in entry.options})
+
+    return call
+
+
+_PAY = Option("pay", "Cards to pay and pawns, e.g. MM 1+1 (default: chosen for you)")
+_BUILD_AGE = Option("age", "Might or Faith", choices=BUILD_AGES)
+_CELL = Option("cell", "A cell of the building, e.g. C4", required=True)
+
+CATALOGUE: dict[str, Entry] = {e.word: e for e in (
+    # -- the lobby --
+    Entry("new", "Open a game in this channel", (
+        Option("holdem", "Play the Hold'em variant (a face-up reserve to swap with)", bool, default=False),
+        Option("seats", "How many seats (2–5)", int, minimum=2, maximum=5, default=5),
+        Option("turn_minutes", "Minutes per turn; 0 for no limit", int, minimum=0, maximum=10080)),
+        lambda s, c, o: s.new(c, holdem=bool(o.get("holdem")), seats=_number(o, "seats", 5, "seats:4"),
+                              turn_minutes=None if o.get("turn_minutes") is None
+                              else _number(o, "turn_minutes", 0, "turn_minutes:30")),
+        ("new", "new holdem:True seats:3")),
+    Entry("join", "Take a seat in this channel's game", (), lambda s, c, o: s.join(c), ("join",)),
+    Entry("leave", "Leave this channel's game before it starts", (), lambda s, c, o: s.leave(c), ("leave",)),
+    Entry("start", "Start the game (whoever opened it)", (), lambda s, c, o: s.start_game(c), ("start",),
+          slow=True),
+    Entry("cancel", "Cancel this channel's game (its opener, or a channel manager)", (),
+          lambda s, c, o: s.cancel(c), ("cancel",)),
+    Entry("addbot", "Seat an AI player in the lobby", (
+        Option("level", "; ".join(f"{lv.name}: {lv.description}" for lv in LEVELS),
+               choices=tuple(lv.name for lv in LEVELS), default="greedy"),),
+        lambda s, c, o: s.add_bot(c, _text(o, "level") or "greedy"), ("addbot strong",)),
+    # -- information --
+    Entry("hand", "Your cards, Ecus, cubes and pawns (only you see it)", (), lambda s, c, o: s.hand(c), ("hand",)),
+    Entry("board", "The picture of the game, or of one Age (only you see it)", (
+        Option("age", "Only this Age", choices=AGES),), lambda s, c, o: s.board(c, _age(o)), ("board Faith",),
+        slow=True),
+    Entry("status", "Round, whose turn, scores and stock", (), lambda s, c, o: s.status(c), ("status",)),
+    Entry("log", "The last events of the game, in words", (
+        Option("count", "How many events (1–50)", int, minimum=1, maximum=50, default=15),),
+        lambda s, c, o: s.game_log(c, _number(o, "count", 15, "log 30")), ("log 30",)),
+    Entry("rules", "A short rules reference", (Option("topic", "What to read about", choices=tuple(RULES)),),
+          lambda s, c, o: _rules(s, _text(o, "topic")), ("rules ripples",)),
+    # -- play --
+    Entry("exchange", "Phase I: pay 2 Ecus, discard 1–4 cards, draw back to 4", (
+        Option("cards", "The cards to discard, by colour letter: M Military, R Religious, C Civil", required=True),),
+        _play("exchange"), ("exchange MR",), plays=True, slow=True),
+    Entry("swap", "Hold'em: take cards of one colour from the reserve, give as many", (
+        Option("take", "Cards to take from the reserve, e.g. CC", required=True),
+        Option("give", "Cards to give from your hand", required=True)),
+        _play("swap"), ("swap CC MR",), plays=True, slow=True),
+    Entry("travel", "Move a pawn to another Age (1 Ecu)", (
+        Option("pawn", "Which pawn, 1 or 2", int, required=True, minimum=1, maximum=2),
+        Option("to", "The Age it goes to", required=True, choices=AGES, key="age")),
+        _play("travel"), ("travel 1 Faith",), plays=True, slow=True),
+    Entry("build", "Construct a building on Might or Faith", (
+        Option("kind", "What to build", required=True, choices=BUILDINGS),
+        Option("cell", "Top-left cell, e.g. C4", required=True), _BUILD_AGE, _PAY),
+        _play("build"), ("build Keep C4 Might", "build kind:Keep cell:C4 pay:MM 1+1"), plays=True, slow=True),
+    Entry("upgrade", "Upgrade a building into a bigger one of its family", (
+        _CELL, Option("to", "What it becomes", required=True, choices=BUILDINGS, key="kind"),
+        Option("at", "Top-left cell of the new one"), _BUILD_AGE, _PAY),
+        _play("upgrade"), ("upgrade C4 Castle",), plays=True, slow=True),
+    Entry("demolish", "Demolish a Watchtower, Chapel or Hamlet (1 card and 1 Ecu)", (_CELL, _BUILD_AGE, _PAY),
+          _play("demolish"), ("demolish C3 Faith",), plays=True, slow=True),
+    Entry("populate", "Reason: put a cube on a Hamlet, Town or City (1 Civil card)", (_CELL, _PAY),
+          _play("populate"), ("populate D2",), plays=True, slow=True),
+    Entry("renovate", "Reason: renovate a ruin (Keep/Monastery 1 card, Castle/Abbey 2)", (_CELL, _PAY),
+          _play("renovate"), ("renovate E2",), plays=True, slow=True),
+    Entry("end", "End your turn: discard what you like, draw back to 4", (
+        Option("discard", "Cards to discard first, e.g. MC (default: none)"),),
+        _play("end"), ("end", "end discard:MC"), plays=True, slow=True),
+    Entry("choose", "Answer the decision the game is waiting on", (
+        Option("cell", "The cell you choose, e.g. E1", required=True),),
+        _play("choose"), ("choose E1",), plays=True, slow=True),
+    Entry("undo", "Take back your last action this turn (not after drawing cards)", (),
+          lambda s, c, o: s.undo(c), ("undo",), slow=True),
+)}
+
+
+async def _rules(service: Tiempo, topic: str | None) -> Reply:
+    return service.rules(topic)
+
+
+__all__ = ["AGES", "BUILDINGS", "BUILD_AGES", "CATALOGUE", "Entry", "Option", "Value"]
