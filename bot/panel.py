@@ -398,9 +398,14 @@ def _area_label(s: GameState, key: str) -> str:
     return f"Columns {COLUMNS[first_col]}–{COLUMNS[last_col]}, rows {first_row + 1}–{last_row + 1}"
 
 
+class StalePath(ValueError):
+    """A panel path that does not lead to a legal action now (a panel drawn for another position, or
+    an id made up): nothing is played, the panel starts again from the menu."""
+
+
 def step(state: GameState, seat: int, path: Sequence[str] = (), *, legal: Sequence[Action] | None = None,
          with_preview: bool = True) -> Step:
-    """What the panel asks ``seat`` after ``path``. Raises ``ValueError`` for a path that does not
+    """What the panel asks ``seat`` after ``path``. Raises ``StalePath`` for a path that does not
     lead to a legal action now (a stale panel: start again from the menu). ``legal`` is
     ``legal_actions(state)`` if the caller has it; without ``with_preview`` the last step names its
     action without working out what it does."""
@@ -409,10 +414,10 @@ def step(state: GameState, seat: int, path: Sequence[str] = (), *, legal: Sequen
         return Step((), "What do you do?", choices=tuple(_menu(actions)))
     verb = _VERB_OF.get(path[0])
     if verb is None:
-        raise ValueError(f"{path[0]!r} is not an action of the panel")
+        raise StalePath(f"{path[0]!r} is not an action of the panel")
     actions = [a for a in actions if isinstance(a, verb)]
     if not actions:
-        raise ValueError(f"{VERBS[verb][1]} is not possible now")
+        raise StalePath(f"{VERBS[verb][1]} is not possible now")
     taken = [path[0]]
     chosen = [VERBS[verb][1]]
     given = list(path[1:])
@@ -428,7 +433,7 @@ def step(state: GameState, seat: int, path: Sequence[str] = (), *, legal: Sequen
             others = tuple(Choice(k, level.label(state, a)) for k, a in first.items() if k != key)
             actions = [a for a in actions if level.key(state, a) == key]
             if not actions:
-                raise ValueError(f"{key!r} is not an answer to {_question(level, state)!r} now")
+                raise StalePath(f"{key!r} is not an answer to {_question(level, state)!r} now")
             taken.append(key)
             chosen.append(level.label(state, actions[0]))
             continue
@@ -448,15 +453,15 @@ def step(state: GameState, seat: int, path: Sequence[str] = (), *, legal: Sequen
         key = given.pop(0)
         kept = [a for a in actions if level.key(state, a) == key and (area is None or _in_area(key, area))]
         if not kept:
-            raise ValueError(f"{key!r} is not an answer to {_question(level, state)!r} now")
+            raise StalePath(f"{key!r} is not an answer to {_question(level, state)!r} now")
         actions = kept
         asked.append(len(taken))
         taken.append(key)
         chosen.append(level.label(state, actions[0]))
     if given:
-        raise ValueError(f"{SEP.join(path)!r} goes past the end of the action")
+        raise StalePath(f"{SEP.join(path)!r} goes past the end of the action")
     if len(actions) != 1:
-        raise ValueError(f"{SEP.join(path)!r} names {len(actions)} actions")
+        raise StalePath(f"{SEP.join(path)!r} names {len(actions)} actions")
     shown = preview(state, actions[0]) if with_preview else Preview(actions[0], (), ())
     return Step(tuple(taken), "Pay another way?" if others else "Confirm?", tuple(chosen), others, shown,
                 back=_back(taken, asked), base=base)

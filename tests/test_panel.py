@@ -156,7 +156,7 @@ async def test_a_panel_whose_picture_cannot_be_drawn_is_shown_without_it(monkeyp
         raise RuntimeError("the font cannot be read")
 
     monkeypatch.setattr(Panels, "pictures", staticmethod(broken))
-    panels = Panels(games=None, table=None)  # type: ignore[arg-type]
+    panels = Panels(games=None, moves=None)  # type: ignore[arg-type]
     assert await panels.pictures_or_none(1, state, state.active, current) == ()
     assert "could not draw the panel's pictures" in caplog.text
 

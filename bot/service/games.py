@@ -51,6 +51,12 @@ def seat_of(game: GameRecord, caller: Caller) -> int | None:
     return None
 
 
+def turn_deadline(game: GameRecord, now: float) -> float | None:
+    """When a turn that begins ``now`` runs out (None without a turn limit)."""
+    minutes = int(game.options.get("turn_minutes", 0))
+    return now + minutes * 60 if minutes else None
+
+
 def version_of(game: GameRecord) -> str:
     """The position a button or panel is drawn for, as its custom id carries it: ``12-3fa9c2``, the
     number of actions and a short digest of the stored position. The count alone is not enough: undo

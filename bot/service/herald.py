@@ -46,9 +46,6 @@ class Herald:
         #: sends the posts stored with actions (the outbox), outside the games' locks
         self.courier = Courier(games.storage, outbox, games.owns)
 
-    async def post(self, channel_id: int, post: Post) -> None:
-        await self.outbox.post(channel_id, post)
-
     def board_cards(self, game: GameRecord, state: GameState, events: Sequence[ev.Event], age: Age | None = None
                     ) -> tuple[Picture, ...]:
         """The public cards of the game as it is now ("Board now"): of ``age``, or of each Age, every

@@ -12,8 +12,7 @@ from ..play import Refusal
 from ..storage import ChannelBusyError, GameRecord, SeatRecord, Status
 from ..texts import who
 from ..words import HERE, Button, Command, Here, Mention, Strong, Text, lines, say
-from .clock import turn_deadline
-from .games import Games, is_ai
+from .games import Games, is_ai, turn_deadline
 from .herald import Herald
 from .messages import Caller, Reply, encode_post
 
