@@ -13,7 +13,7 @@ from typing import Any
 from rules import Action, Colour, GameState, apply, from_json, parse_action
 from rules import events as ev
 
-from ..play import Refusal, Seat, start
+from ..play import Refusal, RefusalCode, Seat, start
 from ..storage import ActionRecord, GameRecord, SeatRecord, Status, Storage
 from ..words import HERE, Command, say
 from .messages import Caller
@@ -99,7 +99,7 @@ class Games:
         """The game open in the caller's channel (lobby or play)."""
         game = await self.storage.active_game_in_channel(caller.channel_id)
         if game is None:
-            raise Refusal(NO_GAME)
+            raise Refusal(NO_GAME, RefusalCode.NO_GAME)
         return game
 
     async def playing_here(self, caller: Caller, game_id: int | None = None) -> GameRecord:
@@ -113,10 +113,10 @@ class Games:
                      if g.channel_id == caller.channel_id]
             if ended:
                 return max(ended, key=lambda g: g.id)
-            raise Refusal(NO_GAME)
+            raise Refusal(NO_GAME, RefusalCode.NO_GAME)
         if game.status is Status.LOBBY:
             raise Refusal(say("Game #{id} has not started yet: {n} seated. Its opener starts it with {start}.",
-                              id=game.id, n=len(game.seats), start=Command("start")))
+                              id=game.id, n=len(game.seats), start=Command("start")), RefusalCode.NOT_STARTED)
         return game
 
     async def seated_here(self, caller: Caller) -> tuple[GameState, int] | None:
@@ -136,7 +136,7 @@ class Games:
             self._states.move_to_end(game.id)
             return cached[2]
         if game.snapshot is None:
-            raise Refusal(f"Game #{game.id} has no position yet: it has not started.")
+            raise Refusal(f"Game #{game.id} has no position yet: it has not started.", RefusalCode.NOT_STARTED)
         state = from_json(game.snapshot)
         self.remember(game, state)
         return state

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from rules import INCOME_ROUNDS, Age, Choose
 
-from ..play import Refusal
+from ..play import Refusal, RefusalCode
 from ..storage import GameRecord, Status
 from ..texts import RULES, describe_hand, describe_income, describe_status, ecu_word, narrate, who
 from ..words import Code, Command, Strong, as_text, lines, say, text
@@ -32,9 +32,9 @@ class Info:
         game = await self.games.playing_here(caller, game_id)
         if game.status is Status.LOBBY:
             raise Refusal(say("Game #{id} has not started: hands are dealt at {start}.", id=game.id,
-                              start=Command("start")))
+                              start=Command("start")), RefusalCode.NOT_STARTED)
         if game.snapshot is None:
-            raise Refusal(f"Game #{game.id} was cancelled before it started.")
+            raise Refusal(f"Game #{game.id} was cancelled before it started.", RefusalCode.NOT_STARTED)
         seat = seat_of(game, caller)
         state = self.games.state_of(game)
         if seat is None:
@@ -64,7 +64,7 @@ class Info:
         """The picture of the whole game or of one Age, for the caller alone."""
         game = await self.games.playing_here(caller, game_id)
         if game.snapshot is None:
-            raise Refusal(f"Game #{game.id} has no board yet: it has not started.")
+            raise Refusal(f"Game #{game.id} has no board yet: it has not started.", RefusalCode.NOT_STARTED)
         state = self.games.state_of(game)
         events = await self.games.turn_events(game)
         gallery = await asyncio.to_thread(self.herald.board_cards, game, state, events, age)

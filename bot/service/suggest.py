@@ -27,7 +27,7 @@ from rules import (
 )
 
 from ..panel import pay_words
-from ..play import Refusal, action_text
+from ..play import Refusal, RefusalCode, action_text
 from ..texts import who
 from ..words import Code, say
 from .games import Games
@@ -189,7 +189,7 @@ def upgrade_origin(state: GameState, seat: int | None, options: dict[str, str | 
     if len(origins) == 1:
         return origins[0]
     raise Refusal(say("The bigger building can go in several places: add {at} with its top-left cell, one of "
-                      "{origins}.", at=Code("at:"), origins=", ".join(origins)))
+                      "{origins}.", at=Code("at:"), origins=", ".join(origins)), RefusalCode.INCOMPLETE)
 
 
 def legal_cells(state: GameState, seat: int, command: str, kind: str | None, age: str | None,
