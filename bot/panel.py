@@ -10,7 +10,8 @@ when it removes or downsizes the player's own buildings or lowers their income; 
 offers Confirm.
 
 Every key is short and made of letters, digits, ``+`` and ``-``, so that a whole path fits in a
-Discord custom id (``tiempo:panel:<game>:<version>:<path>``, at most 100 characters).
+Discord custom id (the panel's list is ``tiempo:pick:<game>:<version>:<path>``, its buttons
+``tiempo:ok:…``, ``tiempo:back:…`` and the like: at most 100 characters).
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ class PanelView:
     the game: the position the panel was drawn for): a list to pick
     from (``choices`` after ``path``, with ``question`` as its placeholder), and the buttons the step
     allows: Back (to the path ``back``), Confirm (the step is a preview; shown red when the action
-    ``harms`` its player), Undo, and Refresh."""
+    ``harms`` its player) and Undo."""
 
     game_id: int
     version: str

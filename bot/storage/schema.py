@@ -94,6 +94,9 @@ _LOCKS_AND_OUTBOX: Final = Step(
     ),
 )
 
+# Step 3: the games' board message is no longer recorded (the channel's live message is the courier's).
+_NO_BOARD_MESSAGE: Final = Step.same("ALTER TABLE games DROP COLUMN board_message_id")
+
 #: migration i takes the schema from version i to version i + 1. Never edit a released step: add one.
 MIGRATIONS: Final[tuple[Step, ...]] = (
     Step(
@@ -174,6 +177,7 @@ MIGRATIONS: Final[tuple[Step, ...]] = (
         ),
     ),
     _LOCKS_AND_OUTBOX,
+    _NO_BOARD_MESSAGE,
 )
 
 
@@ -191,7 +195,7 @@ def next_step(name: str, version: int) -> Step | None:
 
 GAME_COLUMNS: Final = (
     "id, guild_id, channel_id, opener_id, status, options, seats, seed, created_at, updated_at, snapshot, "
-    "action_count, turn_deadline, half_warned, board_message_id"
+    "action_count, turn_deadline, half_warned"
 )
 ACTION_COLUMNS: Final = "game_id, seq, actor_id, action, created_at"
 
@@ -220,7 +224,6 @@ def game_of(row: Row) -> GameRecord:
         action_count=row["action_count"],
         turn_deadline=row["turn_deadline"],
         half_warned=bool(row["half_warned"]),
-        board_message_id=row["board_message_id"],
     )
 
 

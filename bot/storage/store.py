@@ -178,11 +178,6 @@ class Storage:
             raise GameNotFoundError(game_id)
         return game_of(rows[0])
 
-    async def find_game(self, game_id: int) -> GameRecord | None:
-        """Game ``game_id``, or None if there is none."""
-        rows = await self._fetchall(f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
-        return game_of(rows[0]) if rows else None
-
     async def active_game_in_channel(self, channel_id: int) -> GameRecord | None:
         """The channel's game in lobby or playing, or None."""
         rows = await self._fetchall(
@@ -232,15 +227,6 @@ class Storage:
             f"SELECT {ACTION_COLUMNS} FROM actions WHERE game_id = ? AND seq > ? "
             "ORDER BY seq", (game_id, after))
         return [action_of(r) for r in rows]
-
-    async def last_action(self, game_id: int) -> ActionRecord | None:
-        """The game's latest action, or None before the first."""
-        rows = await self._fetchall(
-            f"SELECT {ACTION_COLUMNS} FROM actions WHERE game_id = ? "
-            "ORDER BY seq DESC LIMIT 1", (game_id,))
-        return action_of(rows[0]) if rows else None
-
-    # -- writing ----------------------------------------------------------------------------------
 
     async def create_game(self, *, guild_id: int, channel_id: int, opener_id: int, seed: int,
                           options: Mapping[str, Any] | None = None, seats: Sequence[SeatRecord] = (),
@@ -366,17 +352,6 @@ class Storage:
                 (status.value, now_or(now), status.is_active, game_id))
             return await self._load(db, game_id)
 
-    async def set_deadline(self, game_id: int, turn_deadline: float | None, *, now: float | None = None) -> GameRecord:
-        """Set (or clear, with None) the game's turn deadline, in unix seconds; clears the half-time
-        warning. Raises GameNotFoundError, StatusError if the game is not being played."""
-        async with self._transaction() as db:
-            game = await self._load(db, game_id)
-            if turn_deadline is not None and game.status is not Status.PLAYING:
-                raise StatusError(game_id, game.status, "set a turn deadline")
-            await db.execute("UPDATE games SET turn_deadline = ?, half_warned = 0, updated_at = ? WHERE id = ?",
-                             (turn_deadline, now_or(now), game_id))
-            return await self._load(db, game_id)
-
     async def mark_half_warned(self, game_id: int, *, deadline: float | Literal[_Keep.KEEP] | None = KEEP,
                                posts: Sequence[str] = (), now: float | None = None) -> GameRecord | None:
         """Record that the players were warned that half the turn time has gone, with ``posts`` (the
@@ -390,9 +365,3 @@ class Storage:
             await queue_posts(db, game, posts, now_or(now))
             return await self._load(db, game_id)
 
-    async def set_board_message(self, game_id: int, message_id: int | None) -> GameRecord:
-        """Record the id of the game's latest board message (None: there is none). Raises GameNotFoundError."""
-        async with self._transaction() as db:
-            await self._load(db, game_id)
-            await db.execute("UPDATE games SET board_message_id = ? WHERE id = ?", (message_id, game_id))
-            return await self._load(db, game_id)
