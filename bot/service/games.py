@@ -23,6 +23,8 @@ from .messages import Caller
 STATES_KEPT = 256
 HISTORIES_KEPT = 64
 TURNS_KEPT = 2048
+#: how many games' counts of changes are kept (see ``Games.changes``)
+CHANGES_KEPT = 4096
 
 
 @dataclass
@@ -84,9 +86,10 @@ class Games:
         self._histories: OrderedDict[int, History] = OrderedDict()
         #: per game: (version, the events of its current turn so far, or of the turn that just ended)
         self._turns: OrderedDict[int, tuple[int, list[ev.Event]]] = OrderedDict()
-        #: per game: how often a move or an undo changed its caches. A reader that awaited the database
-        #: stores what it worked out only if this did not change meanwhile (else it may be stale).
-        self._changes: dict[int, int] = {}
+        #: per game: how often a move or an undo changed its caches (the most recently changed
+        #: ``CHANGES_KEPT`` games), and how many counts were forgotten: see ``changes``
+        self._changes: OrderedDict[int, int] = OrderedDict()
+        self._forgotten = 0
 
     def mine(self, game: GameRecord) -> bool:
         """Whether this process drives ``game``'s background work (several shard processes share one
@@ -155,7 +158,7 @@ class Games:
     async def history(self, game: GameRecord) -> History:
         """The game's actions with their events, replayed from its first position (cached). A cached
         history is never changed in place (a reader may hold it across an await): it is replaced."""
-        seen = self._changes.get(game.id, 0)
+        seen = self.changes(game.id)
         h = self._histories.get(game.id)
         if h is None or h.seq > game.action_count:  # none, or ahead of this (older) record of the game
             h = History(0)
@@ -168,7 +171,7 @@ class Games:
                 state, events = apply(state, action)
                 actions.append((r, action, events))
             h = History(records[-1].seq if records else h.seq, actions)
-        if self._changes.get(game.id, 0) == seen:  # no move or undo meanwhile
+        if self.changes(game.id) == seen:  # no move or undo meanwhile
             _keep(self._histories, game.id, h, HISTORIES_KEPT)
         return h
 
@@ -228,7 +231,7 @@ class Games:
         if turn is not None and turn[0] == game.action_count:
             self._turns.move_to_end(game.id)
             return list(turn[1])
-        seen = self._changes.get(game.id, 0)
+        seen = self.changes(game.id)
         h = await self.history(game)
         out: list[ev.Event] = []
         for _, _, events in reversed(h.actions):
@@ -236,12 +239,22 @@ class Games:
             if any(isinstance(e, ev.TurnEnded) for e in events) and len(out) > len(events):
                 out = out[len(events):]
                 break
-        if self._changes.get(game.id, 0) == seen:  # no move or undo meanwhile
+        if self.changes(game.id) == seen:  # no move or undo meanwhile
             _keep(self._turns, game.id, (h.seq, out), TURNS_KEPT)
         return list(out)
 
+    def changes(self, game_id: int) -> tuple[int, int]:
+        """A mark of the game's changes: a reader that awaited the database stores what it worked out
+        only if the mark is the same after (else a move or an undo came between, and it may be stale).
+        A game whose count was forgotten to bound memory changes every other game's mark too: safe."""
+        return self._forgotten, self._changes.get(game_id, 0)
+
     def _changed(self, game_id: int) -> None:
         self._changes[game_id] = self._changes.get(game_id, 0) + 1
+        self._changes.move_to_end(game_id)
+        while len(self._changes) > CHANGES_KEPT:
+            self._changes.popitem(last=False)
+            self._forgotten += 1
 
 
 def _keep(cache: OrderedDict[int, Any], game_id: int, value: Any, limit: int) -> None:
