@@ -49,6 +49,7 @@ from rules import (
     legal_actions,
     parse_action,
     surcharge,
+    with_article,
 )
 from rules import events as ev
 
@@ -140,11 +141,6 @@ class _Level:
 
 # ---------------------------------------------------------------------------------------------
 # Words for the options
-
-
-def article(word: str) -> str:
-    """``a`` or ``an``, for ``word``."""
-    return "an" if word[:1].lower() in "aeiou" else "a"
 
 
 def size(kind: Kind) -> str:
@@ -365,7 +361,7 @@ def decision_question(s: GameState) -> str:
     if d.kind is DecisionKind.PLACE_SMALLER:
         was = _building(s, d.age, d.subject) if d.subject is not None else None
         what = f"your downsized {was.kind.value}" if was is not None else "your downsized building"
-        becomes = f" as {article(d.result.value)} {d.result.value} ({size(d.result)})" if d.result is not None else ""
+        becomes = f" as {with_article(d.result.value)} ({size(d.result)})" if d.result is not None else ""
         return (f"Where does {what} at {d.subject} on {d.age.title} go{becomes}? Pick its top-left cell "
                 "(it stays inside the old footprint).")
     if d.kind is DecisionKind.DOWNSIZE_WHICH:
@@ -474,7 +470,7 @@ def _menu(actions: Sequence[Action]) -> list[Choice]:
     for verb, (key, label) in VERBS.items():
         if verb is Construct:
             kinds = sorted({a.kind for a in actions if isinstance(a, Construct)}, key=list(Kind).index)
-            out += [Choice(f"{key}{SEP}{k.name}", f"Build {article(k.value)} {kind_label(k)}") for k in kinds]
+            out += [Choice(f"{key}{SEP}{k.name}", f"Build {with_article(kind_label(k))}") for k in kinds]
         elif verb is EndTurn and len(ends := [a for a in actions if isinstance(a, EndTurn)]) > 1 and any(
                 not a.discard.total for a in ends):  # the usual end in one tap (then Confirm)
             out += [Choice(f"{key}{SEP}{Cards()}", "End your turn, keeping every card"),

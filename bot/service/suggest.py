@@ -24,6 +24,7 @@ from rules import (
     placements,
     pool,
     sub_multisets,
+    with_article,
 )
 
 from ..panel import pay_words
@@ -158,7 +159,7 @@ def _why_no_place(state: GameState, seat: int, kind_name: str) -> str:
     if room < kind.level:
         cards = f"{room} more card{'s' if room != 1 else ''}"
         return f"No {kind.value} fits: your pawns can play {cards} on Might or Faith."
-    return f"No place fits {'an' if kind.value[0] in 'AEIOU' else 'a'} {kind.value} now."
+    return f"No place fits {with_article(kind.value)} now."
 
 
 def upgrades_of(state: GameState, seat: int, options: dict[str, str | None]) -> list[Upgrade]:
