@@ -9,7 +9,6 @@ returns. The errors a player may meet are here: ``Refusal`` (with a ``RefusalCod
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from enum import Enum
 
 from rules import (
@@ -28,6 +27,7 @@ from rules import (
 )
 from rules import events as ev
 
+from .storage import SeatRecord
 from .texts import who
 from .words import Code, Command, Text, as_text, say
 
@@ -78,26 +78,17 @@ class Disagreement(RuntimeError):
     and ``apply`` disagree): a fault of the bot, never the player's. Raised from the ``RuleError``."""
 
 
-@dataclass(frozen=True)
-class Seat:
-    """A seat at the table: a Discord user (or an AI, with ``ai`` set to its level) and a colour."""
-
-    user_id: int
-    name: str
-    colour: Colour
-    ai: str | None = None
-
-
-def start(seats: Sequence[Seat], *, seed: int, holdem: bool = False) -> GameState:
+def start(seats: Sequence[SeatRecord], *, seed: int, holdem: bool = False) -> GameState:
     """The first position of a game for these seats (R9–R10)."""
     return new_game([s.name for s in seats], seed=seed, options=Options(holdem=holdem),
-                    colours=[s.colour for s in seats])
+                    colours=[Colour(s.colour) for s in seats])
 
 
-def seat_of(seats: Sequence[Seat], user_id: int) -> int:
-    """The seat of ``user_id``; a Refusal if the user is not playing."""
+def seat_of(seats: Sequence[SeatRecord], user_id: int) -> int:
+    """The seat of ``user_id`` (a person: an AI seat is no one's); a Refusal if the user is not
+    playing. (``bot.service.games.find_seat`` answers None instead.)"""
     for i, seat in enumerate(seats):
-        if seat.user_id == user_id and seat.ai is None:
+        if seat.user_id == user_id and seat.ai_level is None:
             return i
     raise Refusal(say("You are not playing in this game. Watch, or ask for a seat in the next one ({new}).",
                       new=Command("new")), RefusalCode.NOT_SEATED)
@@ -139,7 +130,7 @@ def action_text(command: str, options: dict[str, str | None]) -> str:
     return text
 
 
-def act(state: GameState, seats: Sequence[Seat], user_id: int, command: str,
+def act(state: GameState, seats: Sequence[SeatRecord], user_id: int, command: str,
         options: dict[str, str | None]) -> tuple[GameState, list[ev.Event], Action]:
     """Play ``command`` for ``user_id``. Returns the new state, the events and the action played;
     raises Refusal with the reason (not seated, not your turn, a decision pending, bad input, or the

@@ -10,10 +10,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules import Action, Colour, GameState, apply, from_json, parse_action
+from rules import Action, GameState, apply, from_json, parse_action
 from rules import events as ev
 
-from ..play import Refusal, RefusalCode, Seat, start
+from ..play import Refusal, RefusalCode, start
 from ..storage import ActionRecord, GameRecord, SeatRecord, Status, Storage
 from ..words import HERE, Command, say
 from .messages import Caller
@@ -40,13 +40,9 @@ def is_ai(seat: SeatRecord) -> bool:
     return seat.ai_level is not None
 
 
-def seats_of(record: GameRecord) -> list[Seat]:
-    """The seats of a game as the play module knows them."""
-    return [Seat(s.user_id, s.name, Colour(s.colour), s.ai_level) for s in record.seats]
-
-
-def seat_of(game: GameRecord, caller: Caller) -> int | None:
-    """The caller's seat in ``game`` (None if they do not play in it)."""
+def find_seat(game: GameRecord, caller: Caller) -> int | None:
+    """The caller's seat in ``game``, or None if they do not play in it (``bot.play.seat_of`` refuses
+    instead)."""
     for i, s in enumerate(game.seats):
         if s.user_id == caller.user_id and not is_ai(s):
             return i
@@ -127,7 +123,7 @@ class Games:
         game = await self.storage.active_game_in_channel(caller.channel_id)
         if game is None or game.status is not Status.PLAYING:
             return None
-        seat = seat_of(game, caller)
+        seat = find_seat(game, caller)
         return None if seat is None else (self.state_of(game), seat)
 
     # -- states -----------------------------------------------------------------------------------
@@ -151,7 +147,7 @@ class Games:
     @staticmethod
     def first_state(game: GameRecord) -> GameState:
         """The position the game started from."""
-        return start(seats_of(game), seed=game.seed, holdem=bool(game.options.get("holdem")))
+        return start(game.seats, seed=game.seed, holdem=bool(game.options.get("holdem")))
 
     # -- history ----------------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from ..play import Refusal, RefusalCode
 from ..storage import GameRecord, Status
 from ..texts import RULES, describe_hand, describe_income, describe_status, ecu_word, narrate, who
 from ..words import Code, Command, Strong, as_text, lines, say, text
-from .games import Games, seat_of, version_of
+from .games import Games, find_seat, version_of
 from .herald import Herald
 from .messages import Caller, Reply
 
@@ -35,7 +35,7 @@ class Info:
                               start=Command("start")), RefusalCode.NOT_STARTED)
         if game.snapshot is None:
             raise Refusal(f"Game #{game.id} was cancelled before it started.", RefusalCode.NOT_STARTED)
-        seat = seat_of(game, caller)
+        seat = find_seat(game, caller)
         state = self.games.state_of(game)
         if seat is None:
             return Reply(f"You are not playing in game #{game.id}; here is where it stands.\n"

@@ -17,7 +17,7 @@ from ..play import Disagreement, Refusal, RefusalCode, Stale, act, refused_or_ap
 from ..storage import GameRecord, Status
 from ..texts import describe_draw, describe_hand, describe_status, narrate, who
 from ..words import Button, Command, Strong, lines, say, text
-from .games import Games, History, is_ai, seat_of, seats_of, turn_deadline, version_of
+from .games import Games, History, find_seat, is_ai, turn_deadline, version_of
 from .herald import Herald, live_key, mention
 from .messages import Caller, Post, Reply, encode_post
 from .suggest import upgrade_origin
@@ -46,7 +46,7 @@ def _ask_to_confirm(game_id: int, version: str, notation: str, after: GameState,
 def _hand_after(game: GameRecord, caller: Caller, state: GameState, drew: str = "") -> Reply:
     """The caller's hand after their action (only a seated player's action is ever played), after
     what they drew, if they drew."""
-    seat = seat_of(game, caller)
+    seat = find_seat(game, caller)
     if seat is None:
         raise Refusal("You are not playing in this game.", RefusalCode.NOT_SEATED)
     return Reply(lines([drew, describe_hand(state, seat)]) if drew else describe_hand(state, seat))
@@ -120,7 +120,7 @@ class Moves:
             if version is not None and not _at(game, version):
                 raise Stale("The game moved on since this was shown, so nothing was played.")
             state = self.games.state_of(game)
-            seat = state.waiting_on if caller is None else seat_of(game, caller)
+            seat = state.waiting_on if caller is None else find_seat(game, caller)
             if seat is None:
                 raise Refusal("You are not playing in this game.", RefusalCode.NOT_SEATED)
             turn = Turn(self, game, state, seat)
@@ -143,8 +143,8 @@ class Moves:
             async with self.turn(game.id, version=version) as turn:
                 state = turn.state
                 if command == "upgrade" and not options.get("at"):
-                    options = {**options, "at": upgrade_origin(state, seat_of(turn.game, caller), options)}
-                new, events, action = act(state, seats_of(turn.game), caller.user_id, command, options)
+                    options = {**options, "at": upgrade_origin(state, find_seat(turn.game, caller), options)}
+                new, events, action = act(state, turn.game.seats, caller.user_id, command, options)
                 hurt = harms(state, new, action.player, events)
                 if hurt and command != "choose":  # the player confirms first, by a button
                     return _ask_to_confirm(turn.game.id, version_of(turn.game), format_action(state, action), new,

@@ -16,7 +16,7 @@ from ..play import Refusal, RefusalCode
 from ..storage import Status
 from ..texts import cards_in_words, describe_draw, describe_income, ecu_word, narrate, who
 from ..words import Button, Strong, Text, lines, say, text
-from .games import Games, seat_of, version_of
+from .games import Games, find_seat, version_of
 from .messages import Caller, PanelView, Picture, Reply
 from .moves import Moves
 
@@ -73,7 +73,7 @@ class Panels:
         """The caller's panel at ``path`` (the menu by default). A panel drawn before the game moved on
         starts again from the menu, saying so."""
         game = await self.games.playing_here(caller, game_id)
-        seat = seat_of(game, caller)
+        seat = find_seat(game, caller)
         if seat is None:
             raise Refusal("You are not playing in this game: the panel is for its players.", RefusalCode.NOT_SEATED)
         state = self.games.state_of(game)
