@@ -33,9 +33,8 @@ from typing import TextIO
 from rules import Action, Age, GameState, Kind, NotationError
 
 from .ai.helpers import MAX_WORKERS, default_workers
-from .panel import SEP
 from .play import Refusal
-from .service import AI_LEVELS, Caller, PanelView, Post, Reply, Tiempo, version_of
+from .service import AI_LEVELS, SEP, Caller, PanelView, Post, Reply, Tiempo, version_of
 from .storage import GameRecord, Status, Storage, StorageError
 from .texts import RULES, who
 from .words import Style, Text, as_text, render

@@ -33,9 +33,8 @@ from rules import Age
 
 from .ai import LEVELS as AI_LEVELS
 from .config import Config
-from .panel import SEP, Choice
 from .play import Refusal
-from .service import Caller, PanelView, Picture, Post, Reply, Tiempo
+from .service import SEP, Caller, Choice, PanelView, Picture, Post, Reply, Tiempo
 from .service.messages import SendLater
 from .storage import Storage, StorageError
 from .texts import RULES

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.panel import path_to
 from bot.play import Disagreement, Refusal, RefusalCode, Stale
 from bot.service import Caller, Post, Tiempo, version_of
+from bot.service.steps import path_to
 from bot.storage import GameRecord, Storage
 from rules import Construct, EndTurn, GameState, RuleError, legal_actions
 

@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 
 from rules import Action, Age, GameState
 
-from ..play import Refusal
+from ..play import Disagreement, Refusal, RefusalCode, Stale
 from ..storage import DatabaseBusyError, GameRecord, Storage
 from .clock import TurnClock
 from .games import Games, version_of
@@ -44,6 +44,7 @@ from .messages import Caller, Outbox, PanelView, Picture, Post, Reply
 from .moves import Moves
 from .panels import Panels
 from .seats import AISeats
+from .steps import SEP, Choice
 from .suggest import Suggestions
 
 log = logging.getLogger("tiempo.service")
@@ -198,5 +199,5 @@ class Tiempo:
         await self.herald.courier.close()
 
 
-__all__ = ["AI_LEVELS", "AI_NAMES", "Caller", "Outbox", "PanelView", "Picture", "Post", "Refusal", "Reply", "Tiempo",
-           "version_of"]
+__all__ = ["AI_LEVELS", "AI_NAMES", "SEP", "Caller", "Choice", "Disagreement", "Outbox", "PanelView", "Picture", "Post",
+           "Refusal", "RefusalCode", "Reply", "Stale", "Tiempo", "version_of"]

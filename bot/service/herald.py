@@ -12,13 +12,13 @@ from render import age_card, changed_ages, turn_cards
 from rules import Age, Choose, GameState
 from rules import events as ev
 
-from ..panel import choice_label, decision_question
 from ..storage import GameRecord, SeatRecord
 from ..texts import describe_status, ecu_word, narrate, ranking, who
 from ..words import Button, Command, Mention, Part, Strong, Text, lines, say, text
 from .courier import Courier
 from .games import Games, is_ai, version_of
 from .messages import Outbox, Picture, Post
+from .steps import choice_label, decision_question
 
 log = logging.getLogger("tiempo.herald")
 

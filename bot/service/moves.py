@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from rules import Action, Choose, GameState, NotationError, RuleError, apply, format_action, parse_action, to_json
 from rules import events as ev
 
-from ..panel import harms
 from ..play import Disagreement, Refusal, RefusalCode, Stale, act, refused_or_applied, undo_span
 from ..storage import GameRecord, Status
 from ..texts import describe_draw, describe_hand, describe_status, narrate, who
@@ -20,6 +19,7 @@ from ..words import Button, Command, Strong, lines, say, text
 from .games import Games, History, find_seat, is_ai, turn_deadline, version_of
 from .herald import Herald, live_key, mention
 from .messages import Caller, Post, Reply, encode_post
+from .steps import harms
 from .suggest import upgrade_origin
 
 log = logging.getLogger("tiempo.service")

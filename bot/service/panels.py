@@ -1,5 +1,5 @@
 """The turn panel as the service serves it: the step a player is at, shown privately and updated in
-place, and the action committed when they confirm (bot/panel.py works out the steps)."""
+place, and the action committed when they confirm (steps.py works out the steps)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from render import age_card, changed_ages, places_card
 from rules import INCOME_ROUNDS, Action, Age, GameState
 from rules import events as ev
 
-from ..panel import StalePath, Step, step
 from ..play import Refusal, RefusalCode
 from ..storage import Status
 from ..texts import cards_in_words, describe_draw, describe_income, ecu_word, narrate, who
@@ -19,6 +18,7 @@ from ..words import Button, Strong, Text, lines, say, text
 from .games import Games, find_seat, version_of
 from .messages import Caller, PanelView, Picture, Reply
 from .moves import Moves
+from .steps import StalePath, Step, step
 
 log = logging.getLogger("tiempo.panels")
 

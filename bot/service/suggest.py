@@ -27,12 +27,12 @@ from rules import (
     with_article,
 )
 
-from ..panel import pay_words
 from ..play import Refusal, RefusalCode, action_text
 from ..texts import who
 from ..words import Code, say
 from .games import Games
 from .messages import Caller
+from .steps import pay_words
 
 #: Discord offers at most 25 suggestions
 LIMIT = 25

@@ -1,13 +1,13 @@
-"""The turn panel: a whole turn played by picking from short lists, one step at a time.
+"""The turn panel's steps: a whole turn played by picking from short lists, one step at a time.
 
-Pure (no Discord, no storage). ``step(state, seat, path)`` looks at the legal actions and returns what
-to ask next: the verb (build, upgrade, travel, …), then the building, the board, the place, the
-payment. ``path`` is the list of keys picked so far. A step with one possible answer is taken for
-the player and never asked ("don't ask which board when only one is possible"). A list of more than
-``MAX_CHOICES`` places is first narrowed to an area of the board, as a person would look for a place.
-When the path names one action, the step is its preview: what it will do, in words, with a warning
-when it removes or downsizes the player's own buildings or lowers their income; the front end then
-offers Confirm.
+Pure (no Discord, no storage, no game's record): ``bot.service.panels`` serves these steps to a player.
+``step(state, seat, path)`` looks at the legal actions and returns what to ask next: the verb (build,
+upgrade, travel, …), then the building, the board, the place, the payment. ``path`` is the list of keys
+picked so far. A step with one possible answer is taken for the player and never asked ("don't ask which
+board when only one is possible"). A list of more than ``MAX_CHOICES`` places is first narrowed to an
+area of the board, as a person would look for a place. When the path names one action, the step is its
+preview: what it will do, in words, with a warning when it removes or downsizes the player's own
+buildings or lowers their income; the front end then offers Confirm.
 
 Every key is short and made of letters, digits, ``+`` and ``-``, so that a whole path fits in a
 Discord custom id (the panel's list is ``tiempo:pick:<game>:<version>:<path>``, its buttons
@@ -53,7 +53,7 @@ from rules import (
 )
 from rules import events as ev
 
-from .texts import cards_in_words, narrate
+from ..texts import cards_in_words, narrate
 
 #: Discord shows at most 25 options in a select menu
 MAX_CHOICES = 25
