@@ -17,13 +17,26 @@ import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from .ai.helpers import MAX_WORKERS, default_workers
 from .storage.backend import is_postgres_url
 
 #: the file looked for in the current directory when neither a path nor TIEMPO_CONFIG is given
 DEFAULT_FILE = "tiempo.toml"
 DEFAULT_DATABASE = "tiempo.sqlite3"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+#: the most processes a strong AI player's look-ahead may use (``bot.ai``'s ``MAX_WORKERS``: the
+#: settings, the console and selfplay read it here without importing the AI; a test checks they agree)
+MAX_AI_PROCESSES = 8
+
+
+def default_ai_processes() -> int:
+    """How many processes a strong AI player's look-ahead uses unless told: one per core this process
+    may run on (a container's CPU limit included, where the system reports it), at most two (as
+    ``bot.ai``'s ``default_workers``, which a test checks)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(2, cores))
 
 
 class ConfigError(ValueError):
@@ -47,7 +60,7 @@ class Config:
     #: how long a strong AI player may think about one turn, in seconds
     ai_think_seconds: float = 2.0
     #: how many processes a strong AI player's look-ahead uses at once (default: one per core, at most 2)
-    ai_processes: int = field(default_factory=default_workers)
+    ai_processes: int = field(default_factory=default_ai_processes)
     #: Discord shards in all (0: no sharding, this one process serves every server)
     shard_count: int = 0
     #: the shard this process runs (0 to shard_count - 1); each shard is one process on the same database
@@ -114,9 +127,9 @@ def _log_level(key: str, value: object, where: str) -> str:
 
 
 def _processes(key: str, value: object, where: str) -> int:
-    """A number of processes: a whole number from 1 to ``MAX_WORKERS``."""
-    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_WORKERS:
-        raise ConfigError(f"{where}: '{key}' must be a whole number from 1 to {MAX_WORKERS}, like {key} = 2")
+    """A number of processes: a whole number from 1 to ``MAX_AI_PROCESSES``."""
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_AI_PROCESSES:
+        raise ConfigError(f"{where}: '{key}' must be a whole number from 1 to {MAX_AI_PROCESSES}, like {key} = 2")
     return value
 
 

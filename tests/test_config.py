@@ -164,3 +164,21 @@ def test_shard_settings_from_the_file_and_the_environment_and_which_servers_a_sh
         load_config(path, {"TIEMPO_SHARD_COUNT": "two"})
     with pytest.raises(ConfigError, match="needs shard_count"):
         load_config(write(tmp_path, "shard_id = 1\n", "other.toml"), {})
+
+
+def test_the_ai_process_settings_agree_with_the_ai_and_are_read_without_importing_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The settings (and the console) read the AI's process limits from ``bot.config``; they are the
+    AI's own, and loading the settings starts nothing of the AI."""
+    import subprocess
+    import sys
+
+    from bot import ai, config
+
+    assert config.MAX_AI_PROCESSES == ai.MAX_WORKERS
+    for cores in ({0}, {0, 1}, {0, 1, 2, 3}):
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid, cores=cores: cores, raising=False)
+        assert config.default_ai_processes() == ai.default_workers() == min(2, len(cores))
+    loaded = subprocess.run([sys.executable, "-c", "import sys, bot.config; print('bot.ai' in sys.modules)"],
+                            capture_output=True, text=True, check=True, cwd=ROOT)
+    assert loaded.stdout.strip() == "False"
