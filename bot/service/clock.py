@@ -1,4 +1,4 @@
-"""Turn limits: a reminder at half time, and the end of the turn of a player whose time ran out."""
+"""OpenGame limits: a reminder at half time, and the end of the turn of a player whose time ran out."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from ..words import as_text, say
 from .games import Games, is_ai
 from .herald import Herald, mention
 from .messages import Post, encode_post
-from .moves import Moves, Turn
+from .moves import Moves, OpenGame
 
 log = logging.getLogger("tiempo.service")
 
@@ -66,14 +66,14 @@ class TurnClock:
     async def time_out(self, game_id: int) -> None:
         """Answer the open questions with their first option and end the active player's turn."""
         try:
-            async with self.moves.turn(game_id, flush=False) as turn:
-                await self._play_for(turn)
+            async with self.moves.open(game_id, flush=False) as opened:
+                await self._play_for(opened)
         except Refusal:  # the game ended meanwhile
             return
 
-    async def _play_for(self, turn: Turn) -> None:
+    async def _play_for(self, opened: OpenGame) -> None:
         """In ``time_out``: the first answers and the end of the turn, if its time is still up."""
-        game, state = turn.game, turn.state
+        game, state = opened.game, opened.state
         if game.turn_deadline is None or self.clock() < game.turn_deadline:
             return
         active = state.active
@@ -90,5 +90,5 @@ class TurnClock:
             action = safe_action(state)
             if action is None:
                 break
-            await turn.play(action, game.seats[action.player].user_id, offered=True, lead=lead)
-            state, lead = turn.state, []
+            await opened.play(action, game.seats[action.player].user_id, offered=True, lead=lead)
+            state, lead = opened.state, []

@@ -53,7 +53,7 @@ def _hand_after(game: GameRecord, caller: Caller, state: GameState, drew: str = 
 
 
 @dataclass
-class Turn:
+class OpenGame:
     """A game open for a move, inside its lock: the game as stored, its state, and the seat that moves
     (the caller's, or for the AI seats and the turn clock the seat the game waits on). ``play`` and
     ``commit`` store an action and keep these up to date."""
@@ -91,7 +91,7 @@ class Turn:
 
 
 class Moves:
-    """Plays the caller's commands, and every other move, by one path (``turn``); ``drive`` is told of
+    """Plays the caller's commands, and every other move, by one path (``open``); ``drive`` is told of
     every game that moved (for its AI seats)."""
 
     def __init__(self, games: Games, herald: Herald, drive: Callable[[int], None],
@@ -102,13 +102,13 @@ class Moves:
         self.clock = clock
 
     @contextlib.asynccontextmanager
-    async def turn(self, game_id: int, *, caller: Caller | None = None, version: str | GameRecord | None = None,
-                   flush: bool = True) -> AsyncIterator[Turn]:
+    async def open(self, game_id: int, *, caller: Caller | None = None, version: str | GameRecord | None = None,
+                   flush: bool = True) -> AsyncIterator[OpenGame]:
         """The one path of every move, whoever sends it (a typed command, the panel, a confirmation, an
         AI seat, the turn clock), as boardgame.io's master: with the game's lock held, the game reloaded;
         refused (Refusal) unless it is being played, Stale unless it is still at ``version`` (a version
         string from a button, or the record an AI seat worked from: then its very position), Refusal
-        unless the ``caller`` plays in it. Inside, ``Turn.play`` stores actions; after the lock, when
+        unless the ``caller`` plays in it. Inside, ``OpenGame.play`` stores actions; after the lock, when
         something was played, the AI seats are driven and (``flush``) the channel's posts awaited, so
         that it hears of the move before the player's answer. Raises GameBusyError after 2 s."""
         storage = self.games.storage
@@ -123,12 +123,12 @@ class Moves:
             seat = state.waiting_on if caller is None else find_seat(game, caller)
             if seat is None:
                 raise Refusal("You are not playing in this game.", RefusalCode.NOT_SEATED)
-            turn = Turn(self, game, state, seat)
-            yield turn
-        if turn.played:
+            opened = OpenGame(self, game, state, seat)
+            yield opened
+        if opened.played:
             self.drive(game_id)
             if flush:
-                await self.herald.courier.flush(turn.game.channel_id)
+                await self.herald.courier.flush(opened.game.channel_id)
 
     async def play(self, caller: Caller, command: str, options: dict[str, str | None],
                    game_id: int | None = None, version: str | None = None) -> Reply:
@@ -140,33 +140,33 @@ class Moves:
                               new=Command("new"), rematch=Button("Rematch", "rematch", " under its final ranking")),
                           RefusalCode.GAME_OVER)
         try:
-            async with self.turn(game.id, version=version) as turn:
-                state = turn.state
+            async with self.open(game.id, version=version) as opened:
+                state = opened.state
                 if command == "upgrade" and not options.get("at"):
-                    options = {**options, "at": upgrade_origin(state, find_seat(turn.game, caller), options)}
-                new, events, action = act(state, turn.game.seats, caller.user_id, command, options)
+                    options = {**options, "at": upgrade_origin(state, find_seat(opened.game, caller), options)}
+                new, events, action = act(state, opened.game.seats, caller.user_id, command, options)
                 hurt = harms(state, new, action.player, events)
                 if hurt and command != "choose":  # the player confirms first, by a button
-                    return _ask_to_confirm(turn.game.id, version_of(turn.game), format_action(state, action), new,
+                    return _ask_to_confirm(opened.game.id, version_of(opened.game), format_action(state, action), new,
                                            events, hurt)
-                await turn.commit(action, new, events, caller.user_id)
+                await opened.commit(action, new, events, caller.user_id)
         except Stale:
             fresh = await self.games.storage.get_game(game.id)
             raise Stale("That question was already answered; here is the game as it is now.\n"
                         + describe_status(self.games.state_of(fresh))) from None
-        return _hand_after(turn.game, caller, new, describe_draw(state, new, action))
+        return _hand_after(opened.game, caller, new, describe_draw(state, new, action))
 
     async def play_confirmed(self, caller: Caller, game_id: int, version: str, notation: str) -> Reply:
         """Play the action ``notation`` names, which the caller confirmed (it harms their own buildings)."""
-        async with self.turn(game_id, caller=caller, version=version) as turn:
+        async with self.open(game_id, caller=caller, version=version) as opened:
             try:
-                action = parse_action(notation, turn.state)
+                action = parse_action(notation, opened.state)
             except NotationError as err:
                 raise Refusal(str(err), RefusalCode.BAD_INPUT) from None
-            if action.player != turn.seat:
+            if action.player != opened.seat:
                 raise Refusal("That confirmation is another player's.", RefusalCode.NOT_ALLOWED)
-            await turn.play(action, caller.user_id)
-        return _hand_after(turn.game, caller, turn.state)
+            await opened.play(action, caller.user_id)
+        return _hand_after(opened.game, caller, opened.state)
 
     async def play_action(self, caller: Caller, game_id: int, version: str,
                           choose: Callable[[GameState, int], Action]) -> tuple[GameRecord, GameState, list[ev.Event]]:
@@ -174,9 +174,9 @@ class Moves:
         ``version`` (a stale version is refused: Stale); returns the game, the new state and the
         events. The action is one the legal actions offer (the panel's): the engine refusing it is
         a Disagreement, a fault of the bot."""
-        async with self.turn(game_id, caller=caller, version=version) as turn:
-            events = await turn.play(choose(turn.state, turn.seat), caller.user_id, offered=True)
-        return turn.game, turn.state, events
+        async with self.open(game_id, caller=caller, version=version) as opened:
+            events = await opened.play(choose(opened.state, opened.seat), caller.user_id, offered=True)
+        return opened.game, opened.state, events
 
     async def commit(self, game: GameRecord, before: GameState, new: GameState, action: Action,
                      events: list[ev.Event], actor_id: int, *, lead: Sequence[Post] = ()) -> GameRecord:
@@ -212,8 +212,8 @@ class Moves:
         """Take back the caller's last action of this turn, when it revealed nothing hidden. The reply
         shows the hand after it, unless ``hand`` is False (the turn panel's header shows it)."""
         game = await self.games.playing_here(caller, game_id)
-        async with self.turn(game.id, caller=caller) as turn:
-            game, state, seat = turn.game, turn.state, turn.seat
+        async with self.open(game.id, caller=caller) as opened:
+            game, state, seat = opened.game, opened.state, opened.seat
             h = await self.games.history(game)
             count = undo_span(state, seat, [(action, events) for _, action, events in h.actions])
             taken = h.actions[-count:]

@@ -81,8 +81,8 @@ class AISeats:
                     return
                 action = await self.think(state, state.waiting_on, seat.ai_level, game.seed * 1000 + state.turn)
                 try:
-                    async with self.moves.turn(game_id, version=game) as turn:  # unless the game moved on
-                        await turn.play(action, seat.user_id, offered=True)
+                    async with self.moves.open(game_id, version=game) as opened:  # unless the game moved on
+                        await opened.play(action, seat.user_id, offered=True)
                 except Refusal:  # the game moved on (or ended) while the AI thought: it looks again
                     continue
                 except GameBusyError:  # someone else is moving in this game: look again in a moment
