@@ -52,7 +52,7 @@ async def one_game(path: str) -> None:
         while not service.state_of(game := await storage.get_game(game.id)).finished:
             state = service.state_of(game)
             action = choose(rng, state, legal_actions(state))
-            await service.table.play_action(people[action.player], game.id, version_of(game),
+            await service.moves.play_action(people[action.player], game.id, version_of(game),
                                             lambda s, p, a=action: a)
     finally:
         await service.close()

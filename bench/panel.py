@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.engine import play  # noqa: E402
-from bot.panel import path_to, step  # noqa: E402
 from bot.service.panels import Panels  # noqa: E402
+from bot.service.steps import path_to, step  # noqa: E402
 from render import turn_cards  # noqa: E402
 from rules import Construct, GameState, legal_actions  # noqa: E402
 

@@ -17,7 +17,7 @@ import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from .storage.backend import is_postgres_url, without_password
+from .storage.backend import is_postgres_url
 
 #: the file looked for in the current directory when neither a path nor TIEMPO_CONFIG is given
 DEFAULT_FILE = "tiempo.toml"
@@ -80,16 +80,6 @@ class Config:
         """Whether this process serves the server ``guild_id``: Discord gives a server to shard
         ``(guild_id >> 22) % shard_count``, and this process runs ``shard_id``. Without sharding, every server."""
         return not self.shard_count or (guild_id >> 22) % self.shard_count == self.shard_id
-
-    @property
-    def database_name(self) -> str:
-        """The database as messages and logs may show it: the path, or the URL without its password."""
-        return without_password(self.database) if is_postgres_url(self.database) else self.database
-
-    @property
-    def turn_limit_seconds(self) -> int | None:
-        """The turn limit in seconds, or None when it is off."""
-        return self.turn_limit_minutes * 60 if self.turn_limit_minutes else None
 
     @property
     def log_level_number(self) -> int:

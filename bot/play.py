@@ -1,13 +1,15 @@
 """Playing a game from commands: who sits where, turning a command's options into an engine action,
-refusing what a player may not do with a sentence that says why, and undo by replay.
+refusing what a player may not do with a sentence that says why (and a code), and how far an undo goes.
 
-Pure (no Discord, no storage): the slash-command handlers call ``act`` and store what it returns.
+Pure (no Discord, no storage): the service (``bot.service.moves``) calls ``act`` and stores what it
+returns. The errors a player may meet are here: ``Refusal`` (with a ``RefusalCode``) and ``Stale``;
+``Disagreement`` is the bot's own fault.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from enum import Enum
 
 from rules import (
     Action,
@@ -25,42 +27,71 @@ from rules import (
 )
 from rules import events as ev
 
+from .storage import SeatRecord
 from .texts import who
 from .words import Code, Command, Text, as_text, say
 
 
+class RefusalCode(Enum):
+    """Why a request is refused, for code that acts on the reason rather than the words (as
+    boardgame.io's ``InactivePlayer``, ``GameOver``): the words say it to the player."""
+
+    NO_GAME = "no game"  #: no game in this channel (or of this id)
+    NOT_STARTED = "not started"  #: the game is still a lobby, or was cancelled before it started
+    STARTED = "started"  #: the game has started: the lobby's seats are fixed
+    GAME_OVER = "game over"  #: the game ended or was cancelled
+    NOT_SEATED = "not seated"  #: the caller does not play in this game
+    SEATS = "seats"  #: the lobby is full, or the caller is already seated
+    NOT_ALLOWED = "not allowed"  #: only the opener (or a channel manager, or a player) may do this
+    BUSY = "busy"  #: the channel already has a game
+    MOVED_ON = "moved on"  #: a button or panel drawn for a position the game has left (stale)
+    NOT_YOUR_TURN = "not your turn"  #: another player is to move, or to answer a question
+    DECISION_FIRST = "decision first"  #: the caller has a question to answer first
+    NO_DECISION = "no decision"  #: ``choose`` with no question open
+    NOTHING_TO_UNDO = "nothing to undo"  #: nothing of the caller's that undo may take back
+    RULES = "rules"  #: the rules refuse the action (a ``rules.RuleError``: it names the rule)
+    BAD_INPUT = "bad input"  #: text or options that cannot be read (a ``rules.NotationError``, a bad value)
+    INCOMPLETE = "incomplete"  #: more must be said (an option left out, the board, the origin, the payment)
+    OTHER = "other"  #: a refusal that names no code (a front end's own)
+
+
 class Refusal(Exception):
     """Something a player asked for that cannot be done; ``text`` is what to tell them (privately),
-    ``str()`` the same in plain words. The game is unchanged."""
+    ``str()`` the same in plain words, ``code`` why, for code. The game is unchanged."""
 
-    def __init__(self, text: Text | str) -> None:
+    def __init__(self, text: Text | str, code: RefusalCode = RefusalCode.OTHER) -> None:
         self.text = as_text(text)
+        self.code = code
         super().__init__(self.text.plain())
 
 
-@dataclass(frozen=True)
-class Seat:
-    """A seat at the table: a Discord user (or an AI, with ``ai`` set to its level) and a colour."""
+class Stale(Refusal):
+    """A button or panel drawn for a position the game has since left (its version is not the
+    game's): nothing was played; show the game as it is now."""
 
-    user_id: int
-    name: str
-    colour: Colour
-    ai: str | None = None
+    def __init__(self, text: Text | str) -> None:
+        super().__init__(text, RefusalCode.MOVED_ON)
 
 
-def start(seats: Sequence[Seat], *, seed: int, holdem: bool = False) -> GameState:
+class Disagreement(RuntimeError):
+    """The engine refused an action that its own list of legal actions offered (``legal_actions``
+    and ``apply`` disagree): a fault of the bot, never the player's. Raised from the ``RuleError``."""
+
+
+def start(seats: Sequence[SeatRecord], *, seed: int, holdem: bool = False) -> GameState:
     """The first position of a game for these seats (R9–R10)."""
     return new_game([s.name for s in seats], seed=seed, options=Options(holdem=holdem),
-                    colours=[s.colour for s in seats])
+                    colours=[Colour(s.colour) for s in seats])
 
 
-def seat_of(seats: Sequence[Seat], user_id: int) -> int:
-    """The seat of ``user_id``; a Refusal if the user is not playing."""
+def seat_of(seats: Sequence[SeatRecord], user_id: int) -> int:
+    """The seat of ``user_id`` (a person: an AI seat is no one's); a Refusal if the user is not
+    playing. (``bot.service.games.find_seat`` answers None instead.)"""
     for i, seat in enumerate(seats):
-        if seat.user_id == user_id and seat.ai is None:
+        if seat.user_id == user_id and seat.ai_level is None:
             return i
     raise Refusal(say("You are not playing in this game. Watch, or ask for a seat in the next one ({new}).",
-                      new=Command("new")))
+                      new=Command("new")), RefusalCode.NOT_SEATED)
 
 
 #: command -> how its options make an action in the notation (docs/notation.md)
@@ -89,7 +120,7 @@ def action_text(command: str, options: dict[str, str | None]) -> str:
         text = template.format(**given)
     except KeyError as missing:
         raise Refusal(say("{command} needs the option {option}.", command=Command(command),
-                          option=missing.args[0])) from None
+                          option=missing.args[0]), RefusalCode.INCOMPLETE) from None
     if command == "upgrade" and "at" in given:
         text += f" at {given['at']}"
     if "pay" in given:
@@ -99,25 +130,26 @@ def action_text(command: str, options: dict[str, str | None]) -> str:
     return text
 
 
-def act(state: GameState, seats: Sequence[Seat], user_id: int, command: str,
+def act(state: GameState, seats: Sequence[SeatRecord], user_id: int, command: str,
         options: dict[str, str | None]) -> tuple[GameState, list[ev.Event], Action]:
     """Play ``command`` for ``user_id``. Returns the new state, the events and the action played;
     raises Refusal with the reason (not seated, not your turn, a decision pending, bad input, or the
     rule that forbids it)."""
     seat = seat_of(seats, user_id)
     if state.finished:
-        raise Refusal(say("This game is over. Start another with {new}.", new=Command("new")))
+        raise Refusal(say("This game is over. Start another with {new}.", new=Command("new")), RefusalCode.GAME_OVER)
     if state.pending is not None:
         d = state.pending.decision
         if command != "choose" or d.player != seat:
             if d.player == seat:
                 raise Refusal(say("First {what} — use {choose}.", what=describe_decision(state, d),
-                                  choose=Command("choose")))
-            raise Refusal(f"Waiting for {who(state, d.player)} to {describe_decision(state, d)}.")
+                                  choose=Command("choose")), RefusalCode.DECISION_FIRST)
+            raise Refusal(f"Waiting for {who(state, d.player)} to {describe_decision(state, d)}.",
+                          RefusalCode.NOT_YOUR_TURN)
     elif command == "choose":
-        raise Refusal("There is no decision to make right now.")
+        raise Refusal("There is no decision to make right now.", RefusalCode.NO_DECISION)
     elif state.active != seat:
-        raise Refusal(f"It is {who(state, state.active)}'s turn, not yours.")
+        raise Refusal(f"It is {who(state, state.active)}'s turn, not yours.", RefusalCode.NOT_YOUR_TURN)
     if command in BOARD_COMMANDS and not (options.get("age") or "").strip():
         return _on_the_one_board(state, seat, command, options)
     return _play(state, seat, command, options)
@@ -132,10 +164,18 @@ def _play(state: GameState, seat: int, command: str,
     text = f"{state.players[seat].colour.value} {action_text(command, options)}"
     try:
         action = parse_action(text, state)
-        new, events = apply(state, action)
-    except (RuleError, NotationError) as err:  # the player's mistake; anything else is a bug
-        raise Refusal(str(err)) from None
-    return new, events, action
+    except NotationError as err:  # the player's mistake; anything else is a bug
+        raise Refusal(str(err), RefusalCode.BAD_INPUT) from None
+    return (*refused_or_applied(state, action), action)
+
+
+def refused_or_applied(state: GameState, action: Action) -> tuple[GameState, list[ev.Event]]:
+    """``apply(state, action)`` for an action a player named; the rules' refusal (a RuleError) as a
+    Refusal that cites the rule."""
+    try:
+        return apply(state, action)
+    except RuleError as err:
+        raise Refusal(str(err), RefusalCode.RULES) from None
 
 
 def _on_the_one_board(state: GameState, seat: int, command: str,
@@ -154,16 +194,9 @@ def _on_the_one_board(state: GameState, seat: int, command: str,
     if len(played) == 1:
         return played[0]
     if played:
-        raise Refusal(say("This can be played on Might or on Faith: say which with {age}.", age=Code("age:")))
+        raise Refusal(say("This can be played on Might or on Faith: say which with {age}.", age=Code("age:")),
+                      RefusalCode.INCOMPLETE)
     raise refusals[0]
-
-
-def replay(first: GameState, actions: Sequence[Action]) -> GameState:
-    """The state after ``actions`` from ``first`` (the engine is deterministic)."""
-    state = first
-    for a in actions:
-        state, _ = apply(state, a)
-    return state
 
 
 def undo_span(state: GameState, seat: int, done: Sequence[tuple[Action, Sequence[ev.Event]]]) -> int:
@@ -175,11 +208,11 @@ def undo_span(state: GameState, seat: int, done: Sequence[tuple[Action, Sequence
     while i >= 0 and isinstance(done[i][0], Choose):  # the answers to what the action asked
         i -= 1
     if i < 0:
-        raise Refusal("Nothing to undo yet.")
+        raise Refusal("Nothing to undo yet.", RefusalCode.NOTHING_TO_UNDO)
     action, events = done[i]
     if action.player != seat or state.active != seat or any(isinstance(e, ev.TurnEnded) for e in events):
         raise Refusal("Nothing of yours to undo: undo takes back only your own last action of the turn you are "
-                      "playing.")
+                      "playing.", RefusalCode.NOTHING_TO_UNDO)
     if any(isinstance(e, (ev.CardsDrawn, ev.Reshuffled, ev.TurnEnded)) for _, evs in done[i:] for e in evs):
-        raise Refusal("That action drew cards or ended the turn, so it cannot be undone.")
+        raise Refusal("That action drew cards or ended the turn, so it cannot be undone.", RefusalCode.NOTHING_TO_UNDO)
     return len(done) - i

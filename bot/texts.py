@@ -1,6 +1,9 @@
-"""Words for players: the narration of what an action caused, a player's private hand, the public
-status, and the short rules reference. Pure functions of the state and the engine's events; nothing
-here reveals a hand other than the one asked for, the deck or the discard order."""
+"""What is said about a game: the narration of what an action caused, a player's private hand, the
+public status, and the short rules reference. Pure functions of the state and the engine's events;
+nothing here reveals a hand other than the one asked for, the deck or the discard order.
+
+This module is *what* is said; ``bot.words`` is its *form* (``Text`` and its parts, ``say``
+templates), which each front end renders its own way."""
 
 from __future__ import annotations
 
@@ -28,6 +31,7 @@ from rules import (
     legal_actions,
     pool,
     surcharge,
+    with_article,
 )
 from rules import events as ev
 
@@ -68,10 +72,6 @@ def _ordinal(n: int) -> str:
 def count(n: int, noun: str) -> str:
     """``1 card``, ``2 cards``."""
     return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
-def _a(word: str) -> str:
-    return ("an " if word[0].lower() in "aeiou" else "a ") + word
 
 
 # ---------------------------------------------------------------------------------------------
@@ -133,12 +133,12 @@ def _sentence(s: GameState, e: ev.Event) -> str:
     if isinstance(e, ev.Travelled):
         return f"{who(s, e.player)} sends pawn {e.pawn + 1} from {e.frm.title} to {e.to.title} (1 Ecu)."
     if isinstance(e, ev.Built):
-        return (f"{who(s, e.player)} builds {_a(e.building.kind.value)} at {e.building.origin} on {e.age.title} "
-                f"with {_paid(s, e.cards, e.building)}.")
+        return (f"{who(s, e.player)} builds {with_article(e.building.kind.value)} at {e.building.origin} on "
+                f"{e.age.title} with {_paid(s, e.cards, e.building)}.")
     if isinstance(e, ev.Upgraded):
         old = "the printed Hamlet" if e.old.printed else f"the {e.old.kind.value}"
         return (f"{who(s, e.player)} upgrades {old} at {e.old.origin} on {e.age.title} to "
-                f"{_a(e.new.kind.value)} at {e.new.origin} with {_paid(s, e.cards, e.new)}.")
+                f"{with_article(e.new.kind.value)} at {e.new.origin} with {_paid(s, e.cards, e.new)}.")
     if isinstance(e, ev.Demolished):
         name = building_name(s, e.building, e.age)
         if e.building.owner == e.player and not e.building.printed:
@@ -164,7 +164,7 @@ def _sentence(s: GameState, e: ev.Event) -> str:
     if isinstance(e, ev.ShadowRemoved):
         return f"Its shadow on {e.age.title} goes too."
     if isinstance(e, ev.ShadowReplaced):
-        return f"On {e.age.title} its shadow becomes {_a(e.new.kind.value)}" + (
+        return f"On {e.age.title} its shadow becomes {with_article(e.new.kind.value)}" + (
             " ruin." if e.age is Age.REASON else ".")
     if isinstance(e, ev.Junction):
         return f"The {e.building.kind.value} joins {e.domains} domains on {e.age.title}."
@@ -173,7 +173,7 @@ def _sentence(s: GameState, e: ev.Event) -> str:
         return f"{e.family.title} power: {powers}."
     if isinstance(e, ev.Downsized):
         return (f"{building_name(s, e.old, e.age)} on {e.age.title} is downsized to "
-                f"{_a(e.new.kind.value)} at {e.new.origin}.")
+                f"{with_article(e.new.kind.value)} at {e.new.origin}.")
     if isinstance(e, ev.Destroyed):
         text = f"{building_name(s, e.building, e.age)} on {e.age.title} is destroyed."
         return text[:1].upper() + text[1:]
@@ -241,7 +241,7 @@ def _what_you_can_do(s: GameState, actions: Sequence[object]) -> list[str]:
         if t not in kinds:
             continue
         if t is Construct:
-            word = "build " + "; ".join(f"{_a(some(sorted(names, key=order.index), 9))} on {age.title}"
+            word = "build " + "; ".join(f"{with_article(some(sorted(names, key=order.index), 9))} on {age.title}"
                                         for age, names in sorted(where[t].items()))
         elif t in (Populate, Renovate):
             word += " " + some(where[t][Age.REASON])

@@ -10,6 +10,10 @@ type, a button to press — and each front end renders those parts in its own fo
 reads on Discord as "Join with `/tiempo join` (or the button); the opener starts with `/tiempo start`."
 and at the terminal as "Join with `join`; the opener starts with `start`.". Rewording a sentence
 cannot break either front end: neither looks inside the sentences.
+
+This module is the *form* of what is said (``Text``, its parts, ``say`` templates, rendering, and the
+one a/an helper ``with_article``); ``bot.texts`` is *what* is said about a game (the narration, a
+hand, the status, the rules reference), written with these parts.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from __future__ import annotations
 import string
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+
+from rules import with_article
 
 
 def _as_it_is(name: str) -> str:
@@ -199,4 +205,4 @@ def render(t: Text, style: Style) -> str:
 
 
 __all__ = ["HERE", "PLAIN", "Button", "Code", "Command", "Here", "Mention", "Name", "Part", "Strong", "Style", "Text",
-           "as_text", "lines", "render", "say", "text"]
+           "as_text", "lines", "render", "say", "text", "with_article"]

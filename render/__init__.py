@@ -4,7 +4,6 @@ The whole interface::
 
     png = game_picture(state, viewer=None, events=last_turn_events)   # the three Ages, stacked
     png = board_picture(state, Age.REASON, viewer=seat)                # one Age, on request
-    warm_up(state)                                                      # optional, at start-up
 
 Both are pure synchronous functions returning PNG bytes; the bot calls them through
 ``asyncio.to_thread``. They draw only what ``viewer`` may see (R24, A37): never a hand or the
@@ -109,16 +108,5 @@ def changed_ages(state: GameState, events: Sequence[Event]) -> list[Age]:
     return ages_changed(make_scene(state, None, events))
 
 
-def warm_up(state: GameState | None = None) -> None:
-    """Build the caches ahead of the first picture (optional; the first render otherwise takes about
-    0.2 s more): the fonts, the PNG palette and, given a state, its map's static board layers."""
-    from .paint import board_base, palette
-
-    palette()
-    if state is not None:
-        for age in Age:
-            board_base(state.map, age)
-
-
 __all__ = ["Scene", "age_card", "board_picture", "changed_ages", "game_picture", "make_scene", "places_card",
-           "turn_cards", "warm_up"]
+           "turn_cards"]

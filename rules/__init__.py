@@ -39,7 +39,7 @@ from .actions import (
     Upgrade,
 )
 from .domains import domains, violation
-from .engine import apply, describe_decision, income, income_sources, new_game, pool, surcharge
+from .engine import apply, describe_decision, income, income_sources, new_game, pool, surcharge, with_article
 from .errors import NotationError, RuleError
 from .events import Event
 from .legal import construct_sites, default_payment, legal_actions, placements, sub_multisets
@@ -156,4 +156,5 @@ __all__ = [
     "to_json",
     "view_for",
     "violation",
+    "with_article",
 ]

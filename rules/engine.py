@@ -207,7 +207,7 @@ def describe_decision(state: GameState, d: Decision) -> str:
         old_level = d.result.level + math.isqrt(len(d.options)) - 1
         old = KIND_OF[(d.result.family, old_level)].value if (d.result.family, old_level) in KIND_OF else "building"
         return (
-            f"choose where the downsized {old} at {d.subject} on {d.age.title} goes as {_article(d.result.value)} "
+            f"choose where the downsized {old} at {d.subject} on {d.age.title} goes as {with_article(d.result.value)} "
             f"(top-left cell: {opts})"
         )
     if d.kind is DecisionKind.DOWNSIZE_WHICH:
@@ -221,8 +221,10 @@ def _s(n: int) -> str:
     return "" if n == 1 else "s"
 
 
-def _article(word: str) -> str:
-    return ("an " if word[0] in "AEIOU" else "a ") + word
+def with_article(word: str) -> str:
+    """``word`` after its indefinite article, by its first letter: ``a Keep``, ``an Abbey``, ``an
+    upgrade`` (every building's name, and the words the bot says, read right by it)."""
+    return ("an " if word[:1].lower() in "aeiou" else "a ") + word
 
 
 def _perform(run: _Run, action: object) -> None:
@@ -415,8 +417,8 @@ def _check_dominion_hierarchy(
     if len(merged) >= 2:
         raise RuleError(
             "dominion", "R42" if old else "R41",
-            f"Rule of Dominion: {_article(kind.value)} there would join {len(merged)} domains; only Civil buildings "
-            f"may join domains.",
+            f"Rule of Dominion: {with_article(kind.value)} there would join {len(merged)} domains; only Civil "
+            f"buildings may join domains.",
         )
     if merged:
         members = [board.buildings[i] for i in doms.groups[merged[0]] if old is None or i != old.id]
@@ -427,7 +429,8 @@ def _check_dominion_hierarchy(
             raise RuleError(
                 "hierarchy", "R43",
                 f"Rule of Hierarchy: this domain's highest {kind.family.title} building is already "
-                f"{_article(rival.kind.value)} ({owner}{rival.origin}); {_article(kind.value)} may not equal it.",
+                f"{with_article(rival.kind.value)} ({owner}{rival.origin}); {with_article(kind.value)} may not "
+                "equal it.",
             )
     return merged
 

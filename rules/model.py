@@ -51,10 +51,6 @@ class Family(Enum):
     def title(self) -> str:
         return {"M": "Military", "R": "Religious", "C": "Civil"}[self.value]
 
-    @property
-    def colour_name(self) -> str:
-        return {"M": "orange", "R": "fuchsia", "C": "blue"}[self.value]
-
 
 class Kind(Enum):
     """The nine building types (§0). ``kind.family`` and ``kind.level`` come from ``KIND_TABLE``."""
@@ -428,10 +424,6 @@ class GameState:
             winners=self.winners,
             turn=self.turn,
         )
-
-    @property
-    def board_might(self) -> Board:
-        return self.boards[Age.MIGHT]
 
     def board(self, age: Age) -> Board:
         return self.boards[age]

@@ -411,7 +411,7 @@ async def test_undo_takes_back_an_action_that_raised_a_question_with_its_answer(
         user = users[action.player]
         caller = Caller(sim.guild.id, sim.channel.id, user.id, user.name)
         version = version_of(await service.storage.get_game(game_id))
-        await service.table.play_action(caller, game_id, version, lambda s, seat: action)
+        await service.moves.play_action(caller, game_id, version, lambda s, seat: action)
 
     for _ in range(43):
         _, state = await state_of(bot, sim)

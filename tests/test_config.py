@@ -42,7 +42,7 @@ def test_no_file_means_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.chdir(tmp_path)
     config = load_config(None, {})
     assert config == Config()
-    assert (config.database, config.source, config.turn_limit_seconds) == ("tiempo.sqlite3", None, None)
+    assert (config.database, config.source, config.turn_limit_minutes) == ("tiempo.sqlite3", None, 0)
 
 
 def test_every_setting_is_read(tmp_path: Path) -> None:
@@ -59,7 +59,6 @@ ai_processes = 3
     assert config == Config(token="file-token", database=str(tmp_path / "data" / "games.sqlite3"),
                             guilds=(123456789012345678, 42), turn_limit_minutes=90, log_level="DEBUG",
                             ai_think_seconds=5.0, ai_processes=3, source=path)
-    assert config.turn_limit_seconds == 5400
     assert config.log_level_number == 10
 
 
@@ -78,7 +77,6 @@ def test_tiempo_database_overrides_the_file(tmp_path: Path, monkeypatch: pytest.
     url = "postgresql://tiempo:s3cret@localhost:5433/tiempo"
     config = load_config(path, {"TIEMPO_DATABASE": url})
     assert config.database == url
-    assert config.database_name == "postgresql://tiempo@localhost:5433/tiempo"
     assert "s3cret" not in repr(config)
     assert load_config(path, {"TIEMPO_DATABASE": "  "}).database == str(tmp_path / "games.sqlite3")  # blank
     monkeypatch.chdir(tmp_path / "..")

@@ -17,7 +17,8 @@ from bot import console
 from bot.config import default_ai_processes
 from bot.console import InputError, parse_line, parse_seats, to_terminal
 from bot.discord import markdown
-from bot.play import Seat, start
+from bot.play import start
+from bot.storage import SeatRecord
 from bot.words import HERE, Button, Command, Mention, Strong, say
 from rules import Action, Colour, Construct, EndTurn, GameState, format_action, from_json, legal_actions
 
@@ -159,7 +160,8 @@ def test_the_console_talks_to_the_service_only() -> None:
 
 def first_build(seed: int, names: list[str]) -> tuple[GameState, Construct]:
     """The first position of a console game with these people, and a legal build for the one to play."""
-    state = start([Seat(i + 1, n, c) for i, (n, c) in enumerate(zip(names, Colour, strict=False))], seed=seed)
+    seats = [SeatRecord(i + 1, n, c.value) for i, (n, c) in enumerate(zip(names, Colour, strict=False))]
+    state = start(seats, seed=seed)
     build = next(a for a in legal_actions(state) if isinstance(a, Construct) and a.age.title == "Might")
     return state, build
 

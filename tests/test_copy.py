@@ -42,7 +42,7 @@ async def _a_used_database(path: str) -> None:
                 game = await storage.get_game(game.id)
                 state = service.state_of(game)
                 action = choose(rng, state, legal_actions(state))
-                await service.table.play_action(people[action.player], game.id, version_of(game),
+                await service.moves.play_action(people[action.player], game.id, version_of(game),
                                                 lambda s, p, a=action: a)
         await storage.set_status(3, Status.CANCELLED)
         await service.new(Caller(1, 4, 100, "ana"))  # a lobby
@@ -71,7 +71,7 @@ async def test_every_game_is_copied_and_goes_on_in_the_copy(tmp_path: Path, back
         state = service.state_of(game)
         action = legal_actions(state)[0]
         seat = game.seats[action.player]
-        await service.table.play_action(Caller(1, 2, seat.user_id, seat.name), game.id, version_of(game),
+        await service.moves.play_action(Caller(1, 2, seat.user_id, seat.name), game.id, version_of(game),
                                         lambda s, p: action)
         assert (await new.get_game(2)).action_count == game.action_count + 1
         fresh = await new.create_game(guild_id=1, channel_id=9, opener_id=100, seed=1)

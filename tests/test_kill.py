@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.play import Seat, start
+from bot.play import start
 from bot.storage import Storage
-from rules import Colour, apply, parse_action, to_json
+from rules import apply, parse_action, to_json
 from tests.backends import Backend
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,8 +29,7 @@ async def assert_replays(storage: Storage, game_id: int) -> None:
     actions = await storage.list_actions(game.id)
     assert [a.seq for a in actions] == list(range(1, game.action_count + 1))
     assert await storage.integrity_problems() == []
-    seats = [Seat(x.user_id, x.name, Colour(x.colour), x.ai_level) for x in game.seats]
-    state = start(seats, seed=game.seed, holdem=bool(game.options.get("holdem")))
+    state = start(game.seats, seed=game.seed, holdem=bool(game.options.get("holdem")))
     for a in actions:
         state, _ = apply(state, parse_action(a.action, state))
     assert to_json(state) == game.snapshot

@@ -101,7 +101,7 @@ async def _end_turn(storage: Storage, service: Tiempo) -> None:
     state = service.state_of(game)
     end = min((a for a in legal_actions(state) if isinstance(a, EndTurn)), key=lambda a: a.discard.total)
     who = ANA if state.players[end.player].name == "Ana" else BEN
-    await service.table.play_action(who, game.id, version_of(game), lambda s, p, a=end: a)
+    await service.moves.play_action(who, game.id, version_of(game), lambda s, p, a=end: a)
 
 
 async def _sent(service: Tiempo, channel: SlowChannel | FlakyChannel) -> list[tuple[str | None, str]]:

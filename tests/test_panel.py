@@ -1,4 +1,4 @@
-"""The turn panel's steps (bot/panel.py): every legal action is reachable by picking from lists of at
+"""The turn panel's steps (bot/service/steps.py): every legal action is reachable by picking from lists of at
 most 25 options, nothing illegal is offered, one-answer questions are never asked, and the preview
 says what an action does and when it harms its own player."""
 
@@ -9,9 +9,9 @@ from itertools import islice
 
 import pytest
 
-from bot import panel
-from bot.panel import MAX_CHOICES, SEP, Step, path_to, step
+from bot.service import steps as panel
 from bot.service.panels import Panels, _back_of, _header
+from bot.service.steps import MAX_CHOICES, SEP, Step, path_to, step
 from rules import Action, Age, Cards, Construct, GameState, Kind, Payment, legal_actions, new_game
 
 from .gameplay import random_game
@@ -156,7 +156,7 @@ async def test_a_panel_whose_picture_cannot_be_drawn_is_shown_without_it(monkeyp
         raise RuntimeError("the font cannot be read")
 
     monkeypatch.setattr(Panels, "pictures", staticmethod(broken))
-    panels = Panels(games=None, table=None)  # type: ignore[arg-type]
+    panels = Panels(games=None, moves=None)  # type: ignore[arg-type]
     assert await panels.pictures_or_none(1, state, state.active, current) == ()
     assert "could not draw the panel's pictures" in caplog.text
 

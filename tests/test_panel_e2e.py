@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 
 from bot.discord import TiempoBot
-from bot.panel import SEP, path_to, step
+from bot.service.steps import SEP, path_to, step
 from bot.texts import cards_in_words
 from rules import Age, Cell, Construct, EndTurn, GameState, legal_actions
 from tests.discord_sim import DiscordSim, SimMessage, SimUser

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.discord import TiempoBot
-from bot.panel import path_to
+from bot.service.steps import path_to
 from rules import (
     Action,
     Choose,

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from bot.play import Refusal, Seat, act, action_text, replay, seat_of, start, undo_span
-from rules import Age, Colour, Construct, Exchange, apply, legal_actions, parse_action, parse_position
+from bot.play import Refusal, act, action_text, seat_of, start, undo_span
+from bot.storage import SeatRecord
+from rules import Age, Construct, Exchange, apply, legal_actions, parse_action, parse_position
 
-SEATS = [Seat(101, "Ana", Colour.RED), Seat(202, "Ben", Colour.WHITE), Seat(303, "Cy", Colour.GREEN)]
+SEATS = [SeatRecord(101, "Ana", "Red"), SeatRecord(202, "Ben", "White"), SeatRecord(303, "Cy", "Green")]
 
 
 def game():  # type: ignore[no-untyped-def]
@@ -53,7 +54,7 @@ def test_a_legal_build_with_the_default_payment_is_played() -> None:
     assert new.boards[Age.MIGHT if build.age is Age.MIGHT else Age.FAITH].at(s.map.index(build.origin)) is not None
     seat = s.active
     assert undo_span(new, seat, [(action, events)]) == 1
-    assert replay(s, [action]) == new
+    assert apply(s, action)[0] == new
     ended, end_events, end = act(new, SEATS, user, "end", {})
     with pytest.raises(Refusal, match="Nothing of yours"):  # the turn is over
         undo_span(ended, seat, [(action, events), (end, end_events)])
@@ -64,7 +65,7 @@ def test_a_legal_build_with_the_default_payment_is_played() -> None:
 
 
 def test_seat_of_ignores_ai_seats() -> None:
-    seats = [*SEATS, Seat(101, "Bot", Colour.BLUE, ai="greedy")]
+    seats = [*SEATS, SeatRecord(101, "Bot", "Blue", ai_level="greedy")]
     assert seat_of(seats, 101) == 0
 
 

@@ -58,7 +58,7 @@ async def test_the_log_and_the_recap_tell_each_action_as_it_was_told(tmp_path: P
             since = [line for _, said in told[mine[-1] + 1 if mine else 0:] for line in said]
             recaps.append((await service.info.recap(game, seat, limit=None), "\n".join(since)))
             action = choose(rng, state, legal_actions(state))
-            _, after, events = await service.table.play_action(people[action.player], game.id, version_of(game),
+            _, after, events = await service.moves.play_action(people[action.player], game.id, version_of(game),
                                                                lambda s, p, a=action: a)
             told.append((action, narrate(after, events)))
         log = render((await service.game_log(people[0], 50)).text, PLAIN).split("\n")[1:]

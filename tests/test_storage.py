@@ -60,11 +60,12 @@ async def store(db_path: str) -> AsyncIterator[Storage]:
         await s.close()
 
 
-async def playing(store: Storage, channel_id: int = 2, now: float = 1000.0) -> GameRecord:
-    """A started game with three seats and snapshot ``{"seq": 0}``."""
+async def playing(store: Storage, channel_id: int = 2, now: float = 1000.0,
+                  turn_deadline: float | None = None) -> GameRecord:
+    """A started game with three seats and snapshot ``{"seq": 0}`` (and its first turn's deadline)."""
     g = await store.create_game(guild_id=1, channel_id=channel_id, opener_id=101, seed=7, seats=SEATS,
                                 options={"holdem": False}, now=now)
-    return await store.start_game(g.id, json.dumps({"seq": 0}), now=now + 1)
+    return await store.start_game(g.id, json.dumps({"seq": 0}), turn_deadline=turn_deadline, now=now + 1)
 
 
 def raw(path: str) -> sqlite3.Connection:
@@ -234,8 +235,7 @@ async def test_statuses_move_only_forward(store: Storage) -> None:
         await store.set_status(lobby.id, Status.FINISHED)
     with pytest.raises(StatusError):
         await store.set_status(lobby.id, Status.PLAYING)  # start_game does that, with a snapshot
-    g = await playing(store, channel_id=3)
-    await store.set_deadline(g.id, 5000.0)
+    g = await playing(store, channel_id=3, turn_deadline=5000.0)
     done = await store.set_status(g.id, Status.FINISHED, now=3000.0)
     assert (done.status, done.turn_deadline, done.updated_at, done.is_active) == (Status.FINISHED, None, 3000.0, False)
     for status in Status:
@@ -316,8 +316,7 @@ async def test_append_action_is_all_or_nothing(store: Storage, backend: Backend)
 
 
 async def test_the_last_action_ends_the_game_in_the_same_transaction(store: Storage) -> None:
-    g = await playing(store)
-    await store.set_deadline(g.id, 9000.0)
+    g = await playing(store, turn_deadline=9000.0)
     g = await store.append_action(g.id, 1, 101, "Red end", '{"over": true}', status=Status.FINISHED)
     assert (g.status, g.turn_deadline, g.action_count) == (Status.FINISHED, None, 1)
     assert await store.active_game_in_channel(g.channel_id) is None
@@ -340,15 +339,13 @@ async def test_undo_removes_the_last_action_and_restores_the_snapshot(store: Sto
 
 
 # ---------------------------------------------------------------------------------------------
-# Deadlines, lists, board message
+# Deadlines, lists, the board message column dropped
 
 
 async def test_deadlines_and_the_half_time_warning(store: Storage) -> None:
-    a = await playing(store, channel_id=2)
-    b = await playing(store, channel_id=3)
-    c = await playing(store, channel_id=4)
-    await store.set_deadline(a.id, 300.0)
-    await store.set_deadline(b.id, 100.0)
+    a = await playing(store, channel_id=2, turn_deadline=300.0)
+    b = await playing(store, channel_id=3, turn_deadline=100.0)
+    await playing(store, channel_id=4)  # no turn limit
     assert [g.id for g in await store.due_games(300.0)] == [b.id, a.id]
     assert [g.id for g in await store.due_games(200.0)] == [b.id]
     assert (await store.mark_half_warned(b.id)).half_warned
@@ -363,11 +360,9 @@ async def test_deadlines_and_the_half_time_warning(store: Storage) -> None:
     assert await store.mark_half_warned(a.id, deadline=999.0, posts=["another turn's"]) is None
     assert await store.mark_half_warned(a.id, deadline=300.0, posts=["warned"]) is not None
     assert [p.body for p in await store.posts.pending(a.channel_id)] == ["warned"]
-    assert not (await store.set_deadline(b.id, 800.0)).half_warned
-    await store.set_deadline(a.id, None)
-    await store.set_status(c.id, Status.CANCELLED)
-    with pytest.raises(StatusError):
-        await store.set_deadline(c.id, 1.0)
+    b = await store.append_action(b.id, 3, 303, "Green end", '{"seq": 3}', turn_deadline=800.0)  # the next turn
+    assert (b.turn_deadline, b.half_warned) == (800.0, False)
+    await store.set_status(a.id, Status.CANCELLED)  # an ended game has no deadline
     assert [g.id for g in await store.due_games(10**9)] == [b.id]
 
 
@@ -387,11 +382,25 @@ async def test_list_and_count_by_status_and_guild(store: Storage) -> None:
     assert await store.count(guild_id=1) == 3
 
 
-async def test_board_message_id_is_kept(store: Storage) -> None:
-    g = await playing(store)
-    assert (await store.set_board_message(g.id, 1234567890123456789)).board_message_id == 1234567890123456789
-    assert (await store.get_game(g.id)).board_message_id == 1234567890123456789
-    assert (await store.set_board_message(g.id, None)).board_message_id is None
+async def test_the_step_that_drops_the_board_message_keeps_every_game(backend: Backend,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A database from before the step (with the unused ``board_message_id`` column) is migrated: the
+    column is gone, the games read back as they were."""
+    before = schema_module.MIGRATIONS.index(schema_module._NO_BOARD_MESSAGE)
+    with monkeypatch.context() as older:
+        older.setattr(schema_module, "MIGRATIONS", schema_module.MIGRATIONS[:before])
+        older.setattr(schema_module, "SCHEMA_VERSION", before)
+        s = await Storage.open(backend.target)
+        g = await playing(s, turn_deadline=500.0)
+        g = await s.append_action(g.id, 1, 101, "Red end", '{"seq": 1}', now=2000.0)
+        await s.close()
+    assert "board_message_id" in await backend.columns("games")
+    s = await Storage.open(backend.target)
+    assert await s.get_game(g.id) == g
+    assert [a.action for a in await s.list_actions(g.id)] == ["Red end"]
+    await s.close()
+    assert "board_message_id" not in await backend.columns("games")
+    assert await backend.version() == SCHEMA_VERSION
 
 
 # ---------------------------------------------------------------------------------------------
@@ -731,14 +740,14 @@ async def test_a_write_cancelled_while_waiting_for_the_file_leaves_nothing_open(
         other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)  # another shard process
         other.execute("BEGIN IMMEDIATE")
         threading.Timer(0.5, lambda: other.execute("COMMIT")).start()  # it lets go half a second later
-        task = asyncio.create_task(storage.set_board_message(game.id, 42))
+        task = asyncio.create_task(storage.update_lobby(game.id, options={"seats": 4}))
         await asyncio.sleep(0.2)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
         await asyncio.sleep(1.0)
-        await storage.set_board_message(game.id, 43)  # this process writes on
-        assert (await storage.get_game(game.id)).board_message_id == 43
+        await storage.update_lobby(game.id, options={"seats": 3})  # this process writes on
+        assert (await storage.get_game(game.id)).options == {"seats": 3}
         third = sqlite3.connect(path, timeout=0.5, isolation_level=None)
         third.execute("BEGIN IMMEDIATE")  # and the file is free for others
         third.execute("ROLLBACK")

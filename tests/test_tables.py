@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.panel import Choice
 from bot.play import Refusal
-from bot.service import Caller, PanelView, Tiempo, panel_pick, parse_age, version_of
+from bot.service import Caller, Choice, PanelView, Tiempo, panel_pick, parse_age, version_of
 from bot.service.tables import AGE_NAMES, BUILDING_NAMES, RULE_TOPICS, table_state
 from bot.storage import Status, Storage
 from rules import Age

@@ -43,12 +43,12 @@ async def test_the_turn_log_says_what_the_history_says_through_undos(tmp_path: P
             if state.finished:
                 break
             action = choose(rng, state, legal_actions(state))
-            _, _, events = await service.table.play_action(people[action.player], game.id, version_of(game),
+            _, _, events = await service.moves.play_action(people[action.player], game.id, version_of(game),
                                                                lambda s, p, a=action: a)
             ends += any(isinstance(e, ev.TurnEnded) for e in events)
             if step % 7 == 3:
                 try:
-                    await service.table.undo(people[action.player], game.id)
+                    await service.moves.undo(people[action.player], game.id)
                     undone += 1
                 except Refusal:
                     pass
@@ -74,7 +74,7 @@ async def test_histories_read_during_a_commit_stay_right(tmp_path: Path) -> None
             g = await storage.get_game(game.id)
             s = service.state_of(g)
             a = choose(rng, s, legal_actions(s))
-            await service.table.play_action(people[a.player], g.id, version_of(g), lambda st, p, a=a: a)
+            await service.moves.play_action(people[a.player], g.id, version_of(g), lambda st, p, a=a: a)
 
         for _ in range(10):
             await play_one()
@@ -144,7 +144,7 @@ async def test_what_a_reader_worked_out_during_an_undo_is_not_kept(tmp_path: Pat
             state = service.state_of(game)
             action = rng.choice([a for a in legal_actions(state) if not isinstance(a, EndTurn)]
                                 or legal_actions(state))
-            await service.table.play_action(people[action.player], game.id, version_of(game),
+            await service.moves.play_action(people[action.player], game.id, version_of(game),
                                             lambda s, p, a=action: a)
             game = await storage.get_game(game.id)
             service.games._histories.clear()
@@ -164,7 +164,7 @@ async def test_what_a_reader_worked_out_during_an_undo_is_not_kept(tmp_path: Pat
             reader = asyncio.create_task(getattr(service.games, reads)(game))
             await asyncio.sleep(0)
             try:
-                await service.table.undo(people[action.player], game.id)
+                await service.moves.undo(people[action.player], game.id)
                 raced = True
             except Refused:
                 pass
@@ -172,7 +172,7 @@ async def test_what_a_reader_worked_out_during_an_undo_is_not_kept(tmp_path: Pat
                 game = await storage.get_game(game.id)
                 state = service.state_of(game)
                 other = legal_actions(state)[-1]
-                await service.table.play_action(people[other.player], game.id, version_of(game),
+                await service.moves.play_action(people[other.player], game.id, version_of(game),
                                                 lambda s, p, o=other: o)
             gate.set()
             await reader

@@ -52,12 +52,12 @@ async def test_an_ai_answer_to_a_question_taken_back_is_not_played(tmp_path: Pat
                 await asyncio.sleep(0.01)
                 continue
             action = choose(rng, state, legal_actions(state))
-            await service.table.play_action(people[action.player], game.id, version_of(game), lambda s, p, a=action: a)
+            await service.moves.play_action(people[action.player], game.id, version_of(game), lambda s, p, a=action: a)
         await service.idle()
         thinking.clear()  # the AI will think about the question until we let it go
         state = service.state_of(await storage.get_game(game.id))
         asking = choose(rng, state, legal_actions(state))
-        await service.table.play_action(people[asking.player], game.id, version_of(game), lambda s, p: asking)
+        await service.moves.play_action(people[asking.player], game.id, version_of(game), lambda s, p: asking)
         asked = service.state_of(await storage.get_game(game.id))
         assert asked.pending is not None and game.seats[asked.pending.decision.player].ai_level
         await asyncio.sleep(0.1)
@@ -65,7 +65,7 @@ async def test_an_ai_answer_to_a_question_taken_back_is_not_played(tmp_path: Pat
         back = service.state_of(await storage.get_game(game.id))
         other = next(a for a in legal_actions(back) if isinstance(a, EndTurn))
         version = version_of(await storage.get_game(game.id))  # 113 actions again
-        await service.table.play_action(people[other.player], game.id, version, lambda s, p: other)  # 114 is another
+        await service.moves.play_action(people[other.player], game.id, version, lambda s, p: other)  # 114 is another
         thinking.set()
         await asyncio.sleep(0.3)
         await service.idle()

@@ -25,7 +25,7 @@ from ..service import (
     panel_pick,
     parse_age,
 )
-from ..words import HERE, Command, Text, as_text, say
+from ..words import HERE, Command, Text, as_text, say, with_article
 from .commands import COMMANDS, ConsoleCommand, help_text
 from .parsing import Options
 from .table import CHANNEL_ID, ConsoleTable
@@ -237,7 +237,8 @@ async def suggest(table: ConsoleTable, command: ConsoleCommand, options: Options
         values = await s.suggest_cells(caller, word, "", kind=options.get("kind") or options.get("to"),
                                        age=options.get("age"))
         kind = options.get("kind") if word == "build" else None
-        what = say("Cells for {a_kind} now", a_kind=_a(kind.title())) if kind else say("Cells you can name now")
+        what = (say("Cells for {a_kind} now", a_kind=with_article(kind.title())) if kind
+                else say("Cells you can name now"))
     elif wanted in ("cards", "discard", "give"):
         values = await s.suggest_cards(caller, word, "")
         what = say("Cards from your hand")
@@ -259,10 +260,6 @@ async def suggest(table: ConsoleTable, command: ConsoleCommand, options: Options
         why = await s.why_no_suggestion(caller, about, kind=options.get("kind") or options.get("to"),
                                         target=options.get("cell"))
         table.whisper(say("{what}: none right now. {why}", what=what, why=why))
-
-
-def _a(word: str) -> str:
-    return ("an " if word[:1].lower() in "aeiou" else "a ") + word
 
 
 __all__ = ["HANDLERS", "LOCAL", "OWN", "SLASH", "Handler", "LocalHandler", "Request", "run_command", "suggest"]

@@ -11,12 +11,15 @@ Behind it, parts with one job each (docs/layout.md):
 * ``Games`` (games.py) — storage, and each game's state and history cached in front of it;
 * ``Herald`` (herald.py) — what the channel hears: narration, the board after a turn, decisions, the ranking;
 * ``Lobby`` (lobby.py) — open, join, leave, seat AI players, start, cancel, rematch;
-* ``Table`` (table.py) — play a command, store it before anyone hears of it, undo;
+* ``Courier`` (courier.py) — sends the outbox (the posts stored with each action), outside the games' locks;
+* ``Moves`` (moves.py) — every move (a command, the panel, an AI seat, the turn clock) by one path, stored
+  before anyone hears of it; undo;
 * ``Info`` (info.py) — a private hand, the picture, the scores, the log, the rules reference;
 * ``Suggestions`` (suggest.py) — what autocompletion offers;
 * ``AISeats`` (seats.py) — AI players thinking off the event loop;
 * ``TurnClock`` (clock.py) — turn limits;
 * ``Tables`` (tables.py) — a table as the front ends read it (``TableState``: round, whose turn, who thinks).
+* ``Panels`` (panels.py) — the turn panel: a player's step, shown privately, and the action they confirm.
 
 Nothing here reveals a hand other than the caller's: public posts are made from the public view.
 """
@@ -33,8 +36,7 @@ from typing import Any
 from rules import Action, Age, GameState, keyed_seed
 
 from ..ai import Chooser
-from ..panel import SEP, Choice
-from ..play import Refusal
+from ..play import Disagreement, Refusal, RefusalCode, Stale
 from ..storage import DatabaseBusyError, DatabaseFaultError, GameRecord, Storage, StorageError
 from .catalogue import CATALOGUE
 from .clock import TurnClock
@@ -60,10 +62,11 @@ from .messages import (
     Reply,
     SendLater,
 )
+from .moves import Moves
 from .panels import Panels
 from .seats import AISeats
+from .steps import SEP, Choice
 from .suggest import Suggestions
-from .table import Table
 from .tables import AGE_NAMES, BUILDING_NAMES, RULE_TOPICS, Tables, TableState, panel_pick, parse_age
 
 log = logging.getLogger("tiempo.service")
@@ -79,8 +82,9 @@ class Tiempo:
     """The games of one bot: lobby, play, information and the background work.
 
     ``clock`` gives unix seconds (tests pass a fake); ``choose_ai`` decides an AI seat's next action
-    (``bot.ai.choose_action`` by default, whose strong level's play-outs use ``ai_processes``
-    processes at once); it runs in one worker process with ``ai_process``, else in a thread. ``owns``
+    (called like ``bot.ai.Players.choose``; by default the ``bot.ai`` players, whose strong level's
+    play-outs use ``ai_processes`` processes at once); it runs in one worker process with
+    ``ai_process``, else in a thread. ``owns``
     says whether a server is this process's (its Discord shard): only those games' turn limits and AI
     seats are driven here."""
 
@@ -93,16 +97,16 @@ class Tiempo:
         self.owns_storage = False  # opened by ``open``: closed with the service
         self.games = Games(storage, clock, owns)
         self.herald = Herald(self.games, outbox, render=render)
-        self.table = Table(self.games, self.herald, drive=self._drive, clock=clock)
-        self.seats = AISeats(self.games, self.herald, self.table.commit, think_seconds=ai_think_seconds,
+        self.moves = Moves(self.games, self.herald, drive=self._drive, clock=clock)
+        self.seats = AISeats(self.games, self.herald, self.moves, think_seconds=ai_think_seconds,
                              choose=choose_ai, in_process=ai_process, processes=ai_processes)
         self.lobby = Lobby(self.games, self.herald, clock=clock,
                            seed_source=seed_source or new_seed,
                            default_turn_minutes=default_turn_minutes, drive=self._drive, stop=self.seats.stop)
         self.info = Info(self.games, self.herald, clock)
         self.suggestions = Suggestions(self.games)
-        self.panels = Panels(self.games, self.table, render=render)
-        self.turns = TurnClock(self.games, self.herald, self.table.commit, self._drive, clock)
+        self.panels = Panels(self.games, self.moves, render=render)
+        self.turns = TurnClock(self.games, self.herald, self.moves, clock)
         self.tables = Tables(self.games)
 
     @classmethod
@@ -164,13 +168,13 @@ class Tiempo:
     # -- play --
     async def play(self, caller: Caller, command: str, options: dict[str, str | None],
                    game_id: int | None = None, version: str | None = None) -> Reply:
-        return await self.table.play(caller, command, options, game_id, version)
+        return await self.moves.play(caller, command, options, game_id, version)
 
     async def play_confirmed(self, caller: Caller, game_id: int, version: str, notation: str) -> Reply:
-        return await self.table.play_confirmed(caller, game_id, version, notation)
+        return await self.moves.play_confirmed(caller, game_id, version, notation)
 
     async def undo(self, caller: Caller) -> Reply:
-        return await self.table.undo(caller)
+        return await self.moves.undo(caller)
 
     # -- the turn panel --
     async def panel(self, caller: Caller, game_id: int | None = None, version: str | None = None,
@@ -252,9 +256,9 @@ class Tiempo:
 
 
 __all__ = ["AI_LEVELS", "AI_NAMES", "CATALOGUE", "SEP", "Answers", "Caller",
-           "CancelButton", "Choice", "ConfirmButton", "Control", "HandButtons", "LobbyButtons", "Outbox",
-           "PanelControls", "PanelView", "Picture", "PlayButton", "Post", "Refusal", "RematchButton", "Reply",
-           "SendLater", "StorageError", "Tiempo", "version_of"]
+           "CancelButton", "Choice", "ConfirmButton", "Control", "Disagreement", "HandButtons", "LobbyButtons",
+           "Outbox", "PanelControls", "PanelView", "Picture", "PlayButton", "Post", "Refusal", "RefusalCode",
+           "RematchButton", "Reply", "SendLater", "Stale", "StorageError", "Tiempo", "version_of"]
 # what the console reads (its import of the service is all it imports of the project, with the words and settings)
 __all__ += ["AGE_NAMES", "BUILDING_NAMES", "RULE_TOPICS", "Chooser", "Storage", "TableState",
             "new_seed", "panel_pick", "parse_age"]

@@ -1,38 +1,26 @@
-"""Turn limits: a reminder at half time, and the end of the turn of a player whose time ran out."""
+"""OpenGame limits: a reminder at half time, and the end of the turn of a player whose time ran out."""
 
 from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Protocol
+from collections.abc import Callable
 
-from rules import Action, Choose, EndTurn, GameState, apply, legal_actions
-from rules import events as ev
+from rules import Action, Choose, EndTurn, GameState, legal_actions
 
-from ..storage import GameBusyError, GameRecord, Status
+from ..play import Refusal
+from ..storage import GameBusyError, Status
 from ..texts import who
 from ..words import as_text, say
 from .games import Games, is_ai
 from .herald import Herald, mention
 from .messages import Post, encode_post
+from .moves import Moves, OpenGame
 
 log = logging.getLogger("tiempo.service")
 
 #: at most this many actions are played for a player whose time ran out (answers, then the end of the turn)
 TIME_OUT_ACTIONS = 50
-
-class Commit(Protocol):
-    """``Table.commit``: store an action with its posts (``lead`` first) and tell the channel."""
-
-    def __call__(self, game: GameRecord, before: GameState, new: GameState, action: Action, events: list[ev.Event],
-                 actor_id: int, *, lead: Sequence[Post] = ()) -> Awaitable[GameRecord]: ...
-
-
-def turn_deadline(game: GameRecord, now: float) -> float | None:
-    """When a turn that begins ``now`` runs out (None without a turn limit)."""
-    minutes = int(game.options.get("turn_minutes", 0))
-    return now + minutes * 60 if minutes else None
 
 
 def safe_action(state: GameState) -> Action | None:
@@ -59,12 +47,10 @@ def time_left(seconds: float) -> str:
 class TurnClock:
     """Checks the turn limits of every game (``tick``), on a timer (``run``)."""
 
-    def __init__(self, games: Games, herald: Herald, commit: Commit, drive: Callable[[int], None],
-                 clock: Callable[[], float]) -> None:
+    def __init__(self, games: Games, herald: Herald, moves: Moves, clock: Callable[[], float]) -> None:
         self.games = games
         self.herald = herald
-        self.commit = commit
-        self.drive = drive
+        self.moves = moves
         self.clock = clock
 
     async def tick(self) -> None:
@@ -90,27 +76,30 @@ class TurnClock:
 
     async def time_out(self, game_id: int) -> None:
         """Answer the open questions with their first option and end the active player's turn."""
-        async with self.games.storage.lock(game_id):
-            game = await self.games.storage.get_game(game_id)
-            if game.status is not Status.PLAYING or game.turn_deadline is None or self.clock() < game.turn_deadline:
-                return
-            state = self.games.state_of(game)
-            active = state.active
-            if state.waiting_on != active:
-                note = (f"Time is up: {who(state, state.waiting_on)} did not answer, so the first choice is taken, "
-                        f"and {who(state, active)}'s turn ends.")
-            else:
-                note = f"Time is up for {who(state, active)}: the turn ends" + (
-                    ", taking the first choice of the open question." if state.pending is not None else ".")
-            lead = [Post(as_text(note))]  # told with the first action it plays: in the outbox, after the lock
-            for _ in range(TIME_OUT_ACTIONS):
-                if state.finished or state.active != active:
-                    break
-                action = safe_action(state)
-                if action is None:
-                    break
-                new, events = apply(state, action)
-                game = await self.commit(game, state, new, action, events, game.seats[action.player].user_id,
-                                         lead=lead)
-                state, lead = new, []
-        self.drive(game_id)
+        try:
+            async with self.moves.open(game_id, flush=False) as opened:
+                await self._play_for(opened)
+        except Refusal:  # the game ended meanwhile
+            return
+
+    async def _play_for(self, opened: OpenGame) -> None:
+        """In ``time_out``: the first answers and the end of the turn, if its time is still up."""
+        game, state = opened.game, opened.state
+        if game.turn_deadline is None or self.clock() < game.turn_deadline:
+            return
+        active = state.active
+        if state.waiting_on != active:
+            note = (f"Time is up: {who(state, state.waiting_on)} did not answer, so the first choice is taken, "
+                    f"and {who(state, active)}'s turn ends.")
+        else:
+            note = f"Time is up for {who(state, active)}: the turn ends" + (
+                ", taking the first choice of the open question." if state.pending is not None else ".")
+        lead = [Post(as_text(note))]  # told with the first action it plays: in the outbox, after the lock
+        for _ in range(TIME_OUT_ACTIONS):
+            if state.finished or state.active != active:
+                break
+            action = safe_action(state)
+            if action is None:
+                break
+            await opened.play(action, game.seats[action.player].user_id, offered=True, lead=lead)
+            state, lead = opened.state, []

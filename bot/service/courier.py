@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
@@ -25,6 +25,9 @@ log = logging.getLogger("tiempo.courier")
 RETRY_MAX_S = 60.0
 #: a turn's live message grows up to this many characters; then a new one goes on
 LIVE_MAX = 1800
+#: the channels whose last live message is remembered (the least recently posted to are forgotten:
+#: their next post starts a new message rather than growing the old one)
+LIVE_KEPT = 1024
 
 
 async def cancel_all(tasks: Iterable[asyncio.Task[None]]) -> None:
@@ -49,9 +52,10 @@ class Courier:
         self._closed = False
         #: how long a command waits for its channel's posts before answering anyway, in seconds
         self.patience = 2.0
-        self._sent: Counter[int] = Counter()  #: per channel, posts sent (or dropped): did a try make progress
-        #: per channel, its last post when it is a turn's live message
-        self._live: dict[int, _Live] = {}
+        #: per channel being sent to, posts sent (or dropped): did a try make progress
+        self._sent: Counter[int] = Counter()
+        #: per channel, its last post when it is a turn's live message (at most ``LIVE_KEPT`` channels)
+        self._live: OrderedDict[int, _Live] = OrderedDict()
         #: posts sent (or dropped) but still in the outbox, because taking them out failed: they are
         #: taken out again, never sent again (Discord forgets a nonce after a few minutes)
         self._done: set[int] = set()
@@ -63,7 +67,15 @@ class Courier:
         self._again.add(channel_id)
         task = self._tasks.get(channel_id)
         if task is None or task.done():
-            self._tasks[channel_id] = asyncio.create_task(self._drain(channel_id), name=f"tiempo-posts-{channel_id}")
+            task = self._tasks[channel_id] = asyncio.create_task(self._drain(channel_id),
+                                                                 name=f"tiempo-posts-{channel_id}")
+            task.add_done_callback(lambda done: self._ended(channel_id, done))
+
+    def _ended(self, channel_id: int, task: asyncio.Task[None]) -> None:
+        """A channel's sender ended (nothing was left to send): forgotten, with its count."""
+        if self._tasks.get(channel_id) is task:
+            del self._tasks[channel_id]
+            self._sent.pop(channel_id, None)
 
     async def flush(self, channel_id: int, timeout: float | None = None) -> None:
         """Wait (at most ``timeout`` seconds, by default ``patience``) until the channel's posts are out:
@@ -153,13 +165,20 @@ class Courier:
         if held is not None and held.key == post.live:
             grown = lines([held.words, post.text])
             if len(grown.plain()) <= LIVE_MAX and await self.outbox.edit(channel_id, held.message_id, Post(grown)):
-                self._live[channel_id] = _Live(post.live, held.message_id, grown, post_id)
+                self._keep_live(channel_id, _Live(post.live, held.message_id, grown, post_id))
                 return
         sent = await self.outbox.post(channel_id, post, nonce=nonce)
         if isinstance(sent, int):
-            self._live[channel_id] = _Live(post.live, sent, post.text, post_id)
+            self._keep_live(channel_id, _Live(post.live, sent, post.text, post_id))
         else:
             self._live.pop(channel_id, None)
+
+    def _keep_live(self, channel_id: int, live: _Live) -> None:
+        """Remember the channel's live message, as the most recent of at most ``LIVE_KEPT``."""
+        self._live[channel_id] = live
+        self._live.move_to_end(channel_id)
+        while len(self._live) > LIVE_KEPT:
+            self._live.popitem(last=False)
 
 
 class _Live(NamedTuple):

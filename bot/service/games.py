@@ -10,10 +10,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules import Action, Colour, GameState, apply, from_json, parse_action
+from rules import Action, GameState, apply, from_json, parse_action
 from rules import events as ev
 
-from ..play import Refusal, Seat, start
+from ..play import Refusal, RefusalCode, start
 from ..storage import ActionRecord, GameRecord, SeatRecord, Status, Storage
 from ..words import HERE, Command, say
 from .messages import Caller
@@ -23,6 +23,8 @@ from .messages import Caller
 STATES_KEPT = 256
 HISTORIES_KEPT = 64
 TURNS_KEPT = 2048
+#: how many games' counts of changes are kept (see ``Games.changes``)
+CHANGES_KEPT = 4096
 
 
 @dataclass
@@ -38,17 +40,19 @@ def is_ai(seat: SeatRecord) -> bool:
     return seat.ai_level is not None
 
 
-def seats_of(record: GameRecord) -> list[Seat]:
-    """The seats of a game as the play module knows them."""
-    return [Seat(s.user_id, s.name, Colour(s.colour), s.ai_level) for s in record.seats]
-
-
-def seat_of(game: GameRecord, caller: Caller) -> int | None:
-    """The caller's seat in ``game`` (None if they do not play in it)."""
+def find_seat(game: GameRecord, caller: Caller) -> int | None:
+    """The caller's seat in ``game``, or None if they do not play in it (``bot.play.seat_of`` refuses
+    instead)."""
     for i, s in enumerate(game.seats):
         if s.user_id == caller.user_id and not is_ai(s):
             return i
     return None
+
+
+def turn_deadline(game: GameRecord, now: float) -> float | None:
+    """When a turn that begins ``now`` runs out (None without a turn limit)."""
+    minutes = int(game.options.get("turn_minutes", 0))
+    return now + minutes * 60 if minutes else None
 
 
 def version_of(game: GameRecord) -> str:
@@ -79,9 +83,10 @@ class Games:
         self._histories: OrderedDict[int, History] = OrderedDict()
         #: per game: (version, the events of its current turn so far, or of the turn that just ended)
         self._turns: OrderedDict[int, tuple[int, list[ev.Event]]] = OrderedDict()
-        #: per game: how often a move or an undo changed its caches. A reader that awaited the database
-        #: stores what it worked out only if this did not change meanwhile (else it may be stale).
-        self._changes: dict[int, int] = {}
+        #: per game: how often a move or an undo changed its caches (the most recently changed
+        #: ``CHANGES_KEPT`` games), and how many counts were forgotten: see ``changes``
+        self._changes: OrderedDict[int, int] = OrderedDict()
+        self._forgotten = 0
 
     def mine(self, game: GameRecord) -> bool:
         """Whether this process drives ``game``'s background work (several shard processes share one
@@ -94,7 +99,7 @@ class Games:
         """The game open in the caller's channel (lobby or play)."""
         game = await self.storage.active_game_in_channel(caller.channel_id)
         if game is None:
-            raise Refusal(NO_GAME)
+            raise Refusal(NO_GAME, RefusalCode.NO_GAME)
         return game
 
     async def playing_here(self, caller: Caller, game_id: int | None = None) -> GameRecord:
@@ -107,10 +112,10 @@ class Games:
             ended = await self.storage.last_game_in_channel(caller.channel_id, Status.FINISHED)
             if ended is not None:
                 return ended
-            raise Refusal(NO_GAME)
+            raise Refusal(NO_GAME, RefusalCode.NO_GAME)
         if game.status is Status.LOBBY:
             raise Refusal(say("Game #{id} has not started yet: {n} seated. Its opener starts it with {start}.",
-                              id=game.id, n=len(game.seats), start=Command("start")))
+                              id=game.id, n=len(game.seats), start=Command("start")), RefusalCode.NOT_STARTED)
         return game
 
     async def seated_here(self, caller: Caller) -> tuple[GameState, int] | None:
@@ -118,7 +123,7 @@ class Games:
         game = await self.storage.active_game_in_channel(caller.channel_id)
         if game is None or game.status is not Status.PLAYING:
             return None
-        seat = seat_of(game, caller)
+        seat = find_seat(game, caller)
         return None if seat is None else (self.state_of(game), seat)
 
     # -- states -----------------------------------------------------------------------------------
@@ -130,7 +135,7 @@ class Games:
             self._states.move_to_end(game.id)
             return cached[2]
         if game.snapshot is None:
-            raise Refusal(f"Game #{game.id} has no position yet: it has not started.")
+            raise Refusal(f"Game #{game.id} has no position yet: it has not started.", RefusalCode.NOT_STARTED)
         state = from_json(game.snapshot)
         self.remember(game, state)
         return state
@@ -142,14 +147,14 @@ class Games:
     @staticmethod
     def first_state(game: GameRecord) -> GameState:
         """The position the game started from."""
-        return start(seats_of(game), seed=game.seed, holdem=bool(game.options.get("holdem")))
+        return start(game.seats, seed=game.seed, holdem=bool(game.options.get("holdem")))
 
     # -- history ----------------------------------------------------------------------------------
 
     async def history(self, game: GameRecord) -> History:
         """The game's actions with their events, replayed from its first position (cached). A cached
         history is never changed in place (a reader may hold it across an await): it is replaced."""
-        seen = self._changes.get(game.id, 0)
+        seen = self.changes(game.id)
         h = self._histories.get(game.id)
         if h is None or h.seq > game.action_count:  # none, or ahead of this (older) record of the game
             h = History(0)
@@ -162,7 +167,7 @@ class Games:
                 state, events = apply(state, action)
                 actions.append((r, action, events))
             h = History(records[-1].seq if records else h.seq, actions)
-        if self._changes.get(game.id, 0) == seen:  # no move or undo meanwhile
+        if self.changes(game.id) == seen:  # no move or undo meanwhile
             _keep(self._histories, game.id, h, HISTORIES_KEPT)
         return h
 
@@ -222,7 +227,7 @@ class Games:
         if turn is not None and turn[0] == game.action_count:
             self._turns.move_to_end(game.id)
             return list(turn[1])
-        seen = self._changes.get(game.id, 0)
+        seen = self.changes(game.id)
         h = await self.history(game)
         out: list[ev.Event] = []
         for _, _, events in reversed(h.actions):
@@ -230,12 +235,22 @@ class Games:
             if any(isinstance(e, ev.TurnEnded) for e in events) and len(out) > len(events):
                 out = out[len(events):]
                 break
-        if self._changes.get(game.id, 0) == seen:  # no move or undo meanwhile
+        if self.changes(game.id) == seen:  # no move or undo meanwhile
             _keep(self._turns, game.id, (h.seq, out), TURNS_KEPT)
         return list(out)
 
+    def changes(self, game_id: int) -> tuple[int, int]:
+        """A mark of the game's changes: a reader that awaited the database stores what it worked out
+        only if the mark is the same after (else a move or an undo came between, and it may be stale).
+        A game whose count was forgotten to bound memory changes every other game's mark too: safe."""
+        return self._forgotten, self._changes.get(game_id, 0)
+
     def _changed(self, game_id: int) -> None:
         self._changes[game_id] = self._changes.get(game_id, 0) + 1
+        self._changes.move_to_end(game_id)
+        while len(self._changes) > CHANGES_KEPT:
+            self._changes.popitem(last=False)
+            self._forgotten += 1
 
 
 def _keep(cache: OrderedDict[int, Any], game_id: int, value: Any, limit: int) -> None:

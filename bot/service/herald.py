@@ -12,13 +12,13 @@ from render import age_card, changed_ages, turn_cards
 from rules import Age, Choose, GameState
 from rules import events as ev
 
-from ..panel import choice_label, decision_question
 from ..storage import GameRecord, SeatRecord
 from ..texts import describe_status, ecu_word, narrate, ranking, who
 from ..words import Button, Command, Mention, Part, Strong, Text, lines, say, text
 from .courier import Courier
 from .games import Games, is_ai, version_of
 from .messages import Answers, HandButtons, Outbox, Picture, PlayButton, Post, RematchButton
+from .steps import choice_label, decision_question
 
 log = logging.getLogger("tiempo.herald")
 
@@ -45,9 +45,6 @@ class Herald:
         self.render = render
         #: sends the posts stored with actions (the outbox), outside the games' locks
         self.courier = Courier(games.storage, outbox, games.owns)
-
-    async def post(self, channel_id: int, post: Post) -> None:
-        await self.outbox.post(channel_id, post)
 
     def board_cards(self, game: GameRecord, state: GameState, events: Sequence[ev.Event], age: Age | None = None
                     ) -> tuple[Picture, ...]:

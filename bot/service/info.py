@@ -7,11 +7,11 @@ from collections.abc import Callable
 
 from rules import INCOME_ROUNDS, Age, Choose
 
-from ..play import Refusal
+from ..play import Refusal, RefusalCode
 from ..storage import GameRecord, Status
 from ..texts import RULES, describe_hand, describe_income, describe_status, ecu_word, narrate, who
 from ..words import Code, Command, Strong, as_text, lines, say, text
-from .games import Games, seat_of, version_of
+from .games import Games, find_seat, version_of
 from .herald import Herald
 from .messages import Caller, HandButtons, Reply
 
@@ -32,10 +32,10 @@ class Info:
         game = await self.games.playing_here(caller, game_id)
         if game.status is Status.LOBBY:
             raise Refusal(say("Game #{id} has not started: hands are dealt at {start}.", id=game.id,
-                              start=Command("start")))
+                              start=Command("start")), RefusalCode.NOT_STARTED)
         if game.snapshot is None:
-            raise Refusal(f"Game #{game.id} was cancelled before it started.")
-        seat = seat_of(game, caller)
+            raise Refusal(f"Game #{game.id} was cancelled before it started.", RefusalCode.NOT_STARTED)
+        seat = find_seat(game, caller)
         state = self.games.state_of(game)
         if seat is None:
             return Reply(f"You are not playing in game #{game.id}; here is where it stands.\n"
@@ -64,7 +64,7 @@ class Info:
         """The picture of the whole game or of one Age, for the caller alone."""
         game = await self.games.playing_here(caller, game_id)
         if game.snapshot is None:
-            raise Refusal(f"Game #{game.id} has no board yet: it has not started.")
+            raise Refusal(f"Game #{game.id} has no board yet: it has not started.", RefusalCode.NOT_STARTED)
         state = self.games.state_of(game)
         events = await self.games.turn_events(game)
         gallery = await asyncio.to_thread(self.herald.board_cards, game, state, events, age)

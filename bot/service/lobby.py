@@ -8,12 +8,11 @@ from collections.abc import Callable
 from rules import Colour, to_json
 
 from ..ai import LEVEL_NAMES, LEVELS
-from ..play import Refusal
+from ..play import Refusal, RefusalCode
 from ..storage import ChannelBusyError, GameRecord, SeatRecord, Status
 from ..texts import who
 from ..words import HERE, Button, Command, Here, Mention, Name, Strong, Text, lines, say
-from .clock import turn_deadline
-from .games import Games, is_ai
+from .games import Games, is_ai, turn_deadline
 from .herald import Herald
 from .messages import Caller, CancelButton, LobbyButtons, Reply, encode_post
 
@@ -43,9 +42,10 @@ class Lobby:
                   turn_minutes: int | None = None) -> Reply:
         """Open a lobby in the caller's channel, with the caller in the first seat."""
         if not 2 <= seats <= 5:
-            raise Refusal("A game has 2 to 5 seats.")
+            raise Refusal("A game has 2 to 5 seats.", RefusalCode.BAD_INPUT)
         if turn_minutes is not None and not 0 <= turn_minutes <= MAX_TURN_MINUTES:
-            raise Refusal(f"The turn limit is in minutes, from 0 (none) to {MAX_TURN_MINUTES} (a week).")
+            raise Refusal(f"The turn limit is in minutes, from 0 (none) to {MAX_TURN_MINUTES} (a week).",
+                          RefusalCode.BAD_INPUT)
         minutes = self.default_turn_minutes if turn_minutes is None else turn_minutes
         options = {"holdem": holdem, "seats": seats, "turn_minutes": minutes}
         first = SeatRecord(caller.user_id, caller.name, Colour.RED.value)
@@ -56,7 +56,7 @@ class Lobby:
         except ChannelBusyError as busy:
             raise Refusal(say("{here} already has game #{id}. Finish it or {cancel} it first (a thread "
                               "counts as its own channel).", here=Here(capital=True), id=busy.game_id,
-                              cancel=Command("cancel"))) from None
+                              cancel=Command("cancel")), RefusalCode.BUSY) from None
         return self._reply(game, say("{name} opens game #{id}.", name=Name(caller.name), id=game.id))
 
     @staticmethod
@@ -81,7 +81,8 @@ class Lobby:
     async def _lobby(self, caller: Caller, game_id: int | None = None) -> GameRecord:
         game = await (self.games.storage.get_game(game_id) if game_id is not None else self.games.here(caller))
         if game.status is not Status.LOBBY:
-            raise Refusal(f"Game #{game.id} has already {'started' if game.status is Status.PLAYING else 'ended'}.")
+            raise Refusal(f"Game #{game.id} has already {'started' if game.status is Status.PLAYING else 'ended'}.",
+                          RefusalCode.STARTED if game.status is Status.PLAYING else RefusalCode.GAME_OVER)
         return game
 
     async def join(self, caller: Caller, game_id: int | None = None) -> Reply:
@@ -90,9 +91,9 @@ class Lobby:
         async with self.games.storage.lock(game.id):
             game = await self._lobby(caller, game.id)
             if any(s.user_id == caller.user_id for s in game.seats):
-                raise Refusal(f"You are already seated in game #{game.id}.")
+                raise Refusal(f"You are already seated in game #{game.id}.", RefusalCode.SEATS)
             if len(game.seats) >= int(game.options.get("seats", 5)):
-                raise Refusal(f"Game #{game.id} is full.")
+                raise Refusal(f"Game #{game.id} is full.", RefusalCode.SEATS)
             colour = _free_colour(game)
             seats = [*game.seats, SeatRecord(caller.user_id, caller.name, colour)]
             game = await self.games.storage.update_lobby(game.id, seats=seats, now=self.clock())
@@ -101,13 +102,13 @@ class Lobby:
     async def add_bot(self, caller: Caller, level: str = "greedy") -> Reply:
         """Seat an AI player of ``level`` (the opener, or a channel manager)."""
         if level not in AI_LEVELS:
-            raise Refusal(f"AI levels: {', '.join(AI_LEVELS)}.")
+            raise Refusal(f"AI levels: {', '.join(AI_LEVELS)}.", RefusalCode.BAD_INPUT)
         game = await self._lobby(caller)
         async with self.games.storage.lock(game.id):
             game = await self._lobby(caller, game.id)
             _check_opener(game, caller, "seat an AI player")
             if len(game.seats) >= int(game.options.get("seats", 5)):
-                raise Refusal(f"Game #{game.id} is full.")
+                raise Refusal(f"Game #{game.id} is full.", RefusalCode.SEATS)
             colour = _free_colour(game)
             used = {s.user_id for s in game.seats}
             user_id = next(AI_USER_BASE + i for i in range(5) if AI_USER_BASE + i not in used)
@@ -125,12 +126,12 @@ class Lobby:
         if game.status is Status.PLAYING:
             raise Refusal(say("The game has started; a seat cannot be left now. If it must stop, the opener or a "
                               "channel manager can {cancel} it; otherwise the turn limit plays on for you.",
-                              cancel=Command("cancel")))
+                              cancel=Command("cancel")), RefusalCode.STARTED)
         game = await self._lobby(caller, game.id)
         async with self.games.storage.lock(game.id):
             game = await self._lobby(caller, game.id)
             if not any(s.user_id == caller.user_id for s in game.seats):
-                raise Refusal(f"You are not seated in game #{game.id}.")
+                raise Refusal(f"You are not seated in game #{game.id}.", RefusalCode.NOT_SEATED)
             seats = [s for s in game.seats if s.user_id != caller.user_id]
             if not seats:
                 await self.games.storage.set_status(game.id, Status.CANCELLED, now=self.clock())
@@ -144,7 +145,7 @@ class Lobby:
         only once confirmed: the reply to the first ask carries a button that confirms."""
         game = await (self.games.here(caller) if game_id is None else self.games.storage.get_game(game_id))
         if not game.status.is_active:
-            raise Refusal(f"Game #{game.id} is already over.")
+            raise Refusal(f"Game #{game.id} is already over.", RefusalCode.GAME_OVER)
         _check_opener(game, caller, "cancel it")
         if game.status is Status.PLAYING and not confirmed:
             state = self.games.state_of(game)
@@ -154,7 +155,7 @@ class Lobby:
         async with self.games.storage.lock(game.id):
             fresh = await self.games.storage.get_game(game.id)
             if not fresh.status.is_active:
-                raise Refusal(f"Game #{game.id} is already over.")
+                raise Refusal(f"Game #{game.id} is already over.", RefusalCode.GAME_OVER)
             await self.games.storage.set_status(game.id, Status.CANCELLED, now=self.clock())
         self.stop(game.id)
         return Reply(say("Game #{id} is cancelled by {name}.", id=game.id, name=Name(caller.name)), public=True)
@@ -167,7 +168,7 @@ class Lobby:
             _check_opener(game, caller, "start it")
             if len(game.seats) < 2:
                 raise Refusal(say("Khronos needs at least 2 players: wait for someone to {join}, or seat an AI "
-                                  "with {addbot}.", join=Command("join"), addbot=Command("addbot")))
+                                  "with {addbot}.", join=Command("join"), addbot=Command("addbot")), RefusalCode.SEATS)
             state = self.games.first_state(game)
             snapshot = to_json(state)
             opening = (f"Game #{game.id} begins: {len(game.seats)} players, 7 rounds. "
@@ -189,9 +190,9 @@ class Lobby:
         """A new lobby in the same channel with the same seats (the caller opens it)."""
         old = await self.games.storage.get_game(game_id)
         if old.status is not Status.FINISHED:
-            raise Refusal(f"Game #{old.id} is not over.")
+            raise Refusal(f"Game #{old.id} is not over.", RefusalCode.NOT_ALLOWED)
         if not any(s.user_id == caller.user_id for s in old.seats if not is_ai(s)):
-            raise Refusal(f"Only the players of game #{old.id} can ask for its rematch.")
+            raise Refusal(f"Only the players of game #{old.id} can ask for its rematch.", RefusalCode.NOT_ALLOWED)
         seats = [caller_seat := next(s for s in old.seats if s.user_id == caller.user_id)]
         seats += [s for s in old.seats if s is not caller_seat]
         try:
@@ -199,7 +200,8 @@ class Lobby:
                 guild_id=old.guild_id, channel_id=old.channel_id, opener_id=caller.user_id, seed=self.seed_source(),
                 options=dict(old.options), seats=seats, now=self.clock())
         except ChannelBusyError as busy:
-            raise Refusal(say("{here} already has game #{id}.", here=Here(capital=True), id=busy.game_id)) from None
+            raise Refusal(say("{here} already has game #{id}.", here=Here(capital=True), id=busy.game_id),
+                          RefusalCode.BUSY) from None
         return self._reply(game, say("{name} asks for a rematch of game #{id}: same seats.", name=Name(caller.name),
                                      id=old.id))
 
@@ -213,4 +215,5 @@ def _check_opener(game: GameRecord, caller: Caller, what: str) -> None:
     if caller.user_id != game.opener_id and not caller.can_manage:
         name = next((s.name for s in game.seats if s.user_id == game.opener_id), "who opened it")
         raise Refusal(say("Only the player who opened game #{id} ({opener}) or someone who may manage {here} can "
-                          "{what}.", id=game.id, opener=Mention(game.opener_id, name), here=HERE, what=what))
+                          "{what}.", id=game.id, opener=Mention(game.opener_id, name), here=HERE, what=what),
+                  RefusalCode.NOT_ALLOWED)

@@ -8,8 +8,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from ..panel import Choice
 from ..words import Button, Code, Command, Here, Mention, Name, Part, Strong, Text
+from .steps import Choice
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class Caller:
 
 @dataclass(frozen=True)
 class PanelView:
-    """The controls of a turn panel (bot/panel.py) for game ``game_id`` at ``version`` (``version_of``
+    """The controls of a turn panel (bot/service/steps.py) for game ``game_id`` at ``version`` (``version_of``
     the game: the position the panel was drawn for): a list to pick
     from (``choices`` after ``path``, with ``question`` as its placeholder), and the buttons the step
     allows: Back (to the path ``back``), Confirm (the step is a preview; shown red when the action

@@ -1,5 +1,5 @@
 """The turn panel as the service serves it: the step a player is at, shown privately and updated in
-place, and the action committed when they confirm (bot/panel.py works out the steps)."""
+place, and the action committed when they confirm (steps.py works out the steps)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,14 @@ from render import age_card, changed_ages, places_card
 from rules import INCOME_ROUNDS, Action, Age, GameState
 from rules import events as ev
 
-from ..panel import Step, step
-from ..play import Refusal
+from ..play import Refusal, RefusalCode
 from ..storage import Status
 from ..texts import cards_in_words, describe_draw, describe_income, ecu_word, narrate, who
 from ..words import Button, Strong, Text, lines, say, text
-from .games import Games, seat_of, version_of
+from .games import Games, find_seat, version_of
 from .messages import Caller, PanelControls, PanelView, Picture, Reply
-from .table import Table
+from .moves import Moves
+from .steps import StalePath, Step, step
 
 log = logging.getLogger("tiempo.panels")
 
@@ -26,9 +26,9 @@ log = logging.getLogger("tiempo.panels")
 class Panels:
     """Opens a player's panel, moves it along their picks, and plays what they confirm."""
 
-    def __init__(self, games: Games, table: Table, *, render: bool = True) -> None:
+    def __init__(self, games: Games, moves: Moves, *, render: bool = True) -> None:
         self.games = games
-        self.table = table
+        self.moves = moves
         self.render = render
 
     async def pictures_or_none(self, game_id: int, state: GameState, seat: int, current: Step) -> tuple[Picture, ...]:
@@ -73,9 +73,9 @@ class Panels:
         """The caller's panel at ``path`` (the menu by default). A panel drawn before the game moved on
         starts again from the menu, saying so."""
         game = await self.games.playing_here(caller, game_id)
-        seat = seat_of(game, caller)
+        seat = find_seat(game, caller)
         if seat is None:
-            raise Refusal("You are not playing in this game: the panel is for its players.")
+            raise Refusal("You are not playing in this game: the panel is for its players.", RefusalCode.NOT_SEATED)
         state = self.games.state_of(game)
         if version is not None and version != version_of(game):
             path, note = (), "The game moved on since this panel was drawn; here it is as it is now."
@@ -91,7 +91,7 @@ class Panels:
             path = ("choose",)
         try:
             current = step(state, seat, path)
-        except ValueError:
+        except StalePath:
             note, current = "That choice is no longer possible; here is what you can do now.", step(state, seat)
         gallery = await self.pictures_or_none(game.id, state, seat, current)
         head = _header(state, seat, brief=bool(current.path))
@@ -109,15 +109,15 @@ class Panels:
         def chosen(state: GameState, seat: int) -> Action:
             s = step(state, seat, path, with_preview=False)
             if s.preview is None:
-                raise Refusal("Pick the rest of the action first.")
+                raise Refusal("Pick the rest of the action first.", RefusalCode.INCOMPLETE)
             played.append((state, s.preview.action))
             return s.preview.action
 
-        try:
-            game, new, events = await self.table.play_action(caller, game_id, version, chosen)
-        except ValueError:  # the path no longer names a legal action
+        try:  # (a Disagreement, the engine refusing what its legal actions offered, is the bot's fault)
+            game, new, events = await self.moves.play_action(caller, game_id, version, chosen)
+        except StalePath:  # the path names no legal action (nothing was played)
             return await self.show(caller, game_id, None, (), "That choice is no longer possible.")
-        except Refusal as refusal:  # the game moved on, or the action is refused: the panel starts again
+        except Refusal as refusal:  # the game moved on, or ended: the panel starts again
             return await self.show(caller, game_id, None, (), refusal.text)
         done = narrate(new, [e for e in events if not isinstance(e, ev.TurnBegan)])  # (the panel says whose turn)
         drew = describe_draw(played[-1][0], new, played[-1][1]) if played else ""  # (the last try is the one played)
@@ -127,7 +127,7 @@ class Panels:
     async def undo(self, caller: Caller, game_id: int) -> Reply:
         """Take back the caller's last action of the turn, then show the panel again."""
         try:
-            reply = await self.table.undo(caller, game_id, hand=False)  # the header shows the hand
+            reply = await self.moves.undo(caller, game_id, hand=False)  # the header shows the hand
             note: Text | str = reply.text
         except Refusal as refusal:
             note = refusal.text

@@ -7,16 +7,18 @@ import contextlib
 import logging
 from collections.abc import Callable
 
-from rules import Action, GameState, apply
+from rules import Action, GameState
 
 from ..ai import AIWorker, Players, WorkerDied
+from ..play import Refusal
 from ..storage import DatabaseBusyError, DatabaseFaultError, GameBusyError, GameRecord, Status
 from ..words import Command, say
-from .clock import Commit, safe_action
+from .clock import safe_action
 from .courier import cancel_all
 from .games import Games, is_ai
 from .herald import Herald
-from .messages import Post
+from .messages import Post, encode_post
+from .moves import Moves
 
 log = logging.getLogger("tiempo.service")
 
@@ -32,11 +34,11 @@ class AISeats:
     ``processes`` processes at once); it runs in one worker process (``bot.ai.AIWorker``) with
     ``in_process``, else in a thread."""
 
-    def __init__(self, games: Games, herald: Herald, commit: Commit, *, think_seconds: float = 2.0,
+    def __init__(self, games: Games, herald: Herald, moves: Moves, *, think_seconds: float = 2.0,
                  choose: Callable[..., Action] | None = None, in_process: bool = False, processes: int = 1) -> None:
         self.games = games
         self.herald = herald
-        self.commit = commit
+        self.moves = moves
         self.think_seconds = think_seconds
         self.processes = processes
         self._choose = choose
@@ -55,7 +57,13 @@ class AISeats:
         task = self._tasks.get(game_id)
         if task is not None and not task.done():
             return
-        self._tasks[game_id] = asyncio.create_task(self._run(game_id), name=f"tiempo-ai-{game_id}")
+        task = self._tasks[game_id] = asyncio.create_task(self._run(game_id), name=f"tiempo-ai-{game_id}")
+        task.add_done_callback(lambda done: self._ended(game_id, done))
+
+    def _ended(self, game_id: int, task: asyncio.Task[None]) -> None:
+        """A game's AI task ended: forgotten (unless another took its place)."""
+        if self._tasks.get(game_id) is task:
+            del self._tasks[game_id]
 
     def stop(self, game_id: int) -> None:
         """Stop the game's AI seats (it was cancelled)."""
@@ -76,8 +84,10 @@ class AISeats:
                     return
                 action = await self.think(state, state.waiting_on, seat.ai_level, game.seed * 1000 + state.turn)
                 try:
-                    await self._play(game, state, action, seat.user_id)
-                    await self.herald.courier.flush(game.channel_id)
+                    async with self.moves.open(game_id, version=game) as opened:  # unless the game moved on
+                        await opened.play(action, seat.user_id, offered=True)
+                except Refusal:  # the game moved on (or ended) while the AI thought: it looks again
+                    continue
                 except GameBusyError:  # someone else is moving in this game: look again in a moment
                     await asyncio.sleep(0.5)
                 except DatabaseBusyError:  # another program holds the database: the AI plays in a moment
@@ -91,24 +101,15 @@ class AISeats:
         except Exception:
             log.exception("AI seat failed in game #%s", game_id)
             with contextlib.suppress(Exception):
-                game = await storage.get_game(game_id)
-                await self.herald.post(game.channel_id, Post(say(
-                    "The AI player of game #{id} ran into a problem and stopped; its turn will end when the turn "
-                    "limit runs out, or the opener can {cancel} the game.", id=game_id, cancel=Command("cancel"))))
+                await self._tell_failed(await storage.get_game(game_id))
 
-    async def _play(self, game: GameRecord, state: GameState, action: Action, user_id: int) -> None:
-        """Play the AI's ``action``, chosen for ``game`` as it was, unless the game moved on meanwhile."""
-        storage = self.games.storage
-        game_id = game.id
-        async with storage.lock(game_id):
-            fresh = await storage.get_game(game_id)
-            # the same count is not enough: an undo and another action give the same count with
-            # another position; the action was chosen for this one
-            if (fresh.action_count != game.action_count or fresh.snapshot != game.snapshot
-                    or fresh.status is not Status.PLAYING):
-                return
-            new, events = apply(state, action)
-            await self.commit(fresh, state, new, action, events, user_id)
+    async def _tell_failed(self, game: GameRecord) -> None:
+        """Tell the channel, through the outbox like every post, that the game's AI player stopped."""
+        notice = Post(say("The AI player of game #{id} ran into a problem and stopped; its turn will end when the "
+                          "turn limit runs out, or the opener can {cancel} the game.", id=game.id,
+                          cancel=Command("cancel")))
+        await self.games.storage.posts.add(game, [encode_post(notice)], self.games.clock())
+        self.herald.courier.kick(game.channel_id)
 
     async def think(self, state: GameState, seat: int, level: str, seed: int) -> Action:
         """The AI's action, decided off the event loop (in the worker process, or a thread); if the AI

@@ -24,14 +24,15 @@ from rules import (
     placements,
     pool,
     sub_multisets,
+    with_article,
 )
 
-from ..panel import pay_words
-from ..play import Refusal, action_text
+from ..play import Refusal, RefusalCode, action_text
 from ..texts import who
 from ..words import Code, say
 from .games import Games
 from .messages import Caller
+from .steps import pay_words
 
 #: Discord offers at most 25 suggestions
 LIMIT = 25
@@ -158,7 +159,7 @@ def _why_no_place(state: GameState, seat: int, kind_name: str) -> str:
     if room < kind.level:
         cards = f"{room} more card{'s' if room != 1 else ''}"
         return f"No {kind.value} fits: your pawns can play {cards} on Might or Faith."
-    return f"No place fits {'an' if kind.value[0] in 'AEIOU' else 'a'} {kind.value} now."
+    return f"No place fits {with_article(kind.value)} now."
 
 
 def upgrades_of(state: GameState, seat: int, options: dict[str, str | None]) -> list[Upgrade]:
@@ -189,7 +190,7 @@ def upgrade_origin(state: GameState, seat: int | None, options: dict[str, str | 
     if len(origins) == 1:
         return origins[0]
     raise Refusal(say("The bigger building can go in several places: add {at} with its top-left cell, one of "
-                      "{origins}.", at=Code("at:"), origins=", ".join(origins)))
+                      "{origins}.", at=Code("at:"), origins=", ".join(origins)), RefusalCode.INCOMPLETE)
 
 
 def legal_cells(state: GameState, seat: int, command: str, kind: str | None, age: str | None,

@@ -15,12 +15,12 @@ from typing import Literal
 
 from rules import Age, GameState, Kind, NotationError, is_keyed
 
-from ..panel import SEP
 from ..play import Refusal
 from ..storage import GameRecord, SeatRecord, Status
 from ..texts import RULES, who
 from .games import Games, is_ai, version_of
 from .messages import PanelView
+from .steps import SEP
 
 #: where a table is in its life: seats being taken, in play, over (ended with a ranking), cancelled
 Phase = Literal["lobby", "playing", "over", "cancelled"]

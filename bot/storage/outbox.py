@@ -53,6 +53,11 @@ class PostQueue:
         rows = await self.database.fetchall("SELECT DISTINCT guild_id, channel_id FROM outbox")
         return [(int(r[0]), int(r[1])) for r in rows]
 
+    async def add(self, game: GameRecord, bodies: Sequence[str], at: float) -> None:
+        """Store ``bodies`` as the game's next posts, on their own (a notice that no action causes)."""
+        async with self.database.transaction() as db:
+            await queue_posts(db, game, bodies, at)
+
     async def sent(self, post_id: int) -> None:
         """The post went out (or cannot ever): forget it."""
         async with self.database.transaction() as db:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
 
@@ -163,7 +163,6 @@ class GameRecord:
     action_count: int
     turn_deadline: float | None
     half_warned: bool
-    board_message_id: int | None = field(default=None)
 
     @property
     def next_seq(self) -> int:

@@ -94,6 +94,9 @@ _LOCKS_AND_OUTBOX: Final = Step(
     ),
 )
 
+# Step 3: the games' board message is no longer recorded (the channel's live message is the courier's).
+_NO_BOARD_MESSAGE: Final = Step.same("ALTER TABLE games DROP COLUMN board_message_id")
+
 #: migration i takes the schema from version i to version i + 1. Never edit a released step: add one.
 MIGRATIONS: Final[tuple[Step, ...]] = (
     Step(
@@ -179,6 +182,8 @@ MIGRATIONS: Final[tuple[Step, ...]] = (
     # A channel's games by id, newest first: the last game that ended there is found without reading
     # the server's other games.
     Step.same("ALTER TABLE games ADD COLUMN seed_text TEXT", "CREATE INDEX games_by_channel ON games (channel_id, id)"),
+    # Step 4: the board message's id, which nothing reads any more, goes.
+    _NO_BOARD_MESSAGE,
 )
 
 
@@ -196,7 +201,7 @@ def next_step(name: str, version: int) -> Step | None:
 
 GAME_COLUMNS: Final = (
     "id, guild_id, channel_id, opener_id, status, options, seats, seed, created_at, updated_at, snapshot, "
-    "action_count, turn_deadline, half_warned, board_message_id, seed_text"
+    "action_count, turn_deadline, half_warned, seed_text"
 )
 ACTION_COLUMNS: Final = "game_id, seq, actor_id, action, created_at"
 
@@ -225,7 +230,6 @@ def game_of(row: Row) -> GameRecord:
         action_count=row["action_count"],
         turn_deadline=row["turn_deadline"],
         half_warned=bool(row["half_warned"]),
-        board_message_id=row["board_message_id"],
     )
 
 

@@ -388,17 +388,6 @@ class Storage:
                 (status.value, now_or(now), status.is_active, game_id))
             return await self._load(db, game_id)
 
-    async def set_deadline(self, game_id: int, turn_deadline: float | None, *, now: float | None = None) -> GameRecord:
-        """Set (or clear, with None) the game's turn deadline, in unix seconds; clears the half-time
-        warning. Raises GameNotFoundError, StatusError if the game is not being played."""
-        async with self._transaction() as db:
-            game = await self._load(db, game_id)
-            if turn_deadline is not None and game.status is not Status.PLAYING:
-                raise StatusError(game_id, game.status, "set a turn deadline")
-            await db.execute("UPDATE games SET turn_deadline = ?, half_warned = 0, updated_at = ? WHERE id = ?",
-                             (turn_deadline, now_or(now), game_id))
-            return await self._load(db, game_id)
-
     async def mark_half_warned(self, game_id: int, *, deadline: float | Literal[_Keep.KEEP] | None = KEEP,
                                posts: Sequence[str] = (), now: float | None = None) -> GameRecord | None:
         """Record that the players were warned that half the turn time has gone, with ``posts`` (the
@@ -412,9 +401,3 @@ class Storage:
             await queue_posts(db, game, posts, now_or(now))
             return await self._load(db, game_id)
 
-    async def set_board_message(self, game_id: int, message_id: int | None) -> GameRecord:
-        """Record the id of the game's latest board message (None: there is none). Raises GameNotFoundError."""
-        async with self._transaction() as db:
-            await self._load(db, game_id)
-            await db.execute("UPDATE games SET board_message_id = ? WHERE id = ?", (message_id, game_id))
-            return await self._load(db, game_id)

@@ -1,16 +1,17 @@
-"""The turn panel: a whole turn played by picking from short lists, one step at a time.
+"""The turn panel's steps: a whole turn played by picking from short lists, one step at a time.
 
-Pure (no Discord, no storage). ``step(state, seat, path)`` looks at the legal actions and returns what
-to ask next: the verb (build, upgrade, travel, …), then the building, the board, the place, the
-payment. ``path`` is the list of keys picked so far. A step with one possible answer is taken for
-the player and never asked ("don't ask which board when only one is possible"). A list of more than
-``MAX_CHOICES`` places is first narrowed to an area of the board, as a person would look for a place.
-When the path names one action, the step is its preview: what it will do, in words, with a warning
-when it removes or downsizes the player's own buildings or lowers their income; the front end then
-offers Confirm.
+Pure (no Discord, no storage, no game's record): ``bot.service.panels`` serves these steps to a player.
+``step(state, seat, path)`` looks at the legal actions and returns what to ask next: the verb (build,
+upgrade, travel, …), then the building, the board, the place, the payment. ``path`` is the list of keys
+picked so far. A step with one possible answer is taken for the player and never asked ("don't ask which
+board when only one is possible"). A list of more than ``MAX_CHOICES`` places is first narrowed to an
+area of the board, as a person would look for a place. When the path names one action, the step is its
+preview: what it will do, in words, with a warning when it removes or downsizes the player's own
+buildings or lowers their income; the front end then offers Confirm.
 
 Every key is short and made of letters, digits, ``+`` and ``-``, so that a whole path fits in a
-Discord custom id (``tiempo:panel:<game>:<version>:<path>``, at most 100 characters).
+Discord custom id (the panel's list is ``tiempo:pick:<game>:<version>:<path>``, its buttons
+``tiempo:ok:…``, ``tiempo:back:…`` and the like: at most 100 characters).
 """
 
 from __future__ import annotations
@@ -48,10 +49,11 @@ from rules import (
     legal_actions,
     parse_action,
     surcharge,
+    with_article,
 )
 from rules import events as ev
 
-from .texts import cards_in_words, narrate
+from ..texts import cards_in_words, narrate
 
 #: Discord shows at most 25 options in a select menu
 MAX_CHOICES = 25
@@ -139,11 +141,6 @@ class _Level:
 
 # ---------------------------------------------------------------------------------------------
 # Words for the options
-
-
-def article(word: str) -> str:
-    """``a`` or ``an``, for ``word``."""
-    return "an" if word[:1].lower() in "aeiou" else "a"
 
 
 def size(kind: Kind) -> str:
@@ -364,7 +361,7 @@ def decision_question(s: GameState) -> str:
     if d.kind is DecisionKind.PLACE_SMALLER:
         was = _building(s, d.age, d.subject) if d.subject is not None else None
         what = f"your downsized {was.kind.value}" if was is not None else "your downsized building"
-        becomes = f" as {article(d.result.value)} {d.result.value} ({size(d.result)})" if d.result is not None else ""
+        becomes = f" as {with_article(d.result.value)} ({size(d.result)})" if d.result is not None else ""
         return (f"Where does {what} at {d.subject} on {d.age.title} go{becomes}? Pick its top-left cell "
                 "(it stays inside the old footprint).")
     if d.kind is DecisionKind.DOWNSIZE_WHICH:
@@ -398,9 +395,14 @@ def _area_label(s: GameState, key: str) -> str:
     return f"Columns {COLUMNS[first_col]}–{COLUMNS[last_col]}, rows {first_row + 1}–{last_row + 1}"
 
 
+class StalePath(ValueError):
+    """A panel path that does not lead to a legal action now (a panel drawn for another position, or
+    an id made up): nothing is played, the panel starts again from the menu."""
+
+
 def step(state: GameState, seat: int, path: Sequence[str] = (), *, legal: Sequence[Action] | None = None,
          with_preview: bool = True) -> Step:
-    """What the panel asks ``seat`` after ``path``. Raises ``ValueError`` for a path that does not
+    """What the panel asks ``seat`` after ``path``. Raises ``StalePath`` for a path that does not
     lead to a legal action now (a stale panel: start again from the menu). ``legal`` is
     ``legal_actions(state)`` if the caller has it; without ``with_preview`` the last step names its
     action without working out what it does."""
@@ -409,10 +411,10 @@ def step(state: GameState, seat: int, path: Sequence[str] = (), *, legal: Sequen
         return Step((), "What do you do?", choices=tuple(_menu(actions)))
     verb = _VERB_OF.get(path[0])
     if verb is None:
-        raise ValueError(f"{path[0]!r} is not an action of the panel")
+        raise StalePath(f"{path[0]!r} is not an action of the panel")
     actions = [a for a in actions if isinstance(a, verb)]
     if not actions:
-        raise ValueError(f"{VERBS[verb][1]} is not possible now")
+        raise StalePath(f"{VERBS[verb][1]} is not possible now")
     taken = [path[0]]
     chosen = [VERBS[verb][1]]
     given = list(path[1:])
@@ -428,7 +430,7 @@ def step(state: GameState, seat: int, path: Sequence[str] = (), *, legal: Sequen
             others = tuple(Choice(k, level.label(state, a)) for k, a in first.items() if k != key)
             actions = [a for a in actions if level.key(state, a) == key]
             if not actions:
-                raise ValueError(f"{key!r} is not an answer to {_question(level, state)!r} now")
+                raise StalePath(f"{key!r} is not an answer to {_question(level, state)!r} now")
             taken.append(key)
             chosen.append(level.label(state, actions[0]))
             continue
@@ -448,15 +450,15 @@ def step(state: GameState, seat: int, path: Sequence[str] = (), *, legal: Sequen
         key = given.pop(0)
         kept = [a for a in actions if level.key(state, a) == key and (area is None or _in_area(key, area))]
         if not kept:
-            raise ValueError(f"{key!r} is not an answer to {_question(level, state)!r} now")
+            raise StalePath(f"{key!r} is not an answer to {_question(level, state)!r} now")
         actions = kept
         asked.append(len(taken))
         taken.append(key)
         chosen.append(level.label(state, actions[0]))
     if given:
-        raise ValueError(f"{SEP.join(path)!r} goes past the end of the action")
+        raise StalePath(f"{SEP.join(path)!r} goes past the end of the action")
     if len(actions) != 1:
-        raise ValueError(f"{SEP.join(path)!r} names {len(actions)} actions")
+        raise StalePath(f"{SEP.join(path)!r} names {len(actions)} actions")
     shown = preview(state, actions[0]) if with_preview else Preview(actions[0], (), ())
     return Step(tuple(taken), "Pay another way?" if others else "Confirm?", tuple(chosen), others, shown,
                 back=_back(taken, asked), base=base)
@@ -468,7 +470,7 @@ def _menu(actions: Sequence[Action]) -> list[Choice]:
     for verb, (key, label) in VERBS.items():
         if verb is Construct:
             kinds = sorted({a.kind for a in actions if isinstance(a, Construct)}, key=list(Kind).index)
-            out += [Choice(f"{key}{SEP}{k.name}", f"Build {article(k.value)} {kind_label(k)}") for k in kinds]
+            out += [Choice(f"{key}{SEP}{k.name}", f"Build {with_article(kind_label(k))}") for k in kinds]
         elif verb is EndTurn and len(ends := [a for a in actions if isinstance(a, EndTurn)]) > 1 and any(
                 not a.discard.total for a in ends):  # the usual end in one tap (then Confirm)
             out += [Choice(f"{key}{SEP}{Cards()}", "End your turn, keeping every card"),
