@@ -23,6 +23,7 @@ Nothing here reveals a hand other than the caller's: public posts are made from 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import secrets
 import time
@@ -33,6 +34,7 @@ from rules import Action, Age, GameState, keyed_seed
 from ..play import Refusal
 from ..storage import DatabaseBusyError, GameRecord, Storage
 from .clock import TurnClock
+from .community import Community
 from .games import Games, version_of
 from .herald import Herald
 from .info import Info, rules_reference
@@ -198,6 +200,29 @@ class Tiempo:
         """Stop the background work."""
         await self.seats.close()
         await self.herald.courier.close()
+
+    # -- between games and after them (community.py) --
+    @functools.cached_property
+    def community(self) -> Community:
+        """Profiles, ratings, leaderboards and the list of one's games."""
+        return Community(self.games, self.games.clock)
+
+    async def my_games(self, caller: Caller) -> Reply:
+        """The caller's games in play on every server (works in a DM: ``caller.guild_id`` 0)."""
+        return await self.community.games_of(caller)
+
+    async def profile(self, caller: Caller, player_id: int | None = None, everywhere: bool = False,
+                      player_name: str | None = None) -> Reply:
+        """A person's finished games on this server (or, for oneself, on all)."""
+        return await self.community.profile(caller, player_id, everywhere=everywhere, player_name=player_name)
+
+    async def leaderboard(self, caller: Caller, page: int = 1) -> Reply:
+        """The server's ratings, best first, ten a page."""
+        return await self.community.leaderboard(caller, page)
+
+    async def record_finished_games(self) -> int:
+        """Record the finished games a crash left unrecorded (call at start-up, after ``resume``)."""
+        return await self.community.catch_up()
 
 
 __all__ = ["AI_LEVELS", "AI_NAMES", "Caller", "Outbox", "PanelView", "Picture", "Post", "Refusal", "Reply", "Tiempo",

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from ..panel import Choice
-from ..words import Button, Code, Command, Here, Mention, Part, Strong, Text
+from ..words import Button, Code, Command, Here, Mention, Part, Place, Strong, Text
 
 
 @dataclass(frozen=True)
@@ -125,7 +125,7 @@ class Editor(Protocol):
 
 # -- posts as stored in the outbox ---------------------------------------------------------------
 
-_PARTS: dict[str, type] = {cls.__name__: cls for cls in (Strong, Mention, Command, Button, Code, Here)}
+_PARTS: dict[str, type] = {cls.__name__: cls for cls in (Strong, Mention, Command, Button, Code, Here, Place)}
 
 
 def _part_json(p: Part) -> str | dict[str, Any]:
