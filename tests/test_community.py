@@ -349,3 +349,24 @@ async def test_my_games_tells_the_time_left_of_a_turn_limit(service: Tiempo) -> 
     await service.start_game(ANA)
     said = words(await service.my_games(BEN))
     assert "(1 h 30 min left)" in said or "(1 h 29 min left)" in said
+
+
+async def test_the_ratings_command_rebuilds_them_from_the_stored_games(service: Tiempo, tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    import asyncio
+
+    from bot.__main__ import main as cli
+
+    await finished(service, [ANA, BEN], seed=14)
+    records = PlayerRecords(service.storage.database)
+    ratings = await records.all_ratings()
+    async with service.storage.database.transaction() as tx:
+        await tx.execute("DELETE FROM ratings")
+    database = str(tmp_path / "t.sqlite3")
+    assert await asyncio.to_thread(cli, ["ratings", "--rebuild", "--database", database]) == 0
+    out = capsys.readouterr().out
+    assert "Rebuilt from 1 rated game in " in out and f"{database} holds 2 ratings on 1 server." in out
+    assert await records.all_ratings() == ratings
+    (tmp_path / "notes.txt").write_text("not a database\n" * 100)
+    assert await asyncio.to_thread(cli, ["ratings", "--database", str(tmp_path / "notes.txt")]) == 2
+    assert capsys.readouterr().err.strip()  # one sentence saying why
