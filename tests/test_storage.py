@@ -577,7 +577,7 @@ async def test_a_persons_games_in_play_are_found_by_their_seat(store: Storage) -
     over = await playing(store, channel_id=5)
     await store.set_status(over.id, Status.FINISHED)
     b = await playing(store, channel_id=6)
-    assert await records.playing(101) == [a.id, b.id] and await records.playing(202) == [a.id, b.id]
+    assert await records.playing(101) == [a, b] and [g.id for g in await records.playing(202)] == [a.id, b.id]
     assert await records.playing(0) == [] and await records.playing(10) == []  # an AI seat's id; a prefix of 101
     assert await records.unrecorded() == [over.id]
 

@@ -158,10 +158,7 @@ class Community:
         """The caller's games in play on every server and channel this bot serves, those waiting on them
         first, then by deadline: where, the round, whose turn, the time left. Works anywhere (a DM too)."""
         found = []
-        for game_id in await self.records.playing(caller.user_id):
-            game = await self.games.storage.get_game(game_id)
-            if game.status is not Status.PLAYING:
-                continue
+        for game in await self.records.playing(caller.user_id):
             state = self.games.state_of(game)
             mine = seat_of(game, caller)
             waiting = game.seats[state.waiting_on]
