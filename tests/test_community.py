@@ -370,3 +370,16 @@ async def test_the_ratings_command_rebuilds_them_from_the_stored_games(service: 
     (tmp_path / "notes.txt").write_text("not a database\n" * 100)
     assert await asyncio.to_thread(cli, ["ratings", "--database", str(tmp_path / "notes.txt")]) == 2
     assert capsys.readouterr().err.strip()  # one sentence saying why
+
+
+async def test_a_finished_game_left_unrecorded_by_a_crash_is_recorded_at_start_up(service: Tiempo) -> None:
+    game = await finished(service, [ANA, BEN], seed=15)
+    records = PlayerRecords(service.storage.database)
+    results, ratings = await records.results_of_game(game.id), await records.all_ratings()
+    async with service.storage.database.transaction() as tx:  # as if the process died right after the commit
+        for table in ("results", "ratings", "rating_changes"):
+            await tx.execute(f"DELETE FROM {table}")
+    assert await records.unrecorded() == [game.id]
+    assert await service.record_finished_games() == 1
+    assert await records.results_of_game(game.id) == results and await records.all_ratings() == ratings
+    assert await service.record_finished_games() == 0
