@@ -21,6 +21,7 @@ from bot.texts import ranking
 from bot.words import PLAIN, Style, render
 from rules import Action, Age, Construct, apply, legal_actions
 from rules import events as ev
+from tests.backends import Backend
 from tests.gameplay import choose
 
 NOW = 1_800_000_000.0
@@ -56,8 +57,9 @@ def random_ai(state: Any, seat: int, level: str, **_: Any) -> Action:
 
 
 @pytest.fixture
-async def service(tmp_path: Path) -> AsyncIterator[Tiempo]:
-    storage = await Storage.open(str(tmp_path / "t.sqlite3"))
+async def service(backend: Backend) -> AsyncIterator[Tiempo]:
+    """The service on a fresh database of each backend (a SQLite file, a PostgreSQL database)."""
+    storage = await Storage.open(backend.target)
     seeds = iter(range(3, 1000))
     tiempo = Tiempo(storage, Channel(), render=False, seed_source=lambda: next(seeds), clock=Clock(),
                     ai_think_seconds=0, choose_ai=random_ai)
@@ -351,7 +353,8 @@ async def test_my_games_tells_the_time_left_of_a_turn_limit(service: Tiempo) -> 
     assert "(1 h 30 min left)" in said or "(1 h 29 min left)" in said
 
 
-async def test_the_ratings_command_rebuilds_them_from_the_stored_games(service: Tiempo, tmp_path: Path,
+async def test_the_ratings_command_rebuilds_them_from_the_stored_games(service: Tiempo, backend: Backend,
+                                                                      tmp_path: Path,
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
     import asyncio
 
@@ -362,8 +365,8 @@ async def test_the_ratings_command_rebuilds_them_from_the_stored_games(service: 
     ratings = await records.all_ratings()
     async with service.storage.database.transaction() as tx:
         await tx.execute("DELETE FROM ratings")
-    database = str(tmp_path / "t.sqlite3")
-    assert await asyncio.to_thread(cli, ["ratings", "--rebuild", "--database", database]) == 0
+    database = service.storage.path
+    assert await asyncio.to_thread(cli, ["ratings", "--rebuild", "--database", backend.target]) == 0
     out = capsys.readouterr().out
     assert "Rebuilt from 1 rated game in " in out and f"{database} holds 2 ratings on 1 server." in out
     assert await records.all_ratings() == ratings
