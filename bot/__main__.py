@@ -2,7 +2,8 @@
 
 ``tiempo-bot`` runs the Discord bot (token from ``DISCORD_TOKEN`` or the config file);
 ``tiempo-bot console`` plays at a table in the terminal; ``tiempo-bot selfplay`` watches AI players;
-``tiempo-bot copy-games SOURCE DEST`` copies every game to another database.
+``tiempo-bot copy-games SOURCE DEST`` copies every game to another database; ``tiempo-bot ratings
+--rebuild`` works the ratings out again from the stored games.
 """
 
 from __future__ import annotations
@@ -40,6 +41,10 @@ def _parser() -> argparse.ArgumentParser:
     from .storage import copy
 
     copy.add_arguments(sub.add_parser("copy-games", help="copy every game to another database (Tiempo stopped)"))
+    from . import rebuild
+
+    rebuild.add_arguments(sub.add_parser("ratings", help="the players' ratings; --rebuild works them out again "
+                                                         "from the stored games"))
     console.add_arguments(sub.add_parser("console", help="play at a table in the terminal"))
     selfplay.add_arguments(sub.add_parser("selfplay", help="watch AI players play a whole game"))
     return parser

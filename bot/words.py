@@ -99,7 +99,16 @@ class Here(_Joins):
     capital: bool = False
 
 
-Part = str | Strong | Mention | Name | Command | Button | Code | Here
+@dataclass(frozen=True, slots=True)
+class Place(_Joins):
+    """A channel of a server, named by ids: a link where the front end can make one (a game listed from
+    anywhere, even a direct message), else the words ``Style.place`` makes of the ids."""
+
+    guild_id: int
+    channel_id: int
+
+
+Part = str | Strong | Mention | Name | Command | Button | Code | Here | Place
 HERE = Here()
 
 
@@ -174,6 +183,8 @@ class Style:
     here: str = "this table"
     #: a person's name (``Name``) as shown: escaped where the front end has markup
     name: Callable[[str], str] = _as_it_is
+    #: a channel of a server: ``{guild}`` and ``{channel}`` are their ids
+    place: str = "channel {channel}"
 
 
 PLAIN = Style()
@@ -199,10 +210,12 @@ def render(t: Text, style: Style) -> str:
             out.append(style.button.format(label=p.label, command=p.command, where=p.where))
         elif isinstance(p, Code):
             out.append(style.code.format(p.text))
+        elif isinstance(p, Place):
+            out.append(style.place.format(guild=p.guild_id, channel=p.channel_id))
         else:
             out.append(style.here[:1].upper() + style.here[1:] if p.capital else style.here)
     return "".join(out)
 
 
-__all__ = ["HERE", "PLAIN", "Button", "Code", "Command", "Here", "Mention", "Name", "Part", "Strong", "Style", "Text",
-           "as_text", "lines", "render", "say", "text", "with_article"]
+__all__ = ["HERE", "PLAIN", "Button", "Code", "Command", "Here", "Mention", "Name", "Part", "Place", "Strong", "Style",
+           "Text", "as_text", "lines", "render", "say", "text", "with_article"]

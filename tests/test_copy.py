@@ -180,3 +180,34 @@ async def test_a_source_that_changes_during_the_copy_writes_nothing(tmp_path: Pa
         await copy_games(source, dest)
     async with await Storage.open(dest) as storage:
         assert await storage.count() == 0
+
+
+async def test_the_players_results_and_ratings_go_with_their_games(tmp_path: Path, backend: Backend,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Results, ratings and rating changes (schema step 4) are copied, a chunk of games at a time, and
+    read back."""
+    from bot.storage.community import PlayerRecords, RatingChange, RatingRecord, ResultRecord
+
+    monkeypatch.setattr(copy_module, "CHUNK", 1)
+    source = str(tmp_path / "old.sqlite3")
+    await _a_used_database(source)
+    async with await Storage.open(source) as old:
+        records = PlayerRecords(old.database)
+        for game_id in (1, 2):
+            game = await old.get_game(game_id)
+            results = [ResultRecord(game_id, i, 1, game.channel_id, s.user_id, s.name, False, 3, i + 1, 10 - i, i == 0,
+                                    True, 100.0 + game_id, ripples=i, built_faith=2) for i, s in enumerate(game.seats)]
+            await records.record_game(results, lambda before, g=game_id: (
+                [RatingChange(g, u, 1, 1000, 1000 + g, 25.5, 8.1) for u in before],
+                [RatingRecord(1, u, f"p{u}", 25.0 + g / 3, 8.1, 1000 + g, g, 100.0 + g) for u in before]))
+        await records.replace_ratings(await records.changes_of_game(1) + await records.changes_of_game(2),
+                                      [*await records.all_ratings(),
+                                       RatingRecord(2, 100, "ana", 26.0, 7.0, 1040, 1, 5.0)])
+        want = ([await records.results_of_game(g) for g in (1, 2)], await records.all_ratings(),
+                [await records.changes_of_game(g) for g in (1, 2)])
+    copied = await copy_games(source, backend.target)
+    assert copied.records == 6 + 4 + 6
+    async with await Storage.open(backend.target) as new:
+        records = PlayerRecords(new.database)
+        assert ([await records.results_of_game(g) for g in (1, 2)], await records.all_ratings(),
+                [await records.changes_of_game(g) for g in (1, 2)]) == want

@@ -15,7 +15,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 
 import asyncpg
@@ -37,6 +37,7 @@ from bot.storage import (
     Step,
     Storage,
 )
+from bot.storage.community import PlayerRecords, RatingChange, RatingRecord, ResultRecord, Totals
 from tests.backends import Backend
 from tests.pg_cluster import Cluster
 
@@ -497,6 +498,96 @@ async def test_two_processes_on_one_database_take_turns_with_a_game(db_path: str
     finally:
         await first.close()
         await second.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# Results and ratings (schema step 4: bot/storage/community.py)
+
+
+def result(game: GameRecord, seat: int, *, place: int, ecus: int, at: float, rated: bool = True,
+           ai: bool = False) -> ResultRecord:
+    s = game.seats[seat]
+    return ResultRecord(game.id, seat, game.guild_id, game.channel_id, s.user_id, s.name, ai, 2, place, ecus,
+                        place == 1, rated, at, ripples=seat + 1, paradoxes=seat, cards=5,
+                        built_might=1, built_faith=2 + seat, built_reason=0, income_might=3)
+
+
+def rating(user_id: int, value: int, *, guild_id: int = 1, games: int = 1) -> RatingRecord:
+    return RatingRecord(guild_id, user_id, f"u{user_id}", 25.0 + value / 100, 8.0 - value / 1000, value, games, 5.0)
+
+
+async def test_a_finished_games_results_and_ratings_are_recorded_once(store: Storage) -> None:
+    records = PlayerRecords(store.database)
+    g = await playing(store)
+    results = [result(g, 0, place=1, ecus=12, at=50.0), result(g, 1, place=2, ecus=7, at=50.0)]
+    seen: list[dict[int, RatingRecord | None]] = []
+
+    def rate(before: Mapping[int, RatingRecord | None]) -> tuple[list[RatingChange], list[RatingRecord]]:
+        seen.append(dict(before))
+        return ([RatingChange(g.id, 101, 1, 1000, 1040, 26.5, 7.5), RatingChange(g.id, 202, 1, 1000, 980, 24.0, 7.5)],
+                [rating(101, 1040), rating(202, 980)])
+
+    assert await records.record_game(results, rate)
+    assert seen == [{101: None, 202: None}]
+    assert not await records.record_game(results, rate)  # once only: nothing read or written again
+    assert len(seen) == 1
+    assert await records.results_of_game(g.id) == results
+    assert await records.is_recorded(g.id) and not await records.is_recorded(g.id + 1)
+    assert [c.rating_after for c in await records.changes_of_game(g.id)] == [1040, 980]
+    assert await records.all_ratings() == [rating(101, 1040), rating(202, 980)]
+    # the next game reads the ratings the first one left, and updates them in place
+    g2 = await playing(store, channel_id=3)
+    assert await records.record_game([result(g2, 0, place=2, ecus=1, at=60.0), result(g2, 1, place=1, ecus=9, at=60.0)],
+                                     lambda before: (seen.append(dict(before)) or [], [rating(101, 1001, games=2)]))
+    assert seen[1] == {101: rating(101, 1040), 202: rating(202, 980)}
+    assert (await records.rating(1, 101)) == (rating(101, 1001, games=2), 1)
+
+
+async def test_a_profiles_totals_best_and_last_games_are_the_persons_own_on_the_server(store: Storage) -> None:
+    records = PlayerRecords(store.database)
+    games = [await playing(store, channel_id=c) for c in (3, 4, 5)]
+    await records.record_game([result(games[0], 0, place=1, ecus=12, at=10.0), result(games[0], 1, place=2, ecus=7,
+                                                                                      at=10.0)])
+    await records.record_game([result(games[1], 0, place=2, ecus=4, at=20.0), result(games[1], 1, place=1, ecus=8,
+                                                                                     at=20.0),
+                               result(games[1], 2, place=3, ecus=1, at=20.0, ai=True)])
+    other = await store.create_game(guild_id=9, channel_id=6, opener_id=101, seed=1, seats=SEATS)
+    other = await store.start_game(other.id, "{}")
+    await records.record_game([result(other, 0, place=1, ecus=30, at=30.0)])
+    totals = await records.totals(101, 1)
+    assert totals == Totals(games=2, won=1, average_ecus=8.0, ripples=2, paradoxes=0, built_might=2, built_faith=4,
+                            built_reason=0)
+    assert (await records.totals(101)) == Totals(3, 2, 46 / 3, 3, 0, 3, 6, 0)
+    assert await records.totals(0, 1) is None  # AI seats have no profile
+    assert await records.totals(303) is None and await records.servers_of(101) == 2
+    assert (await records.best(101, 1)) == result(games[0], 0, place=1, ecus=12, at=10.0)
+    assert [r.game_id for r in await records.recent(101, 1)] == [games[1].id, games[0].id]
+    assert [r.game_id for r in await records.recent(101, None, limit=2)] == [other.id, games[1].id]
+    assert await records.unrecorded() == []  # none of them is finished
+
+
+async def test_the_leaderboard_is_a_servers_ratings_best_first(store: Storage) -> None:
+    records = PlayerRecords(store.database)
+    await records.replace_ratings([], [rating(1, 1100), rating(2, 1200), rating(3, 1100), rating(4, 1500, guild_id=2)])
+    assert [r.user_id for r in await records.board(1)] == [2, 1, 3]
+    assert [r.user_id for r in await records.board(1, offset=1, limit=1)] == [1]
+    assert await records.rated_players(1) == 3 and await records.rated_players(3) == 0
+    assert [(await records.rating(1, u) or (None, 0))[1] for u in (1, 2, 3, 4)] == [2, 1, 2, 0]
+    assert await records.ratings_of(1, [1, 4, 2]) == {1: rating(1, 1100), 2: rating(2, 1200)}
+    await records.replace_ratings([], [rating(5, 900)])  # a rebuild replaces them all
+    assert await records.all_ratings() == [rating(5, 900)]
+
+
+async def test_a_persons_games_in_play_are_found_by_their_seat(store: Storage) -> None:
+    records = PlayerRecords(store.database)
+    a = await playing(store, channel_id=3)
+    await store.create_game(guild_id=1, channel_id=4, opener_id=101, seed=1, seats=SEATS)  # a lobby
+    over = await playing(store, channel_id=5)
+    await store.set_status(over.id, Status.FINISHED)
+    b = await playing(store, channel_id=6)
+    assert await records.playing(101) == [a, b] and [g.id for g in await records.playing(202)] == [a.id, b.id]
+    assert await records.playing(0) == [] and await records.playing(10) == []  # an AI seat's id; a prefix of 101
+    assert await records.unrecorded() == [over.id]
 
 
 # ---------------------------------------------------------------------------------------------

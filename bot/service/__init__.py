@@ -27,6 +27,7 @@ Nothing here reveals a hand other than the caller's: public posts are made from 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import secrets
 import time
@@ -40,6 +41,7 @@ from ..play import Disagreement, Refusal, RefusalCode, Stale
 from ..storage import DatabaseBusyError, DatabaseFaultError, GameRecord, Storage, StorageError
 from .catalogue import CATALOGUE
 from .clock import TurnClock
+from .community import Community
 from .games import Games, version_of
 from .herald import Herald
 from .info import Info, rules_reference
@@ -218,10 +220,11 @@ class Tiempo:
         return self.games.state_of(game)
 
     async def resume(self) -> None:
-        """After a start-up: send the posts a stop left unsent, and let every game waiting on an AI seat
-        go on."""
+        """After a start-up: send the posts a stop left unsent, let every game waiting on an AI seat go
+        on, and record the results (and ratings) of games a stop left unrecorded."""
         await self.herald.courier.resume()
         await self.seats.resume()
+        await self.record_finished_games()
 
     async def tick(self) -> None:
         """Turn limits: warn at half time, end the turns whose time ran out. Then send what the outbox
@@ -253,6 +256,29 @@ class Tiempo:
         await self.herald.courier.close()
         if self.owns_storage:
             await self.storage.close()
+
+    # -- between games and after them (community.py) --
+    @functools.cached_property
+    def community(self) -> Community:
+        """Profiles, ratings, leaderboards and the list of one's games."""
+        return Community(self.games, self.games.clock)
+
+    async def my_games(self, caller: Caller) -> Reply:
+        """The caller's games in play on every server (works in a DM: ``caller.guild_id`` 0)."""
+        return await self.community.games_of(caller)
+
+    async def profile(self, caller: Caller, player_id: int | None = None, everywhere: bool = False,
+                      player_name: str | None = None) -> Reply:
+        """A person's finished games on this server (or, for oneself, on all)."""
+        return await self.community.profile(caller, player_id, everywhere=everywhere, player_name=player_name)
+
+    async def leaderboard(self, caller: Caller, page: int = 1) -> Reply:
+        """The server's ratings, best first, ten a page."""
+        return await self.community.leaderboard(caller, page)
+
+    async def record_finished_games(self) -> int:
+        """Record the finished games a crash left unrecorded (call at start-up, after ``resume``)."""
+        return await self.community.catch_up()
 
 
 __all__ = ["AI_LEVELS", "AI_NAMES", "CATALOGUE", "SEP", "Answers", "Caller",

@@ -15,6 +15,7 @@ from rules import events as ev
 from ..storage import GameRecord, SeatRecord
 from ..texts import describe_status, ecu_word, narrate, ranking, who
 from ..words import Button, Command, Mention, Part, Strong, Text, lines, say, text
+from .community import final_lines, record_finished
 from .courier import Courier
 from .games import Games, is_ai, version_of
 from .messages import Answers, HandButtons, Outbox, Picture, PlayButton, Post, RematchButton
@@ -100,7 +101,7 @@ class Herald:
         turn, the board; after the game, the ranking; a question, with its board."""
         narration = narrate(state, [e for e in events if not isinstance(e, ev.TurnBegan)])
         if state.finished:
-            return [await self.final_post(game, state, narration)]
+            return [await self.final_post(game, state, narration, events)]
         ended = next((e for e in events if isinstance(e, ev.TurnEnded)), None)
         if ended is not None:
             turn_events = await self.games.turn_events(game)
@@ -117,8 +118,15 @@ class Herald:
         return []
 
     async def announce(self, game: GameRecord, state: GameState, events: list[ev.Event]) -> None:
-        """An action and its posts were stored (``game`` is the game after it): send the posts."""
+        """An action and its posts were stored (``game`` is the game after it): send the posts; after
+        the last, record the game's results and ratings (a failure is logged: ``Community.catch_up``
+        records it later)."""
         self.courier.kick(game.channel_id)
+        if state.finished:
+            try:
+                await record_finished(self.games, game)
+            except Exception:
+                log.exception("could not record the results of game %s", game.id)
 
     def decision_post(self, game: GameRecord, state: GameState, before: Sequence[Text | str]) -> Post:
         """The question of the pending decision, to the player it is for, with a button per answer."""
@@ -155,14 +163,20 @@ class Herald:
                     controls=(*play, HandButtons(game.id, version_of(game))),
                     mentions=(seat.user_id,) if not is_ai(seat) else ())
 
-    async def final_post(self, game: GameRecord, state: GameState, narration: list[str]) -> Post:
-        """The end of the game: the last events, the ranking, and a Rematch button."""
+    async def final_post(self, game: GameRecord, state: GameState, narration: list[str],
+                         events: Sequence[ev.Event] = ()) -> Post:
+        """The end of the game: the last events, the ranking, each player's statistics and change of
+        rating, and a Rematch button. ``events``: the last action's (not stored yet)."""
         cards = await asyncio.to_thread(self.cards, game, state, (), "final")
         gallery = tuple(dataclasses.replace(c, lead=True, description=c.description.split(":")[0]) for c in cards)
         out: list[Text | str] = [*narration[-8:], "", text(Strong(f"Game #{game.id} is over."))]
         for place, seat, ecus in ranking(state):
             medal = {1: "🥇", 2: "🥈", 3: "🥉"}.get(place, f"{place}.")
             out.append(f"{medal} {who(state, seat)} — {ecus} {ecu_word(ecus)}")
+        try:  # the ranking rather than no final post (which would keep the last action from being stored)
+            out += ["", *await final_lines(self.games, game, state, events)]
+        except Exception:
+            log.exception("could not tell the statistics and ratings of game %s", game.id)
         out.append(say("Play again with the same seats: {rematch}.", rematch=Button("Rematch", "rematch")))
         return Post(lines(out), gallery=gallery,
                     controls=(HandButtons(game.id, version_of(game)), RematchButton(game.id)))

@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from ..words import Button, Code, Command, Here, Mention, Name, Part, Strong, Text
+from ..words import Button, Code, Command, Here, Mention, Name, Part, Place, Strong, Text
 from .steps import Choice
 
 
@@ -185,7 +185,7 @@ class Editor(Protocol):
 
 # -- posts as stored in the outbox ---------------------------------------------------------------
 
-_PARTS: dict[str, type] = {cls.__name__: cls for cls in (Strong, Mention, Name, Command, Button, Code, Here)}
+_PARTS: dict[str, type] = {cls.__name__: cls for cls in (Strong, Mention, Name, Command, Button, Code, Here, Place)}
 
 
 def _part_json(p: Part) -> str | dict[str, Any]:

@@ -2,10 +2,11 @@
 several processes (or back, or to a new file). ``tiempo-bot copy-games SOURCE DEST``.
 
 Games keep their ids (the buttons on old messages carry them), their logs of actions, their seats,
-turn deadlines and unsent posts; the destination's id counters continue after the highest copied id.
-Both databases are checked first, as at start-up, and migrated to the current schema; the destination
-must hold no game. The copy is one transaction in the destination: all of it or nothing. Then every
-game, action and post is read back from both and compared. Tiempo must be stopped while it runs (a
+turn deadlines and unsent posts, and the players' results, ratings and rating changes go with them;
+the destination's id counters continue after the highest copied id. Both databases are checked
+first, as at start-up, and migrated to the current schema; the destination must hold no game. The
+copy is one transaction in the destination: all of it or nothing. Then every game, action, post,
+result and rating is read back from both and compared. Tiempo must be stopped while it runs (a
 move made meanwhile would be in the source only).
 """
 
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 
 from .backend import is_postgres_url, without_password
 from .check import DatabaseUnusableError, check_database
+from .community import ORDER, TABLES
 from .records import Status, StorageError
 from .schema import ACTION_COLUMNS, GAME_COLUMNS, Row, action_of, game_of
 from .store import Storage
@@ -42,6 +44,8 @@ class Copied:
     playing: int
     actions: int
     posts: int
+    #: rows of what the players keep of their games: results, ratings and rating changes
+    records: int
 
 
 def _count(n: int, word: str) -> str:
@@ -58,11 +62,7 @@ async def copy_games(source: str, dest: str, say: Callable[[str], None] = lambda
 
     Games go ``CHUNK`` at a time, each chunk with its actions, so the memory it takes does not grow
     with the number of games."""
-    if not is_postgres_url(source) and not os.path.isfile(source):
-        raise CopyError(f"There is no database file {source} to copy from.")
-    if _name(source) == _name(dest) or (not is_postgres_url(source) and not is_postgres_url(dest)
-                                        and os.path.exists(dest) and os.path.samefile(source, dest)):
-        raise CopyError("The source and the destination are the same database.")
+    _refuse_same_or_missing(source, dest)
     for target in (source, dest):
         await check_database(target)  # one sentence if either cannot be used; migrates both
     src, dst = await Storage.open(source), await Storage.open(dest)
@@ -77,9 +77,11 @@ async def copy_games(source: str, dest: str, say: Callable[[str], None] = lambda
             raise CopyError(f"{_name(source)} holds {_count(orphans, 'action')} of games it does not have: "
                             "it is damaged; copy it from a backup instead.")
         total = Copied(await src.count(), await src.count(Status.PLAYING),
-                       await _one(src, "SELECT COUNT(*) FROM actions"), await _one(src, "SELECT COUNT(*) FROM outbox"))
-        say(f"Copying {_count(total.games, 'game')}, {_count(total.actions, 'action')} and "
-            f"{_count(total.posts, 'unsent post')} from {_name(source)} to {_name(dest)}…")
+                       await _one(src, "SELECT COUNT(*) FROM actions"), await _one(src, "SELECT COUNT(*) FROM outbox"),
+                       sum([await _one(src, f"SELECT COUNT(*) FROM {table}") for table in TABLES]))
+        say(f"Copying {_count(total.games, 'game')}, {_count(total.actions, 'action')}, "
+            f"{_count(total.posts, 'unsent post')} and {_count(total.records, 'row')} of results and ratings "
+            f"from {_name(source)} to {_name(dest)}…")
         postgres = dst.database.dialect == "postgresql"
         given = " OVERRIDING SYSTEM VALUE" if postgres else ""  # keep the ids: an identity column makes its own
         counters = await _next_ids(src)
@@ -102,7 +104,13 @@ async def copy_games(source: str, dest: str, say: Callable[[str], None] = lambda
                         say(f"  {games_done} of {total.games} games, {actions_done} of {total.actions} actions")
                 posts = await src.database.fetchall(f"SELECT {OUTBOX_COLUMNS} FROM outbox ORDER BY id")
                 await insert("outbox", OUTBOX_COLUMNS, posts)
-                if (games_done, actions_done, len(posts)) != (total.games, total.actions, total.posts):
+                records_done = 0
+                for table, columns in TABLES.items():
+                    async for rows in _records(src, table):
+                        await insert(table, columns, rows)
+                        records_done += len(rows)
+                if (games_done, actions_done, len(posts), records_done) != (total.games, total.actions, total.posts,
+                                                                             total.records):
                     raise CopyError(f"{_name(source)} changed during the copy (is Tiempo still running on it?); "
                                     "nothing was written. Stop Tiempo and copy again.")
                 # the counters go on from the source's: a new game, and a new post's nonce, never take an
@@ -127,6 +135,15 @@ async def copy_games(source: str, dest: str, say: Callable[[str], None] = lambda
         await dst.close()
 
 
+def _refuse_same_or_missing(source: str, dest: str) -> None:
+    """Raise CopyError when there is no source file, or the source and the destination are one database."""
+    if not is_postgres_url(source) and not os.path.isfile(source):
+        raise CopyError(f"There is no database file {source} to copy from.")
+    if _name(source) == _name(dest) or (not is_postgres_url(source) and not is_postgres_url(dest)
+                                        and os.path.exists(dest) and os.path.samefile(source, dest)):
+        raise CopyError("The source and the destination are the same database.")
+
+
 async def _one(storage: Storage, sql: str) -> int:
     """The number a ``SELECT COUNT(*)`` query answers."""
     return int((await storage.database.fetchall(sql))[0][0])
@@ -143,6 +160,23 @@ async def _chunks(storage: Storage) -> AsyncIterator[tuple[list[Row], list[Row]]
             f"SELECT {ACTION_COLUMNS} FROM actions WHERE game_id >= ? AND game_id <= ? ORDER BY game_id, seq",
             (first, last))
         yield games, actions
+
+
+async def _records(storage: Storage, table: str) -> AsyncIterator[list[Row]]:
+    """The rows of one of the players' tables (``bot.storage.community``), in order: those of
+    ``CHUNK`` games at a time, or the ratings a server at a time."""
+    columns, order = TABLES[table], ORDER[table]
+    if table == "ratings":
+        for guild in await storage.database.fetchall("SELECT DISTINCT guild_id FROM ratings ORDER BY guild_id"):
+            yield await storage.database.fetchall(f"SELECT {columns} FROM ratings WHERE guild_id = ? ORDER BY {order}",
+                                                  (guild[0],))
+        return
+    last = 0
+    while games := await storage.database.fetchall("SELECT id FROM games WHERE id > ? ORDER BY id LIMIT ?",
+                                                   (last, CHUNK)):
+        first, last = games[0]["id"], games[-1]["id"]
+        yield await storage.database.fetchall(
+            f"SELECT {columns} FROM {table} WHERE game_id >= ? AND game_id <= ? ORDER BY {order}", (first, last))
 
 
 async def _next_ids(storage: Storage) -> dict[str, int]:
@@ -176,6 +210,14 @@ async def _compare(src: Storage, dst: Storage) -> None:
     if await anext(ours, None) is not None:
         raise CopyError("The destination holds games the source does not; it should be emptied and the copy made "
                         "again.")
+    for table in TABLES:
+        ours_rows = _records(dst, table)
+        async for their_rows in _records(src, table):
+            width = len(TABLES[table].split(","))
+            if ([tuple(r[k] for k in range(width)) for r in their_rows]
+                    != [tuple(r[k] for k in range(width)) for r in await anext(ours_rows, [])]):
+                raise CopyError(f"The {table.replace('_', ' ')} differ after the copy; the destination should be "
+                                "emptied and the copy made again.")
     for guild_id, channel_id in await src.posts.channels():
         if await src.posts.pending(channel_id, limit=1_000_000) != await dst.posts.pending(channel_id, limit=1_000_000):
             raise CopyError(f"The unsent posts of channel {channel_id} (server {guild_id}) differ after the copy.")
@@ -188,8 +230,9 @@ def main(source: str, dest: str) -> int:
     except (CopyError, DatabaseUnusableError) as err:
         sys.stderr.write(f"{err}\n")
         return 2
-    print(f"Copied {_count(copied.games, 'game')} ({copied.playing} being played), {_count(copied.actions, 'action')} "
-          f"and {_count(copied.posts, 'unsent post')}; each read back and found the same.")
+    print(f"Copied {_count(copied.games, 'game')} ({copied.playing} being played), {_count(copied.actions, 'action')}, "
+          f"{_count(copied.posts, 'unsent post')} and {_count(copied.records, 'row')} of results and ratings; each "
+          "read back and found the same.")
     print(f"Now set database = \"{_name(dest)}\" in the config file (or TIEMPO_DATABASE), start Tiempo, and keep "
           f"{_name(source)} until you have seen the games go on.")
     return 0

@@ -94,8 +94,76 @@ _LOCKS_AND_OUTBOX: Final = Step(
     ),
 )
 
-# Step 3: the games' board message is no longer recorded (the channel's live message is the courier's).
+# Step 4: the games' board message is no longer recorded (the channel's live message is the courier's).
 _NO_BOARD_MESSAGE: Final = Step.same("ALTER TABLE games DROP COLUMN board_message_id")
+
+
+def _community_tables(big: str, real: str) -> tuple[str, ...]:
+    """Step 5's statements, with the backend's names of a 64-bit integer and a double."""
+    return (
+        # one row per seat of a finished game; the people's rows make profiles (ai = 0), all of a
+        # game's rows say that it was recorded. rated: the game counts for the ratings (two or more
+        # people, no AI seat).
+        f"""
+        CREATE TABLE results (
+            game_id       {big}   NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+            seat          INTEGER NOT NULL CHECK (seat >= 0),
+            guild_id      {big}   NOT NULL,
+            channel_id    {big}   NOT NULL,
+            user_id       {big}   NOT NULL,
+            name          TEXT    NOT NULL,
+            ai            SMALLINT NOT NULL DEFAULT 0 CHECK (ai IN (0, 1)),
+            players       INTEGER NOT NULL,
+            place         INTEGER NOT NULL CHECK (place >= 1),
+            ecus          INTEGER NOT NULL,
+            won           SMALLINT NOT NULL DEFAULT 0 CHECK (won IN (0, 1)),
+            rated         SMALLINT NOT NULL DEFAULT 0 CHECK (rated IN (0, 1)),
+            finished_at   {real}  NOT NULL,
+            ripples       INTEGER NOT NULL DEFAULT 0,
+            paradoxes     INTEGER NOT NULL DEFAULT 0,
+            cards         INTEGER NOT NULL DEFAULT 0,
+            built_might   INTEGER NOT NULL DEFAULT 0,
+            built_faith   INTEGER NOT NULL DEFAULT 0,
+            built_reason  INTEGER NOT NULL DEFAULT 0,
+            income_might  INTEGER NOT NULL DEFAULT 0,
+            income_faith  INTEGER NOT NULL DEFAULT 0,
+            income_reason INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (game_id, seat)
+        )
+        """,
+        # a profile on one server, and across servers: a player's rows, latest first
+        "CREATE INDEX results_by_player ON results (guild_id, user_id, finished_at)",
+        "CREATE INDEX results_by_user ON results (user_id, finished_at)",
+        # a server's ratings: Plackett-Luce's mu and sigma, and the number shown (bot/service/ratings.py)
+        f"""
+        CREATE TABLE ratings (
+            guild_id   {big}   NOT NULL,
+            user_id    {big}   NOT NULL,
+            name       TEXT    NOT NULL,
+            mu         {real}  NOT NULL,
+            sigma      {real}  NOT NULL,
+            rating     INTEGER NOT NULL,
+            games      INTEGER NOT NULL DEFAULT 0,
+            updated_at {real}  NOT NULL,
+            PRIMARY KEY (guild_id, user_id)
+        )
+        """,
+        "CREATE INDEX ratings_board ON ratings (guild_id, rating DESC, user_id)",
+        # what each rated game changed: the number shown before and after, and the model's state after
+        f"""
+        CREATE TABLE rating_changes (
+            game_id  {big}   NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+            user_id  {big}   NOT NULL,
+            guild_id {big}   NOT NULL,
+            rating_before INTEGER NOT NULL,
+            rating_after  INTEGER NOT NULL,
+            mu       {real}  NOT NULL,
+            sigma    {real}  NOT NULL,
+            PRIMARY KEY (game_id, user_id)
+        )
+        """,
+    )
+
 
 #: migration i takes the schema from version i to version i + 1. Never edit a released step: add one.
 MIGRATIONS: Final[tuple[Step, ...]] = (
@@ -184,6 +252,9 @@ MIGRATIONS: Final[tuple[Step, ...]] = (
     Step.same("ALTER TABLE games ADD COLUMN seed_text TEXT", "CREATE INDEX games_by_channel ON games (channel_id, id)"),
     # Step 4: the board message's id, which nothing reads any more, goes.
     _NO_BOARD_MESSAGE,
+    # Step 5: what the players keep of their finished games (bot/storage/community.py): a result per seat,
+    # the skill ratings per server, and each rated game's change of rating.
+    Step(sqlite=_community_tables("INTEGER", "REAL"), postgresql=_community_tables("BIGINT", "DOUBLE PRECISION")),
 )
 
 
