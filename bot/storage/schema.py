@@ -94,6 +94,31 @@ _LOCKS_AND_OUTBOX: Final = Step(
     ),
 )
 
+# Step 4: what each person has learnt (bot/storage/progress.py): the course's lessons they finished and
+# the first-time tips they were given, one row per person and item.
+_PROGRESS: Final = Step(
+    sqlite=(
+        """
+        CREATE TABLE progress (
+            user_id INTEGER NOT NULL,
+            item    TEXT    NOT NULL,
+            done_at REAL    NOT NULL,
+            PRIMARY KEY (user_id, item)
+        ) WITHOUT ROWID
+        """,
+    ),
+    postgresql=(
+        """
+        CREATE TABLE progress (
+            user_id BIGINT NOT NULL,
+            item    TEXT   NOT NULL,
+            done_at DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (user_id, item)
+        )
+        """,
+    ),
+)
+
 #: migration i takes the schema from version i to version i + 1. Never edit a released step: add one.
 MIGRATIONS: Final[tuple[Step, ...]] = (
     Step(
@@ -179,6 +204,7 @@ MIGRATIONS: Final[tuple[Step, ...]] = (
     # A channel's games by id, newest first: the last game that ended there is found without reading
     # the server's other games.
     Step.same("ALTER TABLE games ADD COLUMN seed_text TEXT", "CREATE INDEX games_by_channel ON games (channel_id, id)"),
+    _PROGRESS,
 )
 
 
