@@ -23,19 +23,23 @@ Nothing here reveals a hand other than the caller's: public posts are made from 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import secrets
 import time
 from collections.abc import Callable, Sequence
 
 from rules import Action, Age, GameState, keyed_seed
+from rules import events as ev
 
 from ..play import Refusal
 from ..storage import DatabaseBusyError, DatabaseFaultError, GameRecord, Storage
 from .clock import TurnClock
+from .course import Tip, tips_on
 from .games import Games, version_of
 from .herald import Herald
 from .info import Info, rules_reference
+from .lessons import LessonReply, Lessons, LessonView
 from .lobby import AI_LEVELS, AI_NAMES, Lobby
 from .messages import Caller, Outbox, PanelView, Picture, Post, Reply
 from .panels import Panels
@@ -201,6 +205,32 @@ class Tiempo:
         await self.seats.close()
         await self.herald.courier.close()
 
+    # -- the course (lessons.py, course.py; docs/course.md) --
+    @functools.cached_property
+    def lessons(self) -> Lessons:
+        return Lessons(self.storage, render=self.herald.render)
 
-__all__ = ["AI_LEVELS", "AI_NAMES", "Caller", "Outbox", "PanelView", "Picture", "Post", "Refusal", "Reply", "Tiempo",
-           "version_of"]
+    async def learn(self, caller: Caller) -> Reply:
+        """The course's lessons, with the caller's progress (``/tiempo learn``)."""
+        return await self.lessons.course(caller)
+
+    async def learn_lesson(self, caller: Caller, lesson: str, stage: int = 0, path: Sequence[str] = ()) -> Reply:
+        return await self.lessons.show(caller, lesson, stage, path)
+
+    async def learn_confirm(self, caller: Caller, lesson: str, stage: int, path: Sequence[str]) -> Reply:
+        return await self.lessons.confirm(caller, lesson, stage, path)
+
+    async def learn_typed(self, caller: Caller, lesson: str, stage: int, move: str) -> Reply:
+        return await self.lessons.typed(caller, lesson, stage, move)
+
+    async def learn_reset(self, caller: Caller) -> Reply:
+        return await self.lessons.reset(caller)
+
+    async def first_time_tip(self, user_id: int, events: Sequence[ev.Event]) -> Tip | None:
+        """The line to tell ``user_id`` the first time ``events`` show them a ripple, a paradox, a junction
+        or an income round (marked given); None otherwise. The caller checks the game's ``tips_on``."""
+        return await self.lessons.tip(user_id, events)
+
+
+__all__ = ["AI_LEVELS", "AI_NAMES", "Caller", "LessonReply", "LessonView", "Outbox", "PanelView", "Picture", "Post",
+           "Refusal", "Reply", "Tiempo", "Tip", "tips_on", "version_of"]
