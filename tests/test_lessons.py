@@ -13,7 +13,7 @@ from bot.service import Caller, LessonReply, LessonView, Post, Tiempo
 from bot.service.course import COURSE, LESSONS, Lesson, first_tip, tips_on
 from bot.storage import Storage
 from bot.words import PLAIN, Text, render
-from rules import Action, apply, legal_actions, parse_action, parse_position
+from rules import Action, Age, Construct, GameState, Kind, apply, income, legal_actions, parse_action, parse_position
 from rules import events as ev
 
 ANA = Caller(1, 1, 101, "Ana")
@@ -77,7 +77,8 @@ def wrong_move(lesson: Lesson, stage: int) -> Action:
 def test_the_course_has_the_lessons_of_the_issue() -> None:
     assert len(LESSONS) >= 10
     assert [lesson.key for lesson in LESSONS] == ["cards", "terrain", "building", "domains", "hierarchy", "ripples",
-                                                  "paradox", "junction", "reason", "income", "holdem"]
+                                                  "paradox", "blocked", "junction", "cascade", "reason", "income",
+                                                  "holdem"]
 
 
 @pytest.mark.parametrize("key", [lesson.key for lesson in LESSONS])
@@ -110,6 +111,24 @@ async def test_a_wrong_move_by_taps_gets_the_reason_and_a_retry(service: Tiempo,
     assert not any(c.label.startswith("✓ ") for c in view(await service.learn(ANA)).choices)
 
 
+def test_the_numbers_the_lessons_give_are_the_engines() -> None:
+    def after(key: str, stage: int) -> tuple[GameState, list[ev.Event]]:
+        lesson = COURSE[key]
+        state = lesson.state_at(stage)
+        return apply(state, parse_action(lesson.tasks[stage].answer, state))
+
+    renovated, _ = after("reason", 1)
+    assert income(renovated, 0, Age.REASON) == (2, 1)  # "would pay you 2 Ecus"
+    castle, _ = after("hierarchy", 0)
+    assert income(castle, 1, Age.MIGHT)[0] == 2 and income(castle, 0, Age.MIGHT)[0] == 0  # "pays you, no longer Red"
+    _, paid = after("income", 0)
+    assert [(e.age, e.amount) for e in paid if isinstance(e, ev.IncomePaid)] == [(Age.MIGHT, 11)]
+    terrain = COURSE["terrain"].state_at(0)
+    costs = {str(a.origin): a.payment.cards.total for a in legal_actions(terrain)
+             if isinstance(a, Construct) and a.kind is Kind.TOWN}
+    assert costs["A2"] == 3 and costs["C3"] == 2 and costs["A1"] == 2  # mountain +1; river, forest (4 players) +0
+
+
 async def test_the_list_shows_progress_and_a_finished_course_suggests_a_real_game(service: Tiempo) -> None:
     first = await service.learn(ANA)
     assert view(first).next == "cards" and len(view(first).choices) == len(LESSONS)
@@ -131,7 +150,7 @@ async def test_after_one_lesson_the_next_is_offered(service: Tiempo) -> None:
     reply = await tap(service, ANA, "ripples", 0, path_to(state, 0, parse_action(lesson.tasks[0].answer, state)))
     assert view(reply).next == "paradox" and "Next: Paradoxes" in words(reply.text)  # the lesson after it
     course = await service.learn(ANA)
-    assert "1 of 11 lessons done. Next: Cards and pawns." in words(course.text)  # the list: the first not done
+    assert "1 of 13 lessons done. Next: Cards and pawns." in words(course.text)  # the list: the first not done
     assert view(course).next == "cards"
 
 
@@ -142,6 +161,20 @@ async def test_a_lesson_of_two_tasks_goes_on_to_the_second(service: Tiempo) -> N
     shown = view(reply)
     assert shown.stage == 1 and shown.retry and words(lesson.tasks[1].prompt) in words(reply.text)
     assert "Lesson done." not in words(reply.text)
+
+
+async def test_a_question_of_a_lesson_is_answered_by_taps_and_a_wrong_answer_retried(service: Tiempo) -> None:
+    lesson = COURSE["cascade"]
+    first = await tap(service, ANA, "cascade", 0, ("build", "HAMLET", "M", "a00", "C2", "C10"))
+    shown = view(first)
+    assert shown.stage == 1 and {c.key for c in shown.choices} == {"A1", "D1"}  # the question at once
+    wrong = await service.learn_confirm(ANA, "cascade", 1, ("choose", "D1"))
+    assert words(wrong.text).startswith("Legal, but not this lesson's move: " + words(lesson.tasks[1].why_not))
+    assert view(wrong).stage == 1 and {c.key for c in view(wrong).choices} == {"A1", "D1"}
+    right = await service.learn_confirm(ANA, "cascade", 1, ("choose", "A1"))
+    said = words(right.text)
+    assert "Red's Keep at A1 on Might is downsized to a Watchtower at B2." in said
+    assert "Green's Chapel at B3 on Might is destroyed." in said and "Lesson done." in said
 
 
 async def test_a_typed_move_the_rules_refuse_gets_the_rules_sentence(service: Tiempo) -> None:

@@ -20,6 +20,7 @@ from functools import lru_cache
 from rules import (
     Action,
     Age,
+    Choose,
     Construct,
     EndTurn,
     GameState,
@@ -173,8 +174,8 @@ LESSONS: tuple[Lesson, ...] = (
         SMALL + "active: Blue\nBlue: ecus=4 hand=RRCM\n",
         say("Your cards have three colours: Military (M), Religious (R) and Civil (C), and a building is paid "
             "with cards of its own colour. Your two pawns stand on the boards of the three Ages: each lets you "
-            "play up to 2 cards on its board in a turn (3 when both stand on one board). Travelling moves a pawn "
-            "to another board for 1 Ecu."),
+            "play up to 2 cards a turn on its board, and an action of 3 or 4 cards needs both pawns on its board. "
+            "Travelling moves a pawn to another board for 1 Ecu."),
         Age.FAITH,
         (Task(
             say("You are Blue. Your hand is mostly Religious cards, and a Monastery or an Abbey earns a bonus of "
@@ -311,6 +312,25 @@ LESSONS: tuple[Lesson, ...] = (
         ),),
     ),
     Lesson(
+        "blocked", say("Forbidden ripples"), "T11, T12", "R51",
+        SMALL + "active: Blue\nBlue: hand=RR\nF: Hamlet@B2 Hamlet@E2\n",
+        say("A copy on Faith must obey the rules of Faith's board: a Military or Religious shadow that would touch "
+            "two domains (Dominion) or equal a domain's top building (Hierarchy) is forbidden, and then nothing "
+            "ripples, to Faith or to Reason. The building on Might stands all the same, with its bonus."),
+        Age.FAITH,
+        (Task(
+            say("You are Blue. On Faith two Hamlets stand at B2 and E2. Build a Monastery on Might at C2: on Faith "
+                "its shadow would touch both."),
+            "Blue build Monastery C2 on M pay RR 1+1", both(builds(Kind.MONASTERY, Age.MIGHT),
+                                                           causes(ev.RippleForbidden)),
+            say("this lesson's Monastery is one whose shadow on Faith would touch both Hamlets (C2 does)."),
+            say("Your Monastery stands on Might and earned its bonus, but Faith and Reason stay as they were: the "
+                "shadow would have joined two domains, which only a Civil building may do."),
+            wrongs=((builds(Kind.MONASTERY), say("that Monastery ripples freely; at C2 its shadow would touch both "
+                                                 "Hamlets.")),),
+        ),),
+    ),
+    Lesson(
         "junction", say("Junctions and downsizing"), "T13", "R60–R65",
         SMALL + """
             active: Red
@@ -337,12 +357,43 @@ LESSONS: tuple[Lesson, ...] = (
         ),),
     ),
     Lesson(
+        "cascade", say("A tie and a cascade"), "T14", "R61–R64",
+        SMALL + """
+            active: Green
+            Green: hand=C
+            M: Keep[Red]@A1 Chapel[Green]@B3 Keep[White]@D1 Chapel[White]@E3
+            F: Keep[Red]@A1 Keep[White]@D1
+            R: Keep-ruin@A1 Keep-ruin@D1
+            """,
+        say("When the two sides of a junction have equal power, the player who made the junction chooses which "
+            "top building is downsized, unless one of them is his own: then his own is. Its owner places the "
+            "smaller tile, and the check goes on: the Military buildings first, then the Religious ones."),
+        Age.MIGHT,
+        (Task(
+            say("You are Green. Red's Keep with your Chapel (Military power 2) and White's Keep with White's Chapel "
+                "(power 2) are two domains. Build a Hamlet at C2 to join them."),
+            "Green build Hamlet C2 on M pay C 1+0", builds(Kind.HAMLET, Age.MIGHT, "C2"),
+            say("this lesson's Hamlet goes to C2, touching both Keeps."),
+            say("Two Keeps now share a domain, with equal power, 2 against 2, and neither is yours: you choose which "
+                "one is downsized."),
+            wrongs=((builds(Kind.HAMLET), say("that Hamlet does not touch both domains; C2 touches both Keeps.")),),
+        ), Task(
+            say("Answer the question: downsize Red's Keep at A1, as in the rulebook's example."),
+            "Green choose A1", lambda s, a, e: isinstance(a, Choose) and str(a.cell) == "A1",
+            say("this lesson follows the rulebook and downsizes Red's Keep at A1 (White's would be just as legal)."),
+            say("Red placed her Watchtower at B2, keeping the domain in one piece. Then the Religious check found "
+                "two Chapels of equal power, and one of them is yours: yours was downsized, and a Chapel downsized "
+                "is destroyed. A junction can cost its maker."),
+            then=("Red choose B2",),
+        )),
+    ),
+    Lesson(
         "reason", say("Reason: populating and renovating"), "T17, T18", "R31, R32, R76",
         SMALL + "hamlets: B2\nactive: Red\nRed: pawns=R,R hand=CM\nR: Keep-ruin@C2\n",
         say("Nothing is constructed on Reason: you play cards there. A Civil card puts one of your cubes in a "
-            "Civil building (up to its value), which counts towards who controls the domain: the player with "
-            "most cubes. A card of a ruin's family renovates it, and a restored building counts in full in its "
-            "domain's income."),
+            "Civil building (up to its value): the player with most cubes in a domain controls it. A card of a "
+            "ruin's family renovates it: a ruin counts its value minus 1 in its domain's income, a restored "
+            "building its full value."),
         Age.REASON,
         (Task(
             say("You are Red, with both pawns on Reason. First populate the printed hamlet at B2 with your Civil "
@@ -356,7 +407,8 @@ LESSONS: tuple[Lesson, ...] = (
             "Red renovate C2 pay M 0+1", verb(Renovate),
             say("this lesson's second move renovates the Keep ruin."),
             say("The Keep is restored (no cube stays on it): it now counts 2 in its domain instead of 1 as a ruin. "
-                "The domain would pay you 3 Ecus in an income round: the hamlet 1 and the Keep 2."),
+                "With your cube in the hamlet, the domain would pay you 2 Ecus in an income round: on Reason a "
+                "domain pays the value of its Military and Religious buildings, not of its Civil ones."),
         )),
     ),
     Lesson(
@@ -366,8 +418,9 @@ LESSONS: tuple[Lesson, ...] = (
         say("In rounds 4 and 7 you collect income at the end of your own turn, from each board where a pawn of "
             "yours stands. On Might a domain pays the owner of its unique top Military building the value of its "
             "Civil buildings (Hamlet 1, Town 2, City 3): taxes; on Faith the top Religious building collects "
-            "tithes the same way. On Reason the player with most cubes in a domain collects the value of all its "
-            "buildings (each tied player in full)."),
+            "tithes the same way. On Reason the player with most cubes in a domain's Civil "
+            "buildings collects the value of its Military and Religious buildings, a ruin counting one less (each "
+            "tied player in full)."),
         Age.MIGHT,
         (Task(
             say("You are Red, in round 4, with both pawns on Might. Your Keep heads one domain and your Watchtower "

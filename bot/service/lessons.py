@@ -127,6 +127,8 @@ class Lessons:
         task = _task(lesson, stage)
         state = lesson.state_at(stage)
         seat = state.waiting_on
+        if state.pending is not None and (not path or path[0] != "choose"):
+            path = ("choose",)  # a question waits: its answers at once, as on the turn panel
         try:
             current = step(state, seat, path)
         except ValueError:
@@ -277,10 +279,11 @@ def step_pictures(lesson: Lesson, state: GameState, seat: int, current: Step) ->
 
 
 def result_pictures(lesson: Lesson, after: GameState, seat: int, events: Sequence[ev.Event]) -> tuple[Picture, ...]:
-    """The boards the lesson's move changed, the lesson's own board first, changes ringed (the lesson's
-    board even unchanged when it ``pictures_result``: income is counted from it)."""
+    """The boards the lesson's move changed, changes ringed, and the lesson's own board first, even
+    unchanged (a forbidden ripple leaves Faith as it was; income is counted from Might), unless the
+    lesson has no ``pictures_result`` (a swap changes no board)."""
     n = lesson_number(lesson.key)
-    ages = sorted(changed_ages(after, events) or ([lesson.age] if lesson.pictures_result else []),
+    ages = sorted(set(changed_ages(after, events)) | ({lesson.age} if lesson.pictures_result else set()),
                   key=lambda a: (a is not lesson.age, a))
     return tuple(Picture(age_card(after, age, seat, events, heading=say("Lesson {n}: result", n=n).plain()),
                          f"tiempo-lesson-{n}-result-{age.title.lower()}.png",
