@@ -77,7 +77,7 @@ def _task(lesson: Lesson, stage: int) -> Task:
 
 
 def _heading(lesson: Lesson) -> Text:
-    """``Lesson 6 of 11: Ripples`` (rulebook T9; rules R47–R50)."""
+    """``Lesson 6 of 13: Ripples (rulebook: T9; rules R47–R50)``."""
     return text(Strong(say("Lesson {n} of {total}: ", n=lesson_number(lesson.key), total=len(LESSONS)).plain()
                        + lesson.title.plain()),
                 say(" (rulebook: {example}; rules {rules})", example=lesson.example, rules=lesson.rules))
@@ -97,7 +97,7 @@ class Lessons:
         done = await self._done(caller.user_id)
         left = [lesson for lesson in LESSONS if lesson.key not in done]
         choices = tuple(Choice(lesson.key, f"{'✓ ' if lesson.key in done else ''}{i}. {lesson.title.plain()}"[:100],
-                               lesson.example)
+                               say("Rulebook example {example}", example=lesson.example).plain())
                         for i, lesson in enumerate(LESSONS, start=1))
         if not left:
             status = say("You have done every lesson. Play a real game: {new}. Any lesson can be played again "
@@ -252,7 +252,10 @@ def _panel_body(s: Step) -> list[Text | str]:
         out.append(text(Strong(" › ".join(s.chosen))))
     if s.preview is not None:
         out += [f"• {line}" for line in s.preview.lines]
-        out.append(say("To play it, {confirm}.", confirm=Button("Confirm", "ok")))
+        out += [say("⚠️ This {harm}.", harm=h) for h in s.preview.harms]
+        confirm = Button("Confirm", "ok")
+        out.append(say("To play it, {confirm}; to pay another way, pick it from the list.", confirm=confirm)
+                   if s.choices else say("To play it, {confirm}.", confirm=confirm))
     else:
         out.append(s.question)
     return out
