@@ -198,6 +198,37 @@ async def test_a_database_of_schema_2_keeps_its_games_seeds(backend: Backend, mo
         await s.close()
 
 
+async def test_progress_is_kept_per_person_and_marked_once(store: Storage) -> None:
+    """The course's progress (migration 4): items per person, the first mark kept, forgotten by prefix."""
+    assert await store.progress.done(101) == set()
+    assert await store.progress.mark(101, "lesson:cards", now=5.0) is True
+    assert await store.progress.mark(101, "lesson:cards", now=6.0) is False
+    assert await store.progress.mark(101, "tip:ripple", now=7.0) is True
+    assert await store.progress.mark(2**62, "lesson:cards", now=8.0) is True  # a Discord id is a 64-bit number
+    assert await store.progress.done(101) == {"lesson:cards", "tip:ripple"}
+    assert await store.progress.forget(101, "lesson:") == 1
+    assert await store.progress.done(101) == {"tip:ripple"}
+    assert await store.progress.done(2**62) == {"lesson:cards"}
+
+
+async def test_a_database_of_schema_3_gains_the_progress_table(backend: Backend, monkeypatch: pytest.MonkeyPatch
+                                                               ) -> None:
+    """Upgrading a database of schema 3 keeps its games and adds the (empty) progress table."""
+    monkeypatch.setattr(schema_module, "MIGRATIONS", schema_module.MIGRATIONS[:3])
+    monkeypatch.setattr(schema_module, "SCHEMA_VERSION", 3)
+    s = await Storage.open(backend.target)
+    await s.create_game(guild_id=1, channel_id=2, opener_id=101, seed=7, seats=SEATS, now=1.0)
+    await s.close()
+    monkeypatch.undo()
+    s = await Storage.open(backend.target)
+    try:
+        assert await s.schema_version() == SCHEMA_VERSION
+        assert len(await s.list_games()) == 1 and await s.progress.done(101) == set()
+        assert "progress" in await backend.names()
+    finally:
+        await s.close()
+
+
 async def test_one_active_game_per_channel(store: Storage, backend: Backend) -> None:
     g = await store.create_game(guild_id=1, channel_id=2, opener_id=101, seed=1)
     with pytest.raises(ChannelBusyError) as busy:

@@ -35,6 +35,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from rules import Action, Age, GameState, keyed_seed
+from rules import events as ev
 
 from ..ai import Chooser
 from ..play import Disagreement, Refusal, RefusalCode, Stale
@@ -42,9 +43,11 @@ from ..storage import DatabaseBusyError, DatabaseFaultError, GameRecord, Storage
 from .catalogue import CATALOGUE
 from .clock import TurnClock
 from .community import Community
+from .course import Tip, tips_on
 from .games import Games, version_of
 from .herald import Herald
 from .info import Info, rules_reference
+from .lessons import LessonReply, Lessons, LessonView
 from .lobby import AI_LEVELS, AI_NAMES, Lobby
 from .messages import (
     Answers,
@@ -280,6 +283,32 @@ class Tiempo:
         """Record the finished games a crash left unrecorded (call at start-up, after ``resume``)."""
         return await self.community.catch_up()
 
+    # -- the course (lessons.py, course.py; docs/course.md) --
+    @functools.cached_property
+    def lessons(self) -> Lessons:
+        return Lessons(self.storage, render=self.herald.render)
+
+    async def learn(self, caller: Caller) -> Reply:
+        """The course's lessons, with the caller's progress (``/tiempo learn``)."""
+        return await self.lessons.course(caller)
+
+    async def learn_lesson(self, caller: Caller, lesson: str, stage: int = 0, path: Sequence[str] = ()) -> Reply:
+        return await self.lessons.show(caller, lesson, stage, path)
+
+    async def learn_confirm(self, caller: Caller, lesson: str, stage: int, path: Sequence[str]) -> Reply:
+        return await self.lessons.confirm(caller, lesson, stage, path)
+
+    async def learn_typed(self, caller: Caller, lesson: str, stage: int, move: str) -> Reply:
+        return await self.lessons.typed(caller, lesson, stage, move)
+
+    async def learn_reset(self, caller: Caller) -> Reply:
+        return await self.lessons.reset(caller)
+
+    async def first_time_tip(self, user_id: int, events: Sequence[ev.Event]) -> Tip | None:
+        """The line to tell ``user_id`` the first time ``events`` show them a ripple, a paradox, a junction
+        or an income round (marked given); None otherwise. The caller checks the game's ``tips_on``."""
+        return await self.lessons.tip(user_id, events)
+
 
 __all__ = ["AI_LEVELS", "AI_NAMES", "CATALOGUE", "SEP", "Answers", "Caller",
            "CancelButton", "Choice", "ConfirmButton", "Control", "Disagreement", "HandButtons", "LobbyButtons",
@@ -288,3 +317,4 @@ __all__ = ["AI_LEVELS", "AI_NAMES", "CATALOGUE", "SEP", "Answers", "Caller",
 # what the console reads (its import of the service is all it imports of the project, with the words and settings)
 __all__ += ["AGE_NAMES", "BUILDING_NAMES", "RULE_TOPICS", "Chooser", "Storage", "TableState",
             "new_seed", "panel_pick", "parse_age"]
+__all__ += ["LessonReply", "LessonView", "Tip", "tips_on"]

@@ -7,12 +7,14 @@ behind one interface, ``Storage``.
 * ``sqlite``, ``postgres`` — the two backends (asyncpg is imported only for a PostgreSQL URL);
 * ``store``    — ``Storage``: every query, written once;
 * ``outbox``   — the posts stored with the actions that cause them, until they are sent;
+* ``progress`` — what each person has learnt: the lessons of the course, the tips;
 * ``check``    — the start-up check, which explains in one sentence why a database cannot be used;
 * ``copy``     — every game copied to another database (``tiempo-bot copy-games``).
 """
 
 from .backend import Database, is_postgres_url, without_password
 from .outbox import PostQueue, QueuedPost
+from .progress import Progress
 from .records import (
     KEEP,
     TRANSITIONS,
@@ -47,6 +49,7 @@ __all__ = [
     "GameNotFoundError",
     "GameRecord",
     "PostQueue",
+    "Progress",
     "QueuedPost",
     "SchemaError",
     "SeatRecord",

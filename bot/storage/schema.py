@@ -164,6 +164,30 @@ def _community_tables(big: str, real: str) -> tuple[str, ...]:
         """,
     )
 
+# Step 6: what each person has learnt (bot/storage/progress.py): the course's lessons they finished and
+# the first-time tips they were given, one row per person and item.
+_PROGRESS: Final = Step(
+    sqlite=(
+        """
+        CREATE TABLE progress (
+            user_id INTEGER NOT NULL,
+            item    TEXT    NOT NULL,
+            done_at REAL    NOT NULL,
+            PRIMARY KEY (user_id, item)
+        ) WITHOUT ROWID
+        """,
+    ),
+    postgresql=(
+        """
+        CREATE TABLE progress (
+            user_id BIGINT NOT NULL,
+            item    TEXT   NOT NULL,
+            done_at DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (user_id, item)
+        )
+        """,
+    ),
+)
 
 #: migration i takes the schema from version i to version i + 1. Never edit a released step: add one.
 MIGRATIONS: Final[tuple[Step, ...]] = (
@@ -255,6 +279,8 @@ MIGRATIONS: Final[tuple[Step, ...]] = (
     # Step 5: what the players keep of their finished games (bot/storage/community.py): a result per seat,
     # the skill ratings per server, and each rated game's change of rating.
     Step(sqlite=_community_tables("INTEGER", "REAL"), postgresql=_community_tables("BIGINT", "DOUBLE PRECISION")),
+    # Step 6: what each person has learnt (the course's lessons, the first-time tips).
+    _PROGRESS,
 )
 
 

@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from .backend import Database, Tx, is_postgres_url
 from .outbox import PostQueue, queue_posts
+from .progress import Progress
 from .records import (
     KEEP,
     TRANSITIONS,
@@ -136,6 +137,8 @@ class Storage:
         self.shared = shared or database.dialect == "postgresql"
         #: the posts stored with actions, until they are sent
         self.posts = PostQueue(database)
+        #: what each person has learnt (the course's lessons, the tips)
+        self.progress = Progress(database)
         #: this process's name in the database's locks
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
