@@ -33,12 +33,14 @@ from rules import Action, Age, GameState, keyed_seed
 from ..play import Refusal
 from ..storage import DatabaseBusyError, GameRecord, Storage
 from .clock import TurnClock
+from .exports import Exports, Progress
 from .games import Games, version_of
 from .herald import Herald
 from .info import Info, rules_reference
 from .lobby import AI_LEVELS, AI_NAMES, Lobby
-from .messages import Caller, Outbox, PanelView, Picture, Post, Reply
+from .messages import Attachment, Caller, Outbox, PanelView, Picture, Post, ReplayButton, ReplayView, Reply
 from .panels import Panels
+from .replay import Replays
 from .seats import AISeats
 from .suggest import Suggestions
 from .table import Table
@@ -79,6 +81,8 @@ class Tiempo:
         self.suggestions = Suggestions(self.games)
         self.panels = Panels(self.games, self.table, render=render)
         self.turns = TurnClock(self.games, self.herald, self.table.commit, self._drive, clock)
+        self.replays = Replays(self.games, self.herald)
+        self.exports = Exports(self.replays, self.herald)
 
     def _drive(self, game_id: int) -> None:
         self.seats.drive(game_id)
@@ -199,6 +203,18 @@ class Tiempo:
         await self.seats.close()
         await self.herald.courier.close()
 
+    # -- replay and export (bot/service/replay.py, exports.py) --
+    async def replay(self, caller: Caller, game_id: int | None = None, step: int | None = None, *,
+                     hands: bool = False, public: bool = False) -> Reply:
+        """Step ``step`` of a game (0 the deal, then one per turn; None the newest) with its
+        ``ReplayView`` controls; every hand too with ``hands``, once the game is over."""
+        return await self.replays.show(caller, game_id, step, hands=hands, public=public)
 
-__all__ = ["AI_LEVELS", "AI_NAMES", "Caller", "Outbox", "PanelView", "Picture", "Post", "Refusal", "Reply", "Tiempo",
-           "version_of"]
+    async def export(self, caller: Caller, game_id: int | None = None, progress: Progress | None = None) -> Reply:
+        """A finished game's record, animation and web page as ``Reply.files``; ``progress(done, total)``
+        is awaited as the pictures are drawn."""
+        return await self.exports.export(caller, game_id, progress)
+
+
+__all__ = ["AI_LEVELS", "AI_NAMES", "Attachment", "Caller", "Outbox", "PanelView", "Picture", "Post", "Progress",
+           "Refusal", "ReplayButton", "ReplayView", "Reply", "Tiempo", "version_of"]
