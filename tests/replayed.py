@@ -20,11 +20,12 @@ def people(names: list[str], guild: int = 1, channel: int = 1) -> list[Caller]:
 
 
 async def play_game(path: str, seed: int, names: list[str], *, actions: int | None = None, guild: int = 1,
-                    channel: int = 1) -> int:
-    """A game opened, joined and started in ``channel`` of ``guild``, played by random legal moves to
-    its end (or for ``actions`` actions), stored in the SQLite file ``path``; its id."""
+                    channel: int = 1, deal: int | None = None) -> int:
+    """A game opened, joined and started in ``channel`` of ``guild``, dealt from ``deal`` (``seed`` if
+    None), played by random legal moves from ``seed`` to its end (or for ``actions`` actions), stored in
+    the SQLite file ``path``; its id."""
     storage = await Storage.open(path)
-    service = Tiempo(storage, Silent(), render=False, seed_source=lambda: seed)
+    service = Tiempo(storage, Silent(), render=False, seed_source=lambda: seed if deal is None else deal)
     players = people(names, guild, channel)
     rng = random.Random(seed)
     try:
