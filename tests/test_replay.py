@@ -171,12 +171,12 @@ async def test_export_gives_the_record_an_animation_and_a_page(service: Tiempo, 
     assert sorted(files) == ["tiempo-1-actions.txt", "tiempo-1-start.txt", "tiempo-1.html", "tiempo-1.webp"]
     steps = (await service.replays.timeline(await service.storage.get_game(1))).last + 1
     assert seen == [(i, steps) for i in range(1, steps + 1)]
-    assert all(len(f.data) < 10 * 2**20 for f in reply.files)  # Discord's upload limit
+    assert sum(len(f.data) for f in reply.files) < 10 * 2**20  # Discord's upload limit, for the files together
     with Image.open(io.BytesIO(files["tiempo-1.webp"].data)) as im:
         assert im.format == "WEBP" and im.n_frames == steps and im.size == (1140, 680)
     page = files["tiempo-1.html"].data.decode()
     assert not re.search(r"""(src|href)=["']?(https?:|//)""", page)  # nothing fetched
-    assert page.count("data:image/webp;base64,") >= 3
+    assert page.count("data:image/png;base64,") >= 3  # the cards, inside
     assert "python -m rules apply tiempo-1-start.txt tiempo-1-actions.txt" in plain(reply)
 
 
@@ -221,7 +221,7 @@ async def test_the_exported_page_steps_in_a_headless_browser(service: Tiempo, tm
         assert await page.evaluate("document.body.dataset.step") == str(last)
         assert await page.evaluate("document.getElementById('next').disabled") is True
         assert "Final ranking:" in await page.evaluate("document.getElementById('lines').textContent")
-        loaded = await page.evaluate("Array.from(document.images).every(i => i.complete && i.naturalWidth === 1140)")
+        loaded = await page.evaluate("Array.from(document.images).every(i => i.complete && i.naturalWidth > 500)")
         assert loaded is True  # the pictures inside the page decode
         await page.click("#first")
         assert await page.evaluate("document.body.dataset.step") == "0"

@@ -19,9 +19,8 @@ from collections.abc import Awaitable, Callable
 
 from PIL import Image
 
-from render import age_card
-from render.animation import card_webp, encode_animation, replay_frame
-from rules import Age, format_action, format_position
+from render.animation import UPLOAD_LIMIT, card_webp, encode_animation, replay_frame
+from rules import format_action, format_position
 
 from ..play import Refusal
 from ..storage import GameRecord, Status
@@ -36,9 +35,11 @@ from .replay import Replays, Step, Timeline
 TURN_MS = 1800
 DEAL_MS = 2500
 END_MS = 6000
-#: the page stays under this many bytes (Discord's upload limit is 10 MB): lower WebP qualities are tried
-PAGE_BUDGET = 9 * 2**20
-PAGE_QUALITIES = (80, 60, 40, 25)
+#: the files of an export together stay this far under Discord's upload limit (the request's own bytes)
+UPLOAD_MARGIN = 256 * 2**10
+#: the page's pictures: the cards' own PNG bytes (256 colours: smaller than a lossy WebP of the same
+#: quality), else WebP of these qualities and sizes, tried in turn until the export fits the upload limit
+PAGE_PICTURES = ((60, 1.0), (45, 0.75), (35, 0.5))
 
 Progress = Callable[[int, int], Awaitable[None]]
 
@@ -130,8 +131,7 @@ class Exports:
             cards = await self.replays.pictures(line, step)
 
             def draw(cards: tuple[Picture, ...] = cards, step: Step = step) -> tuple[Image.Image, list[PageCard]]:
-                frame = replay_frame([age_card(step.after, age, None, step.events) for age in Age],
-                                     caption(line, step))
+                frame = replay_frame(step.after, step.events, caption(line, step))
                 shown = []
                 for c in cards:
                     digest = hashlib.sha256(c.png).digest()
@@ -151,21 +151,25 @@ class Exports:
                 await progress(step.index + 1, len(line.steps))
         durations = [DEAL_MS, *([TURN_MS] * (len(frames) - 2)), END_MS] if len(frames) > 1 else [END_MS]
         animation = await asyncio.to_thread(encode_animation, frames, durations)
-        page = await asyncio.to_thread(self.page, line, page_steps, pngs)
+        record_bytes = sum(len(text.encode()) for text in record(line))
+        budget = UPLOAD_LIMIT - UPLOAD_MARGIN - len(animation) - record_bytes
+        page = await asyncio.to_thread(self.page, line, page_steps, pngs, budget)
         return animation, page
 
     @staticmethod
-    def page(line: Timeline, steps: list[PageStep], pngs: list[bytes]) -> str:
-        """The page, its pictures as WebP of the highest quality that keeps it under ``PAGE_BUDGET``."""
+    def page(line: Timeline, steps: list[PageStep], pngs: list[bytes], budget: int) -> str:
+        """The page, its pictures as WebP of the highest quality (then size) that keeps it within
+        ``budget`` bytes (at the lowest, whatever it comes to)."""
         words = PageWords(
             title=plain(say("Tiempo — game #{id}", id=line.game.id)), first=plain(say("The deal")),
             prev=plain(say("The turn before")), next=plain(say("The next turn")), last=plain(say("The end")),
             rounds=plain(say("Go to a round")), round_entry=plain(say("Round {round}", round="{round}")),
             keys=plain(say("Keys: ← → Home End")))
-        for quality in PAGE_QUALITIES:
-            page = replay_page(words, steps, [data_uri(card_webp(png, quality)) for png in pngs])
-            if len(page.encode()) <= PAGE_BUDGET:
+        page = replay_page(words, steps, [data_uri(png, "image/png") for png in pngs])
+        for quality, scale in PAGE_PICTURES:
+            if len(page.encode()) <= budget:
                 break
+            page = replay_page(words, steps, [data_uri(card_webp(png, quality, scale)) for png in pngs])
         return page
 
 
