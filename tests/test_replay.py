@@ -155,6 +155,8 @@ async def test_bad_input_is_answered_with_a_sentence(service: Tiempo, stored: Pa
                                              "played here.")
     await service.new(Caller(1, 3, 100, "ana"))  # a lobby in channel 3: game #3
     assert (await refused(ANA, 3)).startswith("Game #3 has not started yet: there is nothing to replay.")
+    await service.cancel(Caller(1, 3, 100, "ana"), 3, confirmed=True)
+    assert (await refused(ANA, 3)) == "Game #3 was cancelled before it started: there is nothing to replay."
     assert (await refused(DEE, 2, export=True)).startswith(
         "Game #2 is still being played: only a finished game is exported.")
     assert (await refused(elsewhere, 1, export=True)).startswith("Game #1 is not one of this server's games")
