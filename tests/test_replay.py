@@ -123,6 +123,7 @@ async def test_a_game_in_play_replays_up_to_now_and_shows_only_what_everyone_saw
     assert "Hands are shown once the game is over" in words and "Hands before this turn" not in words
     for p in state.players:  # no hand, in any form
         assert f"({p.hand})" not in words and "hand=" not in words
+    assert [(b.role, b.disabled) for b in reply.replay.buttons][2:] == [("next", True), ("last", False)]  # news
     line = await service.replays.timeline(game)
     assert line.steps[-1].after == state  # up to now
     # the pictures are those drawn for no viewer (the channel's), of the position now
@@ -228,3 +229,14 @@ async def test_the_exported_page_steps_in_a_headless_browser(service: Tiempo, tm
         await page.click("#first")
         assert await page.evaluate("document.body.dataset.step") == "0"
         (tmp_path / "page.png").write_bytes(await page.screenshot())
+
+
+def test_without_a_browser_the_page_test_is_skipped_with_a_sentence_or_failed_under_ci(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.delenv("TIEMPO_REQUIRE_BROWSER", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="install it from the OS packages"):
+        need_browser()
+    monkeypatch.setenv("TIEMPO_REQUIRE_BROWSER", "1")
+    with pytest.raises(pytest.fail.Exception, match=r"sudo apt-get install chromium"):
+        need_browser()

@@ -186,8 +186,8 @@ class Replays:
         if hands and not over:
             words = lines([words, say("Hands are shown once the game is over: this one is still {status}.",
                                       status="being played" if game.status is Status.PLAYING else "unfinished")])
-        view = ReplayView(game.id, index, line.last, hands and over, shown.round, buttons(index, line.last),
-                          line.rounds())
+        view = ReplayView(game.id, index, line.last, hands and over, shown.round,
+                          buttons(index, line.last, live=game.status is Status.PLAYING), line.rounds())
         return Reply(words, gallery=await self.pictures(line, shown), replay=view, public=public)
 
     @staticmethod
@@ -220,11 +220,12 @@ class Replays:
         return lines(out)
 
 
-def buttons(step: int, last: int) -> tuple[ReplayButton, ...]:
-    """⏮ ◀ ▶ ⏭ for step ``step`` of ``0 .. last``; ⏭ goes to the newest step when pressed."""
+def buttons(step: int, last: int, *, live: bool = False) -> tuple[ReplayButton, ...]:
+    """⏮ ◀ ▶ ⏭ for step ``step`` of ``0 .. last``; ⏭ goes to the newest step when pressed, so in a
+    game in play (``live``) it stays on at the newest step: it shows the turns played since."""
     return (ReplayButton("first", "⏮", 0, step == 0), ReplayButton("prev", "◀", max(0, step - 1), step == 0),
             ReplayButton("next", "▶", min(last, step + 1), step >= last),
-            ReplayButton("last", "⏭", None, step >= last))
+            ReplayButton("last", "⏭", None, step >= last and not live))
 
 
 __all__ = ["Replays", "Step", "Timeline", "buttons", "cut"]
