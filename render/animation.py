@@ -21,7 +21,7 @@ from rules import Age, GameState
 from rules.events import Event
 
 from .card import CARD_W, paint_card
-from .paint import _fit, _text, _wrap
+from .paint import _fit, _text, _wrap, palette
 from .scene import make_scene
 from .style import CARD, INK, MUTED, PAGE, RULE
 
@@ -41,7 +41,8 @@ def replay_frame(state: GameState, events: Sequence[Event], caption: Sequence[st
     """One frame: the three Age cards of ``state`` for no viewer (``age_card``'s, with what
     ``events`` changed marked) at half size in three quarters (Might, Faith, Reason, reading order),
     and the caption in the fourth: its first line as a title, the others wrapped below, cut with "…"
-    when they do not fit."""
+    when they do not fit. In the pictures' 256-colour palette, one byte a pixel: a game's frames
+    stay small until they are encoded."""
     scene = make_scene(state, None, events)
     im = Image.new("RGB", (CARD_W, FRAME_H), PAGE)
     qw, qh = CARD_W // 2, FRAME_H // 2
@@ -49,7 +50,7 @@ def replay_frame(state: GameState, events: Sequence[Event], caption: Sequence[st
         card = paint_card(scene, age, last_turn=bool(events))
         im.paste(card.reduce(2), ((age % 2) * qw, (age // 2) * qh))  # exactly one half: a box filter is enough
     _caption(im, qw, qh, qw, qh, caption)
-    return im
+    return im.quantize(palette=palette(), dither=Image.Dither.NONE)
 
 
 def _caption(im: Image.Image, x0: int, y0: int, w: int, h: int, caption: Sequence[str]) -> None:
@@ -79,8 +80,8 @@ def encode_animation(frames: Sequence[Image.Image], durations: Sequence[int], bu
         raise ValueError("an animation needs frames, each with its duration")
     scale = 1.0
     while True:
-        shown = frames if scale == 1.0 else [f.resize((round(f.width * scale), round(f.height * scale)),
-                                                      Image.Resampling.LANCZOS) for f in frames]
+        shown = frames if scale == 1.0 else [f.convert("RGB").resize(
+            (round(f.width * scale), round(f.height * scale)), Image.Resampling.LANCZOS) for f in frames]
         for quality in QUALITIES:
             out = _webp(shown, durations, quality)
             if len(out) <= budget:

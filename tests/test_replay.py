@@ -183,6 +183,17 @@ async def test_export_gives_the_record_an_animation_and_a_page(service: Tiempo, 
     assert "python -m rules apply tiempo-1-start.txt tiempo-1-actions.txt" in plain(reply)
 
 
+async def test_an_export_goes_on_when_its_progress_cannot_be_shown(service: Tiempo) -> None:
+    calls = []
+
+    async def broken(done: int, total: int) -> None:
+        calls.append(done)
+        raise RuntimeError("the message to edit is gone")
+
+    reply = await service.export(ANA, 1, broken)
+    assert calls == [1] and len(reply.files) == 4
+
+
 def _write(tmp_path: Path, files: tuple[Attachment, ...]) -> dict[str, Path]:
     out = {}
     for f in files:

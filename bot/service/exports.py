@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 from collections.abc import Awaitable, Callable
 
 from PIL import Image
@@ -30,6 +31,8 @@ from .herald import Herald
 from .messages import Attachment, Caller, Picture, Reply
 from .page import PageCard, PageStep, PageWords, data_uri, replay_page
 from .replay import Replays, Step, Timeline
+
+log = logging.getLogger("tiempo.exports")
 
 #: how long a frame of the animation stays: a turn, the deal and the end
 TURN_MS = 1800
@@ -148,7 +151,11 @@ class Exports:
                                        plain(say("Step {step} of {last}", step=step.index, last=line.last)),
                                        tuple(shown)))
             if progress is not None:
-                await progress(step.index + 1, len(line.steps))
+                try:
+                    await progress(step.index + 1, len(line.steps))
+                except Exception:  # a progress note that failed (a message gone) is no reason to stop
+                    log.warning("export of game %s: progress not shown", line.game.id, exc_info=True)
+                    progress = None
         durations = [DEAL_MS, *([TURN_MS] * (len(frames) - 2)), END_MS] if len(frames) > 1 else [END_MS]
         animation = await asyncio.to_thread(encode_animation, frames, durations)
         record_bytes = sum(len(text.encode()) for text in record(line))
