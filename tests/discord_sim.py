@@ -1400,7 +1400,8 @@ def _content_type(filename: str, sent: str | None) -> str | None:
     """The content type Discord would report for an upload."""
     lower = filename.lower()
     for ext, kind in ((".png", "image/png"), (".jpg", "image/jpeg"), (".jpeg", "image/jpeg"),
-                      (".gif", "image/gif"), (".txt", "text/plain; charset=utf-8"), (".json", "application/json")):
+                      (".gif", "image/gif"), (".txt", "text/plain; charset=utf-8"), (".json", "application/json"),
+                      (".webp", "image/webp"), (".html", "text/html; charset=utf-8")):
         if lower.endswith(ext):
             return kind
     return sent
@@ -1439,6 +1440,11 @@ def _message_problems(data: JSON, files: Sequence[Upload], *, new: bool) -> list
     for f in files:
         if len(f.data) > FILE_SIZE_LIMIT:
             problems.append(f"file {f.filename!r}: {len(f.data)} bytes, over the {FILE_SIZE_LIMIT} limit")
+    total = sum(len(f.data) for f in files)
+    if len(files) > 1 and total > FILE_SIZE_LIMIT:  # the upload limit is the request's, all files together
+        problems.append(f"files: {total} bytes together, over the {FILE_SIZE_LIMIT} a message may carry")
+    if len(files) > 10:
+        problems.append(f"files: {len(files)}, over the 10 a message may carry")
     if new and not (content or embeds or components or files or data.get("poll") or data.get("sticker_ids")):
         problems.append("Cannot send an empty message")
     return problems

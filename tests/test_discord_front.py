@@ -26,7 +26,12 @@ from bot.service import (
     PlayButton,
     Post,
     RematchButton,
+    ReplayButton,
+    ReplayControls,
+    ReplayView,
+    Reply,
 )
+from bot.service.messages import encode_post
 from bot.words import Mention, Name, say, text
 
 OPTION_TYPES = {str: discord.AppCommandOptionType.string, int: discord.AppCommandOptionType.integer,
@@ -72,6 +77,7 @@ def test_the_catalogue_reads_as_a_console_would_need_it() -> None:
 
 SAMPLES: dict[str, Any] = {"game": 12, "version": "12-3fa9c2", "cell": "E4", "path": ("build", "KEEP", "M"),
                            "notation": "T1>F"}
+SAMPLES.update(role="next", to=5, hands=True)  # a replay's
 
 
 @pytest.mark.parametrize("item", DYNAMIC_ITEMS, ids=lambda item: item.__name__)
@@ -88,7 +94,8 @@ def test_every_persistent_item_reads_back_the_id_it_writes(item: type[TiempoButt
     "tiempo:hand:3", "tiempo:board:3", "tiempo:choose:3:12-3fa9c2:E4", "tiempo:choose:3:12:E4", "tiempo:lobby:3:join",
     "tiempo:lobby:3:leave", "tiempo:lobby:3:start", "tiempo:rematch:3", "tiempo:play:3", "tiempo:sure:3:12-3fa9c2:T1>F",
     "tiempo:cancel:3", "tiempo:pick:3:12-3fa9c2:build.KEEP.M", "tiempo:ok:3:12-3fa9c2:build.KEEP.M.a00.C4",
-    "tiempo:back:3:12-3fa9c2:build", "tiempo:go:3:12-3fa9c2:", "tiempo:look:3:12-3fa9c2:", "tiempo:undo:3:12-3fa9c2:"])
+    "tiempo:back:3:12-3fa9c2:build", "tiempo:go:3:12-3fa9c2:", "tiempo:look:3:12-3fa9c2:", "tiempo:undo:3:12-3fa9c2:",
+    "tiempo:replay:3:first:0:0", "tiempo:replay:3:next:12:1", "tiempo:replay:3:last:end:0", "tiempo:replay:3:round:1"])
 def test_a_button_drawn_before_a_restart_or_an_update_finds_its_item(custom_id: str) -> None:
     found = [item for item in DYNAMIC_ITEMS if item.__discord_ui_compiled_template__.fullmatch(custom_id)]
     assert len(found) == 1, (custom_id, found)
@@ -108,6 +115,23 @@ def test_each_control_becomes_its_buttons_in_order() -> None:
     confirm = next(i for i in items if type(i).__name__ == "PanelConfirm")
     button = getattr(confirm, "item", None)
     assert isinstance(button, discord.ui.Button) and button.style is discord.ButtonStyle.danger
+
+
+def test_a_replay_step_becomes_four_buttons_and_a_list_of_rounds() -> None:
+    buttons = (ReplayButton("first", "⏮", 0, False), ReplayButton("prev", "◀", 3, False),
+               ReplayButton("next", "▶", 5, False), ReplayButton("last", "⏭", None, False))
+    view = ReplayView(3, 4, 20, True, 2, buttons, ((1, 1), (2, 4), (3, 7)))
+    items = items_of((ReplayControls(view),))
+    assert [i.custom_id for i in items] == ["tiempo:replay:3:first:0:1", "tiempo:replay:3:prev:3:1",
+                                            "tiempo:replay:3:next:5:1", "tiempo:replay:3:last:end:1",
+                                            "tiempo:replay:3:round:1"]
+    assert [getattr(i.item, "emoji", None) and str(i.item.emoji) for i in items[:4]] == ["⏮", "◀", "▶", "⏭"]
+    menu = items[4].item
+    assert isinstance(menu, discord.ui.Select)
+    assert [(o.label, o.value, o.default) for o in menu.options] == [("Round 1", "1", False), ("Round 2", "4", True),
+                                                                     ("Round 3", "7", False)]
+    with pytest.raises(ValueError, match="private answer"):
+        encode_post(Reply(say("Game #3"), controls=(ReplayControls(view),), public=True))
 
 
 def test_a_name_is_shown_as_it_is_not_as_markdown_or_a_mention() -> None:

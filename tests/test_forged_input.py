@@ -57,7 +57,8 @@ def ids(game: int, version: str) -> list[tuple[str, list[str] | None]]:
         out += [(f"tiempo:{kind}:{g}", None) for kind in ("play", "hand", "board", "rematch", "cancel")]
         out += [(f"tiempo:lobby:{g}:{what}", None) for what in ("join", "leave", "start")]
         out += [(f"tiempo:choose:{g}:{version}:Z99", None), (f"tiempo:sure:{g}:{version}:Red%20end", None),
-                (f"tiempo:ok:{g}:{version}:build.KEEP", None), (f"tiempo:pick:{g}:{version}:", ["nonsense"])]
+                (f"tiempo:ok:{g}:{version}:build.KEEP", None), (f"tiempo:pick:{g}:{version}:", ["nonsense"]),
+                (f"tiempo:replay:{g}:next:7:1", None), (f"tiempo:replay:{g}:round:0", ["nonsense"])]
     out += [(f"tiempo:choose:{game}:{version}:Z99", None), (f"tiempo:choose:{game}:999-abcdef:A1", None),
             (f"tiempo:sure:{game}:{version}:not%20notation", None), (f"tiempo:ok:{game}:{version}:zz.yy.xx", None),
             (f"tiempo:back:{game}:{version}:build.NOPE", None), (f"tiempo:pick:{game}:{version}:build", ["ZZZ"]),

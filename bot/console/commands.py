@@ -98,6 +98,13 @@ COMMANDS: dict[str, ConsoleCommand] = {c.word: c for c in (
     ConsoleCommand("yes", "confirm what you were just asked about (an action that harms you, cancelling the game)"),
     ConsoleCommand("rematch", "after the game: play again with the same seats"),
     ConsoleCommand("cancel", "give the game up (it cannot be resumed)"),
+    # after the game: replay and export
+    ConsoleCommand("replay", "look back at a game turn by turn (its pictures written as PNGs); then `next`, `prev`",
+                   (Option("game"), Option("step"), Option("hands"), Option("public")), "replay 1 5"),
+    ConsoleCommand("next", "in a replay: the next turn"),
+    ConsoleCommand("prev", "in a replay: the turn before"),
+    ConsoleCommand("export", "a finished game's record, animation and web page, written to the pictures folder",
+                   (Option("game"),), "export 1"),
     ConsoleCommand("help", "this list"),
     ConsoleCommand("quit", "leave the table (also Ctrl-D)"),
 )}

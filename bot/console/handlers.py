@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from ..service import (
     AGE_NAMES,
     BUILDING_NAMES,
+    CATALOGUE,
     RULE_TOPICS,
     Caller,
     PanelView,
@@ -25,7 +26,7 @@ from ..service import (
     panel_pick,
     parse_age,
 )
-from ..words import HERE, Command, Text, as_text, say, with_article
+from ..words import HERE, Command, Text, as_text, lines, say, with_article
 from .commands import COMMANDS, ConsoleCommand, help_text
 from .parsing import Options
 from .table import CHANNEL_ID, ConsoleTable
@@ -111,6 +112,41 @@ async def _rematch(r: Request) -> None:
     return None
 
 
+# -- after the game: replay and export -----------------------------------------------------------
+
+async def _replay(r: Request) -> Reply:
+    """A step of a game (its pictures written as the posts' are); ``next`` and ``prev`` step on."""
+    return await CATALOGUE["replay"].call(r.service, r.caller, r.options)
+
+
+def _stepping(role: str) -> Handler:
+    """``next`` or ``prev``: the step its button in the replay shown last goes to."""
+    async def handler(r: Request) -> Reply:
+        view = r.table.replay
+        if view is None:
+            raise Refusal(say("Show a replay first: {replay}, e.g. {example}.", replay=Command("replay"),
+                              example=Command("replay", str(r.at.game_id))))
+        button = next(b for b in view.buttons if b.role == role)
+        if button.disabled:
+            raise Refusal(say("That was the last step of game #{id}." if role == "next" else
+                              "That is the deal of game #{id}: nothing comes before it.", id=view.game_id))
+        return await r.service.replay(r.caller, view.game_id, button.step, hands=view.hands)
+    return handler
+
+
+async def _export(r: Request) -> Reply:
+    """A finished game's files, written to the pictures folder; where they went."""
+    if r.table.screen.pictures.folder is None:
+        raise Refusal(say("An export is written to the pictures folder, and this table draws no pictures: start "
+                          "it without {option}.", option="--no-pictures"))
+    r.table.whisper(say("Drawing the game turn by turn…"))
+    reply = await CATALOGUE["export"].call(r.service, r.caller, r.options)
+    paths = r.table.screen.pictures.save_files(reply.files)
+    folder = r.table.screen.pictures.folder
+    return Reply(lines([reply.text, say("Written to {folder}: {files}.", folder=str(folder),
+                                         files=", ".join(p.name for p in paths))]))
+
+
 # -- the console's own words: the turn panel and confirming ---------------------------------------
 
 async def _panel_open(r: Request) -> Reply:
@@ -177,12 +213,14 @@ def _quit(table: ConsoleTable, options: Options) -> bool:
 SLASH: dict[str, Handler] = {
     **{c.word: _play for c in COMMANDS.values() if c.plays},
     "hand": _hand, "board": _board, "status": _status, "log": _log, "cancel": _cancel,
+    "replay": _replay, "export": _export,
 }
 #: the console's own words, which are buttons on Discord: the turn panel, confirming, undo (also in a
 #: panel), rematch
 OWN: dict[str, Handler] = {
     "undo": _undo, "rematch": _rematch, "play": _panel_open, "pick": _on_panel(_pick), "ok": _on_panel(_ok),
     "back": _on_panel(_back), "menu": _on_panel(_menu), "yes": _yes,
+    "next": _stepping("next"), "prev": _stepping("prev"),
 }
 HANDLERS: dict[str, Handler] = {**SLASH, **OWN}
 #: the words that need no game: ``rules`` (a /tiempo command that reads no game), ``help``, ``quit``

@@ -17,6 +17,8 @@ from ..service import (
     PanelView,
     Post,
     Refusal,
+    ReplayControls,
+    ReplayView,
     StorageError,
     TableState,
     Tiempo,
@@ -45,6 +47,8 @@ class ConsoleTable:
     unconfirmed: tuple[int, str, str] | None = None
     #: a game in play whose cancelling the player may confirm with ``yes``
     unconfirmed_cancel: int | None = None
+    #: the replay step shown last (``next`` and ``prev`` step from it)
+    replay: ReplayView | None = None
     #: the game version the last public post showed the board of (it said whose turn it is)
     last_board: str | None = None
     #: the channel's posts while a command runs, to print in order with its answer
@@ -82,6 +86,9 @@ class ConsoleTable:
                 case PanelControls(view=view) if not public:
                     self.panel = view
                     self.screen.panel(view)
+                case ReplayControls(view=view):
+                    self.replay = view
+                    self.screen.replay(view, public=public)
 
     # -- the game ---------------------------------------------------------------------------------
 

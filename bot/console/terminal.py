@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from ..service import Answers, PanelView, Post
+from ..service import Answers, Attachment, PanelView, Post, ReplayView
 from ..words import Command, Part, Style, Text, as_text, render, say, text
 
 BOLD, RESET = "\033[1m", "\033[0m"
@@ -48,6 +48,19 @@ class Pictures:
                     *((p.png, p.filename) for p in post.gallery)]
         paths = [str(path) for png, name in pictures if (path := self.save(png, name)) is not None]
         return f"[picture{'s' if len(paths) > 1 else ''}: {', '.join(paths)}]" if paths else None
+
+    def save_files(self, files: tuple[Attachment, ...]) -> list[Path]:
+        """Write ``files`` in the folder under their own names (a game's record is replayed by them);
+        none without a folder."""
+        if self.folder is None:
+            return []
+        self.folder.mkdir(parents=True, exist_ok=True)
+        out = []
+        for f in files:
+            path = self.folder / f.filename
+            path.write_bytes(f.data)
+            out.append(path)
+        return out
 
 
 class Screen:
@@ -100,6 +113,19 @@ class Screen:
         if not panel.choices and not panel.confirm:
             hints.append(say("{play} to look again", play=Command("play")))
         self.whisper(say("Type {hints}.", hints=text(*_joined(hints, ", "))))
+
+
+    def replay(self, view: ReplayView, *, public: bool) -> None:
+        """What can be typed to step through a replay."""
+        buttons = {b.role: b for b in view.buttons}
+        hints: list[Text | Part] = [Command(word) for word, role in (("next", "next"), ("prev", "prev"))
+                                    if role in buttons and not buttons[role].disabled]
+        hints.append(Command("replay", f"{view.game_id} <step>"))
+        said = say("Type {hints}.", hints=text(*_joined(hints, ", ")))
+        if public:
+            self.say(said)
+        else:
+            self.whisper(said)
 
 
 def _joined(items: list[Text | Part], between: str) -> list[Text | Part]:

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from discord import app_commands
 
 from ..service import CATALOGUE
-from . import completion
+from . import completion, exporting
 from .answering import respond
 from .completion import Choices
 from .context import Interaction, caller_of, service_of
@@ -212,6 +212,18 @@ class TiempoGroup(app_commands.Group, name="tiempo", description="Play Khronos: 
     @slash("undo")
     async def undo(self, interaction: Interaction) -> None:
         await self.run(interaction, "undo")
+
+    # -- after the game: replay and export --
+
+    @slash("replay")
+    async def replay(self, interaction: Interaction, game: app_commands.Range[int, 1] | None = None,
+                     step: app_commands.Range[int, 0] | None = None, hands: bool = False,
+                     public: bool = False) -> None:
+        await self.run(interaction, "replay", game=game, step=step, hands=hands, public=public)
+
+    @slash("export")
+    async def export(self, interaction: Interaction, game: app_commands.Range[int, 1] | None = None) -> None:
+        await exporting.export(interaction, game)
 
 
 __all__ = ["TiempoGroup", "slash"]

@@ -38,9 +38,12 @@ from ..service import (
     PanelView,
     PlayButton,
     RematchButton,
+    ReplayControls,
+    ReplayView,
     Reply,
     Tiempo,
 )
+from ..words import say
 from .context import Interaction, caller_of, front_of
 
 #: a game's version in a custom id (``version_of``: ``12-3fa9c2``); a button drawn before versions had
@@ -59,6 +62,11 @@ FIELDS: dict[str, tuple[str, Callable[[str], Any], Callable[[Any], str]]] = {
     "cell": (r"[A-Z]+\d+", str, str),
     "path": (r"[A-Za-z0-9+\-.]*", _path, SEP.join),
     "notation": (r".+", str, str),
+    # a replay's: a stepping button's role, the step it goes to ("end": the newest), the hands shown
+    "role": (r"first|prev|next|last", str, str),
+    "to": (r"\d+|end", lambda text: None if text == "end" else int(text), lambda step: "end" if step is None
+           else str(step)),
+    "hands": (r"[01]", lambda text: text == "1", lambda hands: "1" if hands else "0"),
 }
 _FORMATTER = string.Formatter()
 
@@ -131,10 +139,11 @@ class TiempoButton(_Persistent, discord.ui.DynamicItem[discord.ui.Button[discord
     def __init_subclass__(cls, *, id: str, **kwargs: Any) -> None:
         super().__init_subclass__(template=cls._declare(id), **kwargs)
 
-    def __init__(self, *values: Any, label: str | None = None, style: discord.ButtonStyle | None = None) -> None:
+    def __init__(self, *values: Any, label: str | None = None, style: discord.ButtonStyle | None = None,
+                 emoji: str | None = None, disabled: bool = False) -> None:
         custom_id = self._fields_from(values)
-        super().__init__(discord.ui.Button(label=label or self.label, style=style or self.style, emoji=self.emoji,
-                                           custom_id=custom_id))
+        super().__init__(discord.ui.Button(label=label or self.label or None, style=style or self.style,
+                                           emoji=emoji or self.emoji, custom_id=custom_id, disabled=disabled))
 
     @classmethod
     async def from_custom_id(cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
@@ -152,10 +161,10 @@ class TiempoSelect(_Persistent, discord.ui.DynamicItem[discord.ui.Select[discord
     def __init_subclass__(cls, *, id: str, **kwargs: Any) -> None:
         super().__init_subclass__(template=cls._declare(id), **kwargs)
 
-    def __init__(self, *values: Any, question: str = "", choices: tuple[Choice, ...] = ()) -> None:
+    def __init__(self, *values: Any, question: str = "", choices: tuple[Choice, ...] = (), chosen: str = "") -> None:
         custom_id = self._fields_from(values)
         options = [discord.SelectOption(label=c.label, value=c.key, description=c.detail or None,
-                                        emoji="⚠️" if c.harms else None) for c in choices]
+                                        emoji="⚠️" if c.harms else None, default=c.key == chosen) for c in choices]
         super().__init__(discord.ui.Select(custom_id=custom_id, placeholder=question[:150] or None,
                                            options=options or [discord.SelectOption(label="-")]))
 
@@ -364,6 +373,50 @@ def panel_items(panel: PanelView) -> list[discord.ui.Item[Any]]:
     return items
 
 
+# -- a replay: ⏮ ◀ ▶ ⏭ and a list of the rounds; a click shows another step in the same message ------
+
+
+class ReplayStep(TiempoButton, id="replay:{game}:{role}:{to}:{hands}"):
+    """⏮ ◀ ▶ ⏭ of a replay: the step ``to`` (None: the newest, whatever it is when pressed), read from
+    storage again, in place of the step shown. The role is in the id because two buttons may go to
+    the same step, and ids must differ."""
+
+    edits, what = True, "replay button"
+    game: int
+    role: str
+    to: int | None
+    hands: bool
+
+    async def call(self, service: Tiempo, caller: Caller) -> Reply:
+        return await service.replay(caller, self.game, self.to, hands=self.hands)
+
+
+class ReplayRound(TiempoSelect, id="replay:{game}:round:{hands}"):
+    """The list of a replay's rounds: the first turn of the round picked (the options' values are
+    steps), in place of the step shown."""
+
+    edits, what = True, "replay round"
+    game: int
+    hands: bool
+
+    async def call(self, service: Tiempo, caller: Caller) -> Reply:
+        values = self.item.values  # filled in from the interaction before the callback
+        step = int(values[0]) if values and values[0].isdecimal() else None
+        return await service.replay(caller, self.game, step, hands=self.hands)
+
+
+def replay_items(view: ReplayView) -> list[discord.ui.Item[Any]]:
+    """A replay step's buttons (one row), then its list of rounds (the round shown chosen)."""
+    items: list[discord.ui.Item[Any]] = [
+        ReplayStep(view.game_id, b.role, b.step, view.hands, emoji=b.emoji, disabled=b.disabled)
+        for b in view.buttons]
+    if len(view.rounds) > 1:
+        choices = tuple(Choice(str(step), say("Round {round}", round=r).plain()) for r, step in view.rounds)
+        items.append(ReplayRound(view.game_id, view.hands, question=say("Go to a round").plain(), choices=choices,
+                                 chosen=next((str(step) for r, step in view.rounds if r == view.round), "")))
+    return items
+
+
 def items_of_control(control: Control) -> list[discord.ui.Item[Any]]:
     """The buttons and menus that show one control of a post."""
     match control:
@@ -383,6 +436,8 @@ def items_of_control(control: Control) -> list[discord.ui.Item[Any]]:
             return [Join(game), Leave(game), Start(game)]
         case RematchButton(game=game):
             return [Rematch(game)]
+        case ReplayControls(view=view):
+            return replay_items(view)
 
 
 def items_of(controls: tuple[Control, ...]) -> list[discord.ui.Item[Any]]:
@@ -393,6 +448,7 @@ def items_of(controls: tuple[Control, ...]) -> list[discord.ui.Item[Any]]:
 #: every persistent item, for ``Client.add_dynamic_items``
 DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     MyHand, BoardNow, Answer, Join, Leave, Start, Rematch, Play, ConfirmAction, ConfirmCancel,
-    PanelPick, PanelConfirm, PanelBack, PanelMenu, PanelLook, PanelUndo)
+    PanelPick, PanelConfirm, PanelBack, PanelMenu, PanelLook, PanelUndo,
+    ReplayStep, ReplayRound)
 
-__all__ = ["DYNAMIC_ITEMS", "FIELDS", "TiempoButton", "TiempoSelect", "items_of", "panel_items"]
+__all__ = ["DYNAMIC_ITEMS", "FIELDS", "TiempoButton", "TiempoSelect", "items_of", "panel_items", "replay_items"]

@@ -67,6 +67,7 @@ from .messages import (
     Post,
     RematchButton,
     ReplayButton,
+    ReplayControls,
     ReplayView,
     Reply,
     SendLater,
@@ -337,4 +338,4 @@ __all__ = ["AI_LEVELS", "AI_NAMES", "CATALOGUE", "SEP", "Answers", "Caller",
 __all__ += ["AGE_NAMES", "BUILDING_NAMES", "RULE_TOPICS", "Chooser", "Storage", "TableState",
             "new_seed", "panel_pick", "parse_age"]
 __all__ += ["LessonReply", "LessonView", "Tip", "tips_on"]
-__all__ += ["Attachment", "Progress", "ReplayButton", "ReplayView"]
+__all__ += ["Attachment", "Progress", "ReplayButton", "ReplayControls", "ReplayView"]

@@ -188,7 +188,39 @@ CATALOGUE: dict[str, Entry] = {e.word: e for e in (
         _play("choose"), ("choose E1",), plays=True, slow=True),
     Entry("undo", "Take back your last action this turn (not after drawing cards)", (),
           lambda s, c, o: s.undo(c), ("undo",), slow=True),
+    # -- after the game: replay and export (bot/service/replay.py, exports.py) --
+    Entry("replay", "Look back at a game turn by turn, with buttons to step", (
+        Option("game", "The game's number (default: this channel's game, or the last that ended here)", int,
+               minimum=1),
+        Option("step", "The step to show: 0 the deal, then one per turn (default: the newest)", int, minimum=0),
+        Option("hands", "Show every hand too (a finished game only)", bool, default=False),
+        Option("public", "Post it in the channel for everyone (default: only you see it)", bool, default=False)),
+        lambda s, c, o: s.replay(c, _optional(o, "game", "game:12"), _optional(o, "step", "step:5"),
+                                 hands=_flag(o, "hands"), public=_flag(o, "public")),
+        ("replay", "replay 12 5", "replay game:12 hands:True"), slow=True),
+    Entry("export", "A finished game's record, animation and web page, as files", (
+        Option("game", "The game's number (default: the last that ended in this channel)", int, minimum=1),),
+        lambda s, c, o: s.export(c, _optional(o, "game", "game:12")), ("export", "export 12"), slow=True),
 )}
+
+
+def _optional(options: Mapping[str, Value], name: str, example: str) -> int | None:
+    """A number that may be left out (None)."""
+    value = options.get(name)
+    return None if value is None or value == "" else _number(options, name, 0, example)
+
+
+def _flag(options: Mapping[str, Value], name: str) -> bool:
+    """A yes/no option: a bool, or typed (``True``, ``yes``, ``1``; ``False``, ``no``, ``0``)."""
+    value = options.get(name)
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    word = str(value).strip().lower()
+    if word in ("true", "yes", "y", "1", "on"):
+        return True
+    if word in ("false", "no", "n", "0", "off", ""):
+        return False
+    raise Refusal(say("{name} is yes or no, e.g. {example}.", name=Code(name), example=Code(f"{name}:True")))
 
 
 async def _rules(service: Tiempo, topic: str | None) -> Reply:

@@ -161,11 +161,19 @@ class CancelButton:
     game: int
 
 
+@dataclass(frozen=True)
+class ReplayControls:
+    """The stepping buttons (⏮ ◀ ▶ ⏭) and the round list of a replay step (a reply, private or in the
+    channel; a click shows another step in the same message)."""
+
+    view: ReplayView
+
+
 #: what a message can carry besides words and pictures, in the order it is shown
 Control = (HandButtons | LobbyButtons | RematchButton | Answers | PlayButton | PanelControls | ConfirmButton
-           | CancelButton)
-#: the controls only a private reply carries: never stored in the outbox
-PRIVATE_CONTROLS = (PanelControls, ConfirmButton, CancelButton)
+           | CancelButton | ReplayControls)
+#: the controls only a reply carries (never a channel's post): never stored in the outbox
+PRIVATE_CONTROLS = (PanelControls, ConfirmButton, CancelButton, ReplayControls)
 
 
 @dataclass(frozen=True)
@@ -191,12 +199,17 @@ class Post:
 
 @dataclass(frozen=True)
 class Reply(Post):
-    """The answer to the caller: private (ephemeral) unless ``public``. ``replay``: the controls of a
-    replay step; ``files``: attachments other than pictures."""
+    """The answer to the caller: private (ephemeral) unless ``public``. ``files``: attachments other
+    than pictures."""
 
     public: bool = False
-    replay: ReplayView | None = None
     files: tuple[Attachment, ...] = ()
+
+    @property
+    def replay(self) -> ReplayView | None:
+        """The controls of a replay step, if the reply is one (its ``ReplayControls``)."""
+        controls = self.control(ReplayControls)
+        return None if controls is None else controls.view
 
 
 class SendLater(Exception):

@@ -28,7 +28,7 @@ from ..texts import cards_in_words, ecu_word, narrate, ranking, who
 from ..words import HERE, Command, Part, Strong, Text, lines, say, text
 from .games import Games
 from .herald import Herald
-from .messages import Caller, Picture, ReplayButton, ReplayView, Reply
+from .messages import Caller, Picture, ReplayButton, ReplayControls, ReplayView, Reply
 
 #: timelines of games kept in memory (a finished game's never changes; a game in play's is made again
 #: after each action), and the pictures of that many steps
@@ -189,7 +189,8 @@ class Replays:
                                       status="being played" if game.status is Status.PLAYING else "unfinished")])
         view = ReplayView(game.id, index, line.last, hands and over, shown.round,
                           buttons(index, line.last, live=game.status is Status.PLAYING), line.rounds())
-        return Reply(words, gallery=await self.pictures(line, shown), replay=view, public=public)
+        return Reply(words, gallery=await self.pictures(line, shown), controls=(ReplayControls(view),),
+                     public=public)
 
     @staticmethod
     def words(line: Timeline, step: Step, *, hands: bool = False, footer: bool = True) -> Text:
