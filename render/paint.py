@@ -620,9 +620,9 @@ def economy_legend(age: Age | None, size: int = 26, short: bool = False) -> list
     ruin (Reason) and what a cube means on that board."""
     if short:
         who = "majority" if age is Age.REASON else "controller"
-        words = ("domain", "no controller", f"{who}, Ecus now")
+        words = ("domain (dark: tied)" if age is Age.REASON else "domain", "no controller", f"{who}, Ecus now")
     else:
-        words = ("Domain, in its controller's colour", "Domain no one controls",
+        words = ("Domain, in its controller's colour (dark when tied)", "Domain no one controls",
                  "Controller (on Reason the cube majority) and the Ecus it pays now")
     out: list[LegendItem] = [
         (sprites.domain_sample(Colour.RED, size), words[0]),
