@@ -66,10 +66,8 @@ class DomainEconomy:
     head: Building | None
     value: int
     contested: bool = False
-
-    @property
-    def ids(self) -> frozenset[int]:
-        return frozenset(b.id for b in self.buildings)
+    #: the ids of its buildings
+    ids: frozenset[int] = frozenset()
 
     def is_controlled_by(self, player: int) -> bool:
         return player in self.controllers
@@ -203,13 +201,20 @@ class EconomyChange:
         return tuple(sorted({h.player for h in self.harms if h.player != besides}))
 
 
-def economy(state: GameState) -> Economy:
+def economy(state: GameState, *, since: tuple[GameState, Economy] | None = None) -> Economy:
     """Every domain of every Age with its controllers and value, and every player's outlook, as the
-    engine would count income now (R73–R78, A4, A34). Read-only."""
+    engine would count income now (R73–R78, A4, A34). Read-only.
+
+    ``since``: an earlier position this one was played from (through ``apply``) and its economy; the
+    domains of a board that has not changed since are taken from it (a list of places works out the
+    economy after each of many actions on one position)."""
     per_age: list[tuple[DomainEconomy, ...]] = []
     by_age: list[list[int]] = [[0, 0, 0] for _ in state.players]
     for age in Age:
-        found = _board_economy(state, age)
+        if since is not None and _same_board(since[0], state, age):
+            found = since[1].domains[age]
+        else:
+            found = _board_economy(state, age)
         per_age.append(found)
         for d in found:
             for p in d.controllers:
@@ -229,6 +234,12 @@ def outlook(state: GameState, player: int) -> Outlook:
     return economy(state).outlooks[player]
 
 
+def _same_board(before: GameState, after: GameState, age: Age) -> bool:
+    """The board of ``age`` is as it was (a clone shares the buildings, so this is quick)."""
+    a, b = before.boards[age], after.boards[age]
+    return a is b or (a.version == b.version and a == b)
+
+
 def _board_economy(state: GameState, age: Age) -> tuple[DomainEconomy, ...]:
     board = state.boards[age]
     game_map = state.map
@@ -243,25 +254,28 @@ def _board_economy(state: GameState, age: Age) -> tuple[DomainEconomy, ...]:
         contested.append(len(tops) > 1)
     # what each domain pays whom: the engine's own income_sources (not on a board a decision has not
     # settled: the engine counts income only once the Rule of Hierarchy holds again, R78)
+    control: list[tuple[int, ...]] = []
+    for k, members in enumerate(groups):
+        if age is Age.REASON:
+            control.append(_majority(members))
+        else:
+            head = heads[k]
+            control.append((head.owner,) if head is not None and head.owner is not None else ())
     paid: dict[int, dict[int, int]] = {}
-    if not any(contested):
+    if not any(contested):  # (only a controller can be paid: the others are not asked)
         index = {b.id: k for k, members in enumerate(groups) for b in members}
-        for p in range(len(state.players)):
+        for p in sorted({p for c in control for p in c}):
             for earner, amount in income_sources(state, p, age):
                 paid.setdefault(index[earner.id], {})[p] = amount
     out: list[DomainEconomy] = []
     for k, members in enumerate(groups):
-        if age is Age.REASON:
-            controllers = _majority(members)
-        else:
-            head = heads[k]
-            controllers = (head.owner,) if head is not None and head.owner is not None else ()
+        controllers = control[k]
         payers = paid.get(k, {})
         assert set(payers) <= set(controllers), f"{age.title}: income paid to {payers} outside {controllers}"
         value = max(payers.values(), default=0)
-        cells = tuple(sorted((game_map.cell(i) for b in members for i in b.cells), key=lambda c: (c.row, c.col)))
+        cells = tuple(game_map.cell(i) for i in sorted(i for b in members for i in b.cells))  # reading order
         out.append(DomainEconomy(age, members[0].origin, tuple(members), cells, controllers, heads[k], value,
-                                 contested[k]))
+                                 contested[k], frozenset(b.id for b in members)))
     return tuple(sorted(out, key=lambda d: (d.name.row, d.name.col)))
 
 
@@ -282,10 +296,12 @@ def economy_change(before: GameState, after: GameState, events: Sequence[Event] 
     is ``economy(before)`` when the caller has it already (a list of places tries many actions on one
     position)."""
     was = known if known is not None else economy(before)
-    now = economy(after)
+    now = economy(after, since=(before, was))
     shifts: list[DomainShift] = []
     for age in Age:
         old, new = was.domains[age], now.domains[age]
+        if old is new:
+            continue
         unchanged = {(d.ids, d.controllers, d.value) for d in old}
         for d in new:
             if (d.ids, d.controllers, d.value) in unchanged:
@@ -319,6 +335,8 @@ def _harms(was: Economy, now: Economy, events: Sequence[Event]) -> tuple[Harm, .
         elif isinstance(e, (Downsized, ShadowReplaced)) and e.new.level < e.old.level and e.old.owner is not None:
             out.append(Harm(e.old.owner, e.age, HarmKind.DOWNSIZED, e.old, e.new))
     for age in Age:
+        if was.domains[age] is now.domains[age]:
+            continue
         for o in was.domains[age]:
             ids = o.ids
             for p in o.controllers:

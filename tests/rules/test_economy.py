@@ -12,6 +12,7 @@ from rules import (
     Cell,
     HarmKind,
     action_economy,
+    apply,
     economy,
     economy_change,
     income,
@@ -159,6 +160,22 @@ def test_r31_r76_populating_takes_the_majority_on_reason() -> None:
     assert change.delta(0) == (0, 0, 0) and change.delta(1) == (0, 0, -1)
 
 
+def test_r31_r76_boards_an_action_leaves_alone_are_reused_and_agree_with_a_fresh_count() -> None:
+    """Populating (R31) changes Reason only: Might and Faith are taken from the economy before, and the
+    whole equals the economy worked out afresh (R76)."""
+    pos = PLAIN + "Red: hand=C pawns=R,R\nM: Keep[Red]@A1 Town@C1\nR: Town@A1{White:1} Keep-ruin@C1\n"
+    s = parse_position(pos)
+    known = economy(s)
+    after, events = apply(s, parse_action("Red populate A1 pay C", s))
+    change = economy_change(s, after, events, known=known)
+    assert change.after.domains[Age.MIGHT] is known.domains[Age.MIGHT]
+    assert change.after.domains[Age.REASON] is not known.domains[Age.REASON]
+    assert change.after == economy(after)
+    assert change.after.domain_at(Age.REASON, Cell.parse("B1")) is not None
+    [reason] = change.after.domains[Age.REASON]
+    assert reason.controllers == (0, 1) and reason.value == 1  # a tie: each would collect in full (A34)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(("seed", "players"), [(3, 2), (11, 3), (29, 5)])
 def test_r73_r78_the_outlook_agrees_with_the_income_the_engine_pays_through_random_games(
@@ -179,5 +196,6 @@ def test_r73_r78_the_outlook_agrees_with_the_income_the_engine_pays_through_rand
                 if age is not Age.REASON:
                     assert len(d.controllers) <= 1
         change = economy_change(step.before, s, step.events)
+        assert change.after == e  # the boards it took from the position before are unchanged
         for h in change.harms:
             assert 0 <= h.player < players
