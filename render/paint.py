@@ -237,10 +237,12 @@ class _Badges:
             xi = round(max(self.left, min(x, self.right - sprite.width)))
             yi = round(max(self.top, min(y, self.bottom - sprite.height) if least else y))
             boxes.append((xi, yi, xi + sprite.width, yi + sprite.height))
-        box = next((b for b in boxes if not any(_overlaps(b, t) for t in (*self.taken, *avoid))), None)
+        # only what lies where a candidate may go needs checking
+        span = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+        near = [t for t in (*self.taken, *avoid) if _overlaps(span, t)]
+        box = next((b for b in boxes if not any(_overlaps(b, t) for t in near)), None)
         if box is None:
-            box = min(boxes, key=lambda b: sum(_overlap_area(b, t) for t in (*self.taken, *avoid))) if least \
-                else boxes[0]
+            box = min(boxes, key=lambda b: sum(_overlap_area(b, t) for t in near)) if least else boxes[0]
         self.taken.append(box)
         self.placed.append((sprite, box[0], box[1]))
 
@@ -260,13 +262,13 @@ TAG_H = 40
 Segment = tuple[int, int, int, int]
 
 
-def _edges(lay: Layout, age: Age, cells: frozenset[Cell]) -> list[Segment]:
+def _edges(lay: Layout, age: Age, cells: tuple[Cell, ...]) -> list[Segment]:
     """The outer edges of a set of cells, as pixel segments on the grid lines."""
     gx, gy = lay.grid_origin(age)
     c = lay.geo.cell
     at = {(x.col, x.row) for x in cells}
     out: list[Segment] = []
-    for cell in sorted(cells):
+    for cell in cells:
         x, y, col, row = gx + cell.col * c, gy + cell.row * c, cell.col, cell.row
         if (col, row - 1) not in at:
             out.append((x, y, x + c, y))
@@ -279,29 +281,52 @@ def _edges(lay: Layout, age: Age, cells: frozenset[Cell]) -> list[Segment]:
     return out
 
 
-def _band(lay: Layout, age: Age, cells: frozenset[Cell], out: int, inside: int) -> list[Box]:
+def _band(lay: Layout, age: Age, cells: tuple[Cell, ...], out: int, inside: int) -> list[Box]:
     """Rectangles that make a band along the outer edges of ``cells``, from ``out`` px outside the cells
-    to ``inside`` px inside them (``inside`` may be negative), with the outer corners filled."""
+    to ``inside`` px inside them (``inside`` may be negative), with the outer corners filled. Edges in
+    one line are joined (fewer rectangles to draw)."""
     gx, gy = lay.grid_origin(age)
     c = lay.geo.cell
     at = {(x.col, x.row) for x in cells}
+    runs: dict[tuple[str, int], list[int]] = {}  # ("up"|"down", row) -> columns; ("left"|"right", col) -> rows
+    for col, row in at:
+        if (col, row - 1) not in at:
+            runs.setdefault(("up", row), []).append(col)
+        if (col, row + 1) not in at:
+            runs.setdefault(("down", row), []).append(col)
+        if (col - 1, row) not in at:
+            runs.setdefault(("left", col), []).append(row)
+        if (col + 1, row) not in at:
+            runs.setdefault(("right", col), []).append(row)
     rects: list[Box] = []
-    for cell in cells:
-        x, y, col, row = gx + cell.col * c, gy + cell.row * c, cell.col, cell.row
-        up, down = (col, row - 1) not in at, (col, row + 1) not in at
-        left, right = (col - 1, row) not in at, (col + 1, row) not in at
-        if up:
-            rects.append((x, y - out, x + c - 1, y + inside - 1))
-        if down:
-            rects.append((x, y + c - inside, x + c - 1, y + c + out - 1))
-        if left:
-            rects.append((x - out, y, x + inside - 1, y + c - 1))
-        if right:
-            rects.append((x + c - inside, y, x + c + out - 1, y + c - 1))
-        for on, dx, dy in ((up and left, x - out, y - out), (up and right, x + c - inside, y - out),
-                           (down and left, x - out, y + c - inside), (down and right, x + c - inside, y + c - inside)):
-            if on:
-                rects.append((dx, dy, dx + out + inside - 1, dy + out + inside - 1))
+    for (side, line), spots in runs.items():
+        spots.sort()
+        first = prev = spots[0]
+        for v in [*spots[1:], None]:
+            if v is not None and v == prev + 1:
+                prev = v
+                continue
+            # a run of edges from ``first`` to ``prev``, reaching round an outer corner at either end (at an
+            # inner corner the band of the other side meets it)
+            horizontal = side in ("up", "down")
+            before = (first - 1, line) if horizontal else (line, first - 1)
+            after = (prev + 1, line) if horizontal else (line, prev + 1)
+            a = first * c - (out if before not in at else 0)
+            b = (prev + 1) * c - 1 + (out if after not in at else 0)
+            if side == "up":
+                y = gy + line * c
+                rects.append((gx + a, y - out, gx + b, y + inside - 1))
+            elif side == "down":
+                y = gy + (line + 1) * c
+                rects.append((gx + a, y - inside, gx + b, y + out - 1))
+            elif side == "left":
+                x = gx + line * c
+                rects.append((x - out, gy + a, x + inside - 1, gy + b))
+            else:
+                x = gx + (line + 1) * c
+                rects.append((x - inside, gy + a, x + out - 1, gy + b))
+            if v is not None:
+                first = prev = v
     return rects
 
 
@@ -350,7 +375,7 @@ def _tag_spots(lay: Layout, age: Age, dom: DomainMark, tag: Image.Image, owner: 
     top: list[tuple[float, float]] = []
     bottom: list[tuple[float, float]] = []
     sides: list[tuple[float, float]] = []
-    for cell in sorted(dom.cells)[:16]:
+    for cell in dom.cells[:10]:  # (reading order: the tag goes near the top)
         x0, y0, x1, y1 = lay.cell_box(age, cell)
         if (cell.col, cell.row - 1) not in at:
             top += [(x0 - 2, y0 - tag.height + 4), (x1 - tag.width + 2, y0 - tag.height + 4)]
@@ -364,14 +389,15 @@ def _tag_spots(lay: Layout, age: Age, dom: DomainMark, tag: Image.Image, owner: 
     c = lay.geo.cell
     margin = c // 5
 
-    def near_another(spot: tuple[float, float]) -> bool:
-        x, y = spot
-        cols = range(int((x - margin - gx) // c), int((x + tag.width + margin - gx) // c) + 1)
-        rows = range(int((y - margin - gy) // c), int((y + tag.height + margin - gy) // c) + 1)
-        return any(owner.get((col, row), k) != k for col in cols for row in rows)
-
-    spots = top + bottom + sides
-    return [p for p in spots if not near_another(p)] + [p for p in spots if near_another(p)]
+    w, h = tag.width + margin, tag.height + margin
+    clear: list[tuple[float, float]] = []
+    near: list[tuple[float, float]] = []
+    for spot in top + bottom + sides:
+        x, y = spot[0] - margin - gx, spot[1] - margin - gy
+        cols = range(int(x // c), int((x + w + margin) // c) + 1)
+        rows = range(int(y // c), int((y + h + margin) // c) + 1)
+        (near if any(owner.get((col, row), k) != k for col in cols for row in rows) else clear).append(spot)
+    return clear + near
 
 
 def _name_band(lay: Layout, age: Age, p: Piece) -> Box:

@@ -107,7 +107,7 @@ class DomainMark:
     now. ``contested``: two tied top buildings wait on a decision (no controller yet)."""
 
     name: Cell
-    cells: frozenset[Cell]
+    cells: tuple[Cell, ...]  # reading order
     buildings: int
     controllers: tuple[int, ...]
     value: int
@@ -219,7 +219,7 @@ def make_scene(state: GameState, viewer: int | None = None, events: Sequence[Eve
             for b in board.sorted_buildings(state.map)
         )
         choices = decision.options if decision is not None and decision.age is age else ()
-        doms = tuple(DomainMark(d.name, frozenset(d.cells), len(d.buildings), d.controllers, d.value, d.contested)
+        doms = tuple(DomainMark(d.name, d.cells, len(d.buildings), d.controllers, d.value, d.contested)
                      for d in worth.domains[age])
         boards.append(BoardScene(age, pieces, _dedupe(ghosts[age]), tuple(choices), doms))
 

@@ -317,7 +317,7 @@ def test_r40_r74_r76_the_scene_draws_the_domains_the_economy_query_gives() -> No
     worth = economy(state)
     for board in scene.boards:
         assert board.domains == tuple(
-            DomainMark(d.name, frozenset(d.cells), len(d.buildings), d.controllers, d.value, d.contested)
+            DomainMark(d.name, d.cells, len(d.buildings), d.controllers, d.value, d.contested)
             for d in worth.domains[board.age])
         assert any(d.controllers for d in board.domains)
         assert any(not d.controllers and d.buildings > 1 for d in board.domains)
