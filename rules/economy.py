@@ -205,16 +205,16 @@ def economy(state: GameState, *, since: tuple[GameState, Economy] | None = None)
     """Every domain of every Age with its controllers and value, and every player's outlook, as the
     engine would count income now (R73–R78, A4, A34). Read-only.
 
-    ``since``: an earlier position this one was played from (through ``apply``) and its economy; the
-    domains of a board that has not changed since are taken from it (a list of places works out the
-    economy after each of many actions on one position)."""
+    ``since``: another position of the same game (typically the one this was played from) and its
+    economy: a board equal to that position's board takes its domains from there (a list of places
+    works out the economy after each of many actions on one position)."""
     per_age: list[tuple[DomainEconomy, ...]] = []
     by_age: list[list[int]] = [[0, 0, 0] for _ in state.players]
     for age in Age:
         if since is not None and _same_board(since[0], state, age):
             found = since[1].domains[age]
         else:
-            found = _board_economy(state, age)
+            found = _board_economy(state, age, since[1].domains[age] if since is not None else ())
         per_age.append(found)
         for d in found:
             for p in d.controllers:
@@ -240,42 +240,51 @@ def _same_board(before: GameState, after: GameState, age: Age) -> bool:
     return a is b or (a.version == b.version and a == b)
 
 
-def _board_economy(state: GameState, age: Age) -> tuple[DomainEconomy, ...]:
+def _board_economy(state: GameState, age: Age, before: tuple[DomainEconomy, ...] = ()) -> tuple[DomainEconomy, ...]:
+    """The domains of one board. A domain of ``before`` (the same board earlier, settled) whose buildings
+    are all as they were is taken as it is: its control and value depend on its buildings only."""
     board = state.boards[age]
+    buildings = board.buildings
     game_map = state.map
-    groups = [sorted((board.buildings[i] for i in g), key=lambda b: (b.origin.row, b.origin.col, b.id))
-              for g in domains(board, game_map).groups]
     family = CONTROLLING.get(age)
-    heads: list[Building | None] = []
-    contested: list[bool] = []
-    for members in groups:
+    kept = {d.ids: d for d in before} if before and not any(d.contested for d in before) else {}
+    out: list[DomainEconomy] = []
+    fresh: list[tuple[list[Building], Building | None, bool]] = []
+    for group in domains(board, game_map).groups:
+        old = kept.get(frozenset(group))
+        if old is not None and all(buildings[b.id] is b for b in old.buildings):
+            out.append(old)
+            continue
+        members = sorted((buildings[i] for i in group), key=lambda b: (b.origin.row, b.origin.col, b.id))
         tops = top(members, family) if family is not None else []
-        heads.append(tops[0] if len(tops) == 1 else None)
-        contested.append(len(tops) > 1)
-    # what each domain pays whom: the engine's own income_sources (not on a board a decision has not
-    # settled: the engine counts income only once the Rule of Hierarchy holds again, R78)
+        fresh.append((members, tops[0] if len(tops) == 1 else None, len(tops) > 1))
+    if any(contested for _, _, contested in fresh) and len(out) > 0:  # (R78: nothing counts on this board)
+        return _board_economy(state, age)
     control: list[tuple[int, ...]] = []
-    for k, members in enumerate(groups):
+    for members, head, _ in fresh:
         if age is Age.REASON:
             control.append(_majority(members))
         else:
-            head = heads[k]
             control.append((head.owner,) if head is not None and head.owner is not None else ())
+    # what each domain pays whom: the engine's own income_sources, asked of the controllers of the domains
+    # worked out anew (not on a board a decision has not settled: the engine counts income only once the
+    # Rule of Hierarchy holds again, R78)
     paid: dict[int, dict[int, int]] = {}
-    if not any(contested):  # (only a controller can be paid: the others are not asked)
-        index = {b.id: k for k, members in enumerate(groups) for b in members}
+    if not any(contested for _, _, contested in fresh):
+        index = {b.id: k for k, (members, _, _) in enumerate(fresh) for b in members}
         for p in sorted({p for c in control for p in c}):
             for earner, amount in income_sources(state, p, age):
-                paid.setdefault(index[earner.id], {})[p] = amount
-    out: list[DomainEconomy] = []
-    for k, members in enumerate(groups):
+                k = index.get(earner.id)
+                if k is not None:
+                    paid.setdefault(k, {})[p] = amount
+    for k, (members, head, contested) in enumerate(fresh):
         controllers = control[k]
         payers = paid.get(k, {})
         assert set(payers) <= set(controllers), f"{age.title}: income paid to {payers} outside {controllers}"
         value = max(payers.values(), default=0)
         cells = tuple(game_map.cell(i) for i in sorted(i for b in members for i in b.cells))  # reading order
-        out.append(DomainEconomy(age, members[0].origin, tuple(members), cells, controllers, heads[k], value,
-                                 contested[k], frozenset(b.id for b in members)))
+        out.append(DomainEconomy(age, members[0].origin, tuple(members), cells, controllers, head, value,
+                                 contested, frozenset(b.id for b in members)))
     return tuple(sorted(out, key=lambda d: (d.name.row, d.name.col)))
 
 
