@@ -44,6 +44,7 @@ from .catalogue import CATALOGUE
 from .clock import TurnClock
 from .community import Community
 from .course import Tip, tips_on
+from .exports import Exports, Progress
 from .games import Games, version_of
 from .herald import Herald
 from .info import Info, rules_reference
@@ -51,6 +52,7 @@ from .lessons import LessonReply, Lessons, LessonView
 from .lobby import AI_LEVELS, AI_NAMES, Lobby
 from .messages import (
     Answers,
+    Attachment,
     Caller,
     CancelButton,
     ConfirmButton,
@@ -64,11 +66,14 @@ from .messages import (
     PlayButton,
     Post,
     RematchButton,
+    ReplayButton,
+    ReplayView,
     Reply,
     SendLater,
 )
 from .moves import Moves
 from .panels import Panels
+from .replay import Replays
 from .seats import AISeats
 from .steps import SEP, Choice
 from .suggest import Suggestions
@@ -113,6 +118,8 @@ class Tiempo:
         self.panels = Panels(self.games, self.moves, render=render)
         self.turns = TurnClock(self.games, self.herald, self.moves, clock)
         self.tables = Tables(self.games)
+        self.replays = Replays(self.games, self.herald)
+        self.exports = Exports(self.replays, self.herald)
 
     @classmethod
     async def open(cls, database: str, outbox: Outbox, *, shared: bool = False, **options: Any) -> Tiempo:
@@ -309,6 +316,18 @@ class Tiempo:
         or an income round (marked given); None otherwise. The caller checks the game's ``tips_on``."""
         return await self.lessons.tip(user_id, events)
 
+    # -- replay and export (bot/service/replay.py, exports.py) --
+    async def replay(self, caller: Caller, game_id: int | None = None, step: int | None = None, *,
+                     hands: bool = False, public: bool = False) -> Reply:
+        """Step ``step`` of a game (0 the deal, then one per turn; None the newest) with its
+        ``ReplayView`` controls; every hand too with ``hands``, once the game is over."""
+        return await self.replays.show(caller, game_id, step, hands=hands, public=public)
+
+    async def export(self, caller: Caller, game_id: int | None = None, progress: Progress | None = None) -> Reply:
+        """A finished game's record, animation and web page as ``Reply.files``; ``progress(done, total)``
+        is awaited as the pictures are drawn."""
+        return await self.exports.export(caller, game_id, progress)
+
 
 __all__ = ["AI_LEVELS", "AI_NAMES", "CATALOGUE", "SEP", "Answers", "Caller",
            "CancelButton", "Choice", "ConfirmButton", "Control", "Disagreement", "HandButtons", "LobbyButtons",
@@ -318,3 +337,4 @@ __all__ = ["AI_LEVELS", "AI_NAMES", "CATALOGUE", "SEP", "Answers", "Caller",
 __all__ += ["AGE_NAMES", "BUILDING_NAMES", "RULE_TOPICS", "Chooser", "Storage", "TableState",
             "new_seed", "panel_pick", "parse_age"]
 __all__ += ["LessonReply", "LessonView", "Tip", "tips_on"]
+__all__ += ["Attachment", "Progress", "ReplayButton", "ReplayView"]

@@ -44,6 +44,44 @@ class PanelView:
 
 
 @dataclass(frozen=True)
+class ReplayButton:
+    """A stepping button of a replay: ``role`` (``first``, ``prev``, ``next``, ``last``), drawn as
+    ``emoji``, going to ``step`` (None: the newest step, whatever it is when pressed); ``disabled``
+    where it would go nowhere."""
+
+    role: str
+    emoji: str
+    step: int | None
+    disabled: bool
+
+
+@dataclass(frozen=True)
+class ReplayView:
+    """The controls of a replay of game ``game_id`` (bot/service/replay.py): it shows ``step`` of
+    ``0 .. last`` (0 is the deal, then one step per turn), with the hands when ``hands``. ``buttons``
+    step through it; ``rounds`` lists ``(round, its first step)`` for a select that jumps to a round
+    (``round`` is the round shown). Everything a click needs is in these numbers: the service reads the
+    game again from storage."""
+
+    game_id: int
+    step: int
+    last: int
+    hands: bool
+    round: int
+    buttons: tuple[ReplayButton, ...] = ()
+    rounds: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """A file sent with a reply (a game's record, its animation, its web page)."""
+
+    data: bytes
+    filename: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
 class Picture:
     """A picture of a post's gallery: the ``lead`` pictures are shown large, one after the other;
     the others together below them, smaller. ``description`` is its alternative text."""
@@ -153,9 +191,12 @@ class Post:
 
 @dataclass(frozen=True)
 class Reply(Post):
-    """The answer to the caller: private (ephemeral) unless ``public``."""
+    """The answer to the caller: private (ephemeral) unless ``public``. ``replay``: the controls of a
+    replay step; ``files``: attachments other than pictures."""
 
     public: bool = False
+    replay: ReplayView | None = None
+    files: tuple[Attachment, ...] = ()
 
 
 class SendLater(Exception):
