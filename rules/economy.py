@@ -41,6 +41,7 @@ from .events import (
 from .maps import Cell
 from .model import INCOME_ROUNDS, Age, Building, Family, GameState
 
+AGES = (Age.MIGHT, Age.FAITH, Age.REASON)  #: (iterating the enum itself is slow)
 #: R74, R75: the family whose top building controls a domain on Might and Faith
 CONTROLLING: dict[Age, Family] = {Age.MIGHT: Family.MILITARY, Age.FAITH: Family.RELIGIOUS}
 
@@ -210,7 +211,7 @@ def economy(state: GameState, *, since: tuple[GameState, Economy] | None = None)
     works out the economy after each of many actions on one position)."""
     per_age: list[tuple[DomainEconomy, ...]] = []
     by_age: list[list[int]] = [[0, 0, 0] for _ in state.players]
-    for age in Age:
+    for age in AGES:
         if since is not None and _same_board(since[0], state, age):
             found = since[1].domains[age]
         else:
@@ -220,7 +221,7 @@ def economy(state: GameState, *, since: tuple[GameState, Economy] | None = None)
             for p in d.controllers:
                 by_age[p][age] += d.value
     outlooks = tuple(
-        Outlook(i, (v[0], v[1], v[2]), tuple(a in p.pawns for a in Age))  # type: ignore[arg-type]
+        Outlook(i, (v[0], v[1], v[2]), (Age.MIGHT in p.pawns, Age.FAITH in p.pawns, Age.REASON in p.pawns))
         for i, (p, v) in enumerate(zip(state.players, by_age, strict=True))
     )
     upcoming = [r for r in INCOME_ROUNDS if r > state.round or (r == state.round and not state.finished)]
@@ -307,7 +308,7 @@ def economy_change(before: GameState, after: GameState, events: Sequence[Event] 
     was = known if known is not None else economy(before)
     now = economy(after, since=(before, was))
     shifts: list[DomainShift] = []
-    for age in Age:
+    for age in AGES:
         old, new = was.domains[age], now.domains[age]
         if old is new:
             continue
@@ -343,7 +344,7 @@ def _harms(was: Economy, now: Economy, events: Sequence[Event]) -> tuple[Harm, .
                 out.append(Harm(p, e.age, HarmKind.REMOVED, b))
         elif isinstance(e, (Downsized, ShadowReplaced)) and e.new.level < e.old.level and e.old.owner is not None:
             out.append(Harm(e.old.owner, e.age, HarmKind.DOWNSIZED, e.old, e.new))
-    for age in Age:
+    for age in AGES:
         if was.domains[age] is now.domains[age]:
             continue
         for o in was.domains[age]:
