@@ -18,7 +18,7 @@ from rules import Age, Cell, Kind
 
 from . import sprites
 from .layout import board_layout
-from .paint import _badge_text, _fit, _paste, _text, _wrap, board_base, draw_board
+from .paint import LegendItem, _badge_text, _fit, _paste, _text, _wrap, board_base, draw_board, economy_legend
 from .scene import BoardScene, Mark, Piece, Scene
 from .style import AGE_BAR, CARD, COIN_EDGE, INK, MUTED, PAGE, RULE, WIDTH, text_length
 
@@ -29,6 +29,8 @@ TEXT = 26  #: side column text (13 px when the card is shown at one half)
 TITLE = 34
 LINE_H = 38
 CUBE = 28
+LEGEND_TEXT = 19  #: the legend's words (about 9 px at one half: read when the card is opened)
+LEGEND_ROW = 28
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +144,7 @@ def _side(im: Image.Image, scene: Scene, board: BoardScene, heading: str | None,
                 _text(im, left, y, words, TEXT - 2, MUTED)
                 y += LINE_H - 6
             y += LINE_H - 6
+        _legend(im, scene, board.age, left, x1, room)
         _key(im, scene, left, x1, room)
         return
     if heading is not None:
@@ -164,7 +167,7 @@ def _side(im: Image.Image, scene: Scene, board: BoardScene, heading: str | None,
     y += 6
     d.line((left, y, x1 - 16, y), fill=RULE, width=2)
     y += 30
-    key_top = _key_top(im, scene)
+    key_top = _legend(im, scene, board.age, left, x1, room)
     listed = rows(scene, board, heading, last_turn, pick)
     room_rows = max(1, int((key_top - 10 - y) // LINE_H))
     shown = listed if len(listed) <= room_rows else listed[: room_rows - 1]
@@ -185,18 +188,58 @@ def _side(im: Image.Image, scene: Scene, board: BoardScene, heading: str | None,
     _key(im, scene, left, x1, room)
 
 
+def _legend_rows(age: Age, room: int) -> list[list[LegendItem]]:
+    rows: list[list[LegendItem]] = [[]]
+    x = 0
+    for sprite, words in economy_legend(age, 22, short=True):
+        w = sprite.width + 6 + round(text_length(words, LEGEND_TEXT)) + 14
+        if rows[-1] and x + w > room:
+            rows.append([])
+            x = 0
+        rows[-1].append((sprite, words))
+        x += w
+    return rows
+
+
+def _legend(im: Image.Image, scene: Scene, age: Age, left: int, x1: int, room: int) -> int:
+    """The marks of this Age's board explained (domain outlines, the controller's tag, printed hamlet,
+    ruin, cube), just above who is which colour. Returns the legend's top."""
+    rows = _legend_rows(age, room)
+    top = _key_top(im, scene) - len(rows) * LEGEND_ROW - 8
+    ImageDraw.Draw(im).line((left, top - 6, x1 - 16, top - 6), fill=RULE, width=2)
+    for r, items in enumerate(rows):
+        cy = top + 2 + r * LEGEND_ROW + LEGEND_ROW / 2
+        x: float = left
+        for sprite, words in items:
+            _paste(im, sprite, x, cy - sprite.height / 2)
+            x += sprite.width + 6
+            x += _text(im, x, cy, words, LEGEND_TEXT, MUTED) + 14
+    return top - 6
+
+
+def _key_columns(scene: Scene) -> int:
+    return 2 if len(scene.players) > 3 else 1
+
+
 def _key_top(im: Image.Image, scene: Scene) -> int:
-    return im.height - MARGIN - 16 - len(scene.players) * (LINE_H - 4)
+    lines = -(-len(scene.players) // _key_columns(scene))
+    return im.height - MARGIN - 16 - lines * (LINE_H - 4)
 
 
 def _key(im: Image.Image, scene: Scene, left: int, x1: int, room: int) -> None:
-    """Who is which colour, at the foot of the side column: the initials on the board read as names."""
+    """Who is which colour, at the foot of the side column (two columns for four or five players): the
+    initials on the board read as names."""
     key_top = _key_top(im, scene)
     ImageDraw.Draw(im).line((left, key_top - 8, x1 - 16, key_top - 8), fill=RULE, width=2)
+    columns = _key_columns(scene)
+    lines = -(-len(scene.players) // columns)
+    width = room // columns
     for i, pl in enumerate(scene.players):
-        cy = key_top + 10 + i * (LINE_H - 4) + (LINE_H - 4) / 2
-        _paste(im, sprites.cube(pl.colour, CUBE - 4), left, cy - (CUBE - 4) / 2 - 2)
-        _text(im, left + CUBE + 8, cy, _fit(pl.name, TEXT - 2, room - CUBE - 8), TEXT - 2, INK)
+        x = left + (i // lines) * width
+        cy = key_top + 10 + (i % lines) * (LINE_H - 4) + (LINE_H - 4) / 2
+        _paste(im, sprites.cube(pl.colour, CUBE - 4), x, cy - (CUBE - 4) / 2 - 2)
+        size = TEXT - 2 if columns == 1 else TEXT - 4
+        _text(im, x + CUBE + 8, cy, _fit(pl.name, size, width - CUBE - 12), size, INK)
 
 
 def _line(im: Image.Image, scene: Scene, x: float, cy: float, room: float, line: Line) -> None:

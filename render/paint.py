@@ -1,8 +1,10 @@
 """Drawing a ``Scene``: the static board layer (cached per map), the pieces, the panels, the PNG.
 
 Order on a board: terrain and grid (cached), printed hamlets and tiles, the outlines of removed
-buildings, the rings of a pending decision's cells, cubes (so that nothing hides an owner), the
-rings of what changed, then the badges, each where it covers no cube. Text is pasted from cached
+buildings, the rings of a pending decision's cells, the domains' outlines (on the cell edges, in the
+controller's colour), cubes (so that nothing hides an owner), the rings of what changed, then the
+badges, each where it covers no cube: first what changed, then each controlled domain's tag (the
+controller and the Ecus it would pay now), then the names of the cells offered for a choice. Text is pasted from cached
 label sprites, so a render is mostly ``paste`` calls.
 
 The picture is drawn in RGB and stored as a 256-colour PNG: every colour of the style, plus the
@@ -14,6 +16,7 @@ the PNG less than half the size and about 5x faster to encode than RGB, with no 
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
 
@@ -37,7 +40,7 @@ from .layout import (
     geometry,
     slot_boxes,
 )
-from .scene import BoardScene, Mark, Piece, PlayerScene, Scene
+from .scene import BoardScene, DomainMark, Mark, Piece, PlayerScene, Scene
 from .style import (
     ACTIVE_ROW,
     AGE_BAR,
@@ -207,6 +210,10 @@ def _overlaps(a: Box, b: Box) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
+def _overlap_area(a: Box, b: Box) -> int:
+    return max(0, min(a[2], b[2]) - max(a[0], b[0])) * max(0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
 class _Badges:
     """Places badges one by one at the first of their candidate positions that covers no cube, no
     population slot and no badge already placed (else at the first candidate), inside the board."""
@@ -216,22 +223,204 @@ class _Badges:
         self.top = gy - 6  # over the column letters' row by a few pixels at most
         self.left = gx - 6
         self.right = gx + lay.geo.grid_w + 6
+        self.bottom = gy + lay.geo.grid_h + 6
         self.taken = list(protected)
         self.placed: list[tuple[Image.Image, int, int]] = []
 
-    def add(self, sprite: Image.Image, candidates: list[tuple[float, float]]) -> None:
+    def add(self, sprite: Image.Image, candidates: list[tuple[float, float]], avoid: Sequence[Box] = (),
+            least: bool = False) -> None:
+        """Place ``sprite`` at the first candidate that covers nothing taken (nor ``avoid``); failing that,
+        at the first candidate, or (``least``: a domain's tag, also kept above the board's foot) at the one
+        that covers least."""
         boxes = []
         for x, y in candidates:
             xi = round(max(self.left, min(x, self.right - sprite.width)))
-            yi = round(max(self.top, y))
+            yi = round(max(self.top, min(y, self.bottom - sprite.height) if least else y))
             boxes.append((xi, yi, xi + sprite.width, yi + sprite.height))
-        box = next((b for b in boxes if not any(_overlaps(b, t) for t in self.taken)), boxes[0])
+        # only what lies where a candidate may go needs checking
+        span = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+        near = [t for t in (*self.taken, *avoid) if _overlaps(span, t)]
+        box = next((b for b in boxes if not any(_overlaps(b, t) for t in near)), None)
+        if box is None:
+            box = min(boxes, key=lambda b: sum(_overlap_area(b, t) for t in near)) if least else boxes[0]
         self.taken.append(box)
         self.placed.append((sprite, box[0], box[1]))
 
     def paste(self, im: Image.Image) -> None:
         for sprite, x, y in self.placed:
             _paste(im, sprite, x, y)
+
+
+#: a controlled domain's outline, just outside its cells (a tile is inset, so none is covered): the dark
+#: edge reaches this far out and in, the controller's colour this far out (px at 48 px cells)
+EDGE_OUT, EDGE_IN, CORE_OUT = 7, 2, 5
+#: a domain without a controller: a dashed line this wide, dashes and gaps this long
+DASH_W, DASH, GAP = 3, 9, 7
+#: a domain's tag, px high at 48 px cells
+TAG_H = 40
+
+Segment = tuple[int, int, int, int]
+
+
+def _edges(lay: Layout, age: Age, cells: tuple[Cell, ...]) -> list[Segment]:
+    """The outer edges of a set of cells, as pixel segments on the grid lines."""
+    gx, gy = lay.grid_origin(age)
+    c = lay.geo.cell
+    at = {(x.col, x.row) for x in cells}
+    out: list[Segment] = []
+    for cell in cells:
+        x, y, col, row = gx + cell.col * c, gy + cell.row * c, cell.col, cell.row
+        if (col, row - 1) not in at:
+            out.append((x, y, x + c, y))
+        if (col, row + 1) not in at:
+            out.append((x, y + c, x + c, y + c))
+        if (col - 1, row) not in at:
+            out.append((x, y, x, y + c))
+        if (col + 1, row) not in at:
+            out.append((x + c, y, x + c, y + c))
+    return out
+
+
+def _band(lay: Layout, age: Age, cells: tuple[Cell, ...], out: int, inside: int) -> list[Box]:
+    """Rectangles that make a band along the outer edges of ``cells``, from ``out`` px outside the cells
+    to ``inside`` px inside them (``inside`` may be negative), with the outer corners filled. Edges in
+    one line are joined (fewer rectangles to draw)."""
+    gx, gy = lay.grid_origin(age)
+    c = lay.geo.cell
+    at = {(x.col, x.row) for x in cells}
+    runs: dict[tuple[str, int], list[int]] = {}  # ("up"|"down", row) -> columns; ("left"|"right", col) -> rows
+    for col, row in at:
+        if (col, row - 1) not in at:
+            runs.setdefault(("up", row), []).append(col)
+        if (col, row + 1) not in at:
+            runs.setdefault(("down", row), []).append(col)
+        if (col - 1, row) not in at:
+            runs.setdefault(("left", col), []).append(row)
+        if (col + 1, row) not in at:
+            runs.setdefault(("right", col), []).append(row)
+    rects: list[Box] = []
+    for (side, line), spots in runs.items():
+        spots.sort()
+        first = prev = spots[0]
+        for v in [*spots[1:], None]:
+            if v is not None and v == prev + 1:
+                prev = v
+                continue
+            # a run of edges from ``first`` to ``prev``, reaching round an outer corner at either end (at an
+            # inner corner the band of the other side meets it)
+            horizontal = side in ("up", "down")
+            before = (first - 1, line) if horizontal else (line, first - 1)
+            after = (prev + 1, line) if horizontal else (line, prev + 1)
+            a = first * c - (out if before not in at else 0)
+            b = (prev + 1) * c - 1 + (out if after not in at else 0)
+            if side == "up":
+                y = gy + line * c
+                rects.append((gx + a, y - out, gx + b, y + inside - 1))
+            elif side == "down":
+                y = gy + (line + 1) * c
+                rects.append((gx + a, y - inside, gx + b, y + out - 1))
+            elif side == "left":
+                x = gx + line * c
+                rects.append((x - out, gy + a, x + inside - 1, gy + b))
+            else:
+                x = gx + (line + 1) * c
+                rects.append((x - inside, gy + a, x + out - 1, gy + b))
+            if v is not None:
+                first = prev = v
+    return rects
+
+
+def _thick(d: ImageDraw.ImageDraw, seg: Segment, width: int, fill: RGB) -> None:
+    x0, y0, x1, y1 = seg
+    h0, h1 = width // 2, width - width // 2 - 1
+    d.rectangle((x0 - h0, y0 - h0, x1 + h1, y1 + h1), fill=fill)
+
+
+def draw_domains(im: Image.Image, lay: Layout, board: BoardScene, colours: list[Colour]) -> None:
+    """Each domain's outline around its cells (R40), just outside them so that no tile is covered: in
+    its controller's colour inside a dark edge; dark when tied controllers share it (Reason, A34);
+    dashed when no one controls a domain of several buildings (a lone building without controller is
+    left plain)."""
+    d = ImageDraw.Draw(im)
+    k = lay.geo.cell / style.CELL
+    edge_out, edge_in, core_out = round(EDGE_OUT * k), max(1, round(EDGE_IN * k)), max(2, round(CORE_OUT * k))
+    solid = [dom for dom in board.domains if dom.controllers]
+    for dom in solid:
+        for box in _band(lay, board.age, dom.cells, edge_out, edge_in):
+            d.rectangle(box, fill=style.DOMAIN_EDGE)
+    for dom in solid:
+        if len(dom.controllers) == 1:
+            fill = style.PLAYER[colours[dom.controllers[0]]]
+            for box in _band(lay, board.age, dom.cells, core_out, 0):
+                d.rectangle(box, fill=fill)
+    dash, gap, width = max(4, round(DASH * k)), max(3, round(GAP * k)), max(2, round(DASH_W * k))
+    for dom in board.domains:
+        if dom.controllers or dom.buildings < 2:
+            continue
+        for x0, y0, x1, y1 in _edges(lay, board.age, dom.cells):
+            length = max(x1 - x0, y1 - y0)
+            for a in range(gap // 2, length, dash + gap):
+                b = min(length, a + dash)
+                seg = (x0 + a, y0, x0 + b, y0) if y0 == y1 else (x0, y0 + a, x0, y0 + b)
+                _thick(d, seg, width, style.DOMAIN_NONE)
+
+
+def _tag_spots(lay: Layout, age: Age, dom: DomainMark, tag: Image.Image, owner: dict[tuple[int, int], int],
+               k: int) -> list[tuple[float, float]]:
+    """Where the tag of the domain ``k`` may go: just above the top edge of its cells in reading order
+    (the cell above is empty: no other domain touches this one), then just below their bottom edge, then
+    beside them; those that come near another domain's cells (``owner``: cell -> domain) last. The
+    first that covers nothing is taken, else the one that covers least."""
+    at = {(x.col, x.row) for x in dom.cells}
+    top: list[tuple[float, float]] = []
+    bottom: list[tuple[float, float]] = []
+    sides: list[tuple[float, float]] = []
+    for cell in dom.cells[:10]:  # (reading order: the tag goes near the top)
+        x0, y0, x1, y1 = lay.cell_box(age, cell)
+        if (cell.col, cell.row - 1) not in at:
+            top += [(x0 - 2, y0 - tag.height + 4), (x1 - tag.width + 2, y0 - tag.height + 4)]
+        if (cell.col, cell.row + 1) not in at:
+            bottom += [(x0 - 2, y1 - 4), (x1 - tag.width + 2, y1 - 4)]
+        if (cell.col - 1, cell.row) not in at:
+            sides.append((x0 - tag.width + 4, y0 + 4))
+        if (cell.col + 1, cell.row) not in at:
+            sides.append((x1 - 4, y0 + 4))
+    gx, gy = lay.grid_origin(age)
+    c = lay.geo.cell
+    margin = c // 5
+
+    w, h = tag.width + margin, tag.height + margin
+    clear: list[tuple[float, float]] = []
+    near: list[tuple[float, float]] = []
+    for spot in top + bottom + sides:
+        x, y = spot[0] - margin - gx, spot[1] - margin - gy
+        cols = range(int(x // c), int((x + w + margin) // c) + 1)
+        rows = range(int(y // c), int((y + h + margin) // c) + 1)
+        (near if any(owner.get((col, row), k) != k for col in cols for row in rows) else clear).append(spot)
+    return clear + near
+
+
+def _name_band(lay: Layout, age: Age, p: Piece) -> Box:
+    """The strip at the foot of a 2x2 or 3x3 tile with its name (and RUIN or RENOVATED band)."""
+    x0, _, x1, y1 = lay.footprint_box(age, p.origin, p.level)
+    return (x0 + 4, y1 - lay.geo.cell * 2 // 5, x1 - 4, y1 - 2)
+
+
+def _ring_foot(lay: Layout, age: Age, p: Piece) -> Box:
+    """The foot of a changed building's ring (its badge sits at the top)."""
+    x0, _, x1, y1 = lay.footprint_box(age, p.origin, p.level)
+    return (x0 - 2, y1 - 6, x1 + 2, y1 + 3)
+
+
+def _inner(lay: Layout, age: Age, p: Piece) -> Box:
+    """The middle of a 1x1 tile (a tag covering it would hide the tile)."""
+    x0, y0, x1, y1 = lay.footprint_box(age, p.origin, p.level)
+    return (x0 + 10, y0 + 10, x1 - 10, y1 - 10)
+
+
+def domain_tag(dom: DomainMark, colours: list[Colour], cell: int) -> Image.Image:
+    return sprites.domain_tag(tuple(colours[p] for p in dom.controllers), dom.value,
+                              max(18, round(TAG_H * cell / style.CELL)))
 
 
 def draw_board(im: Image.Image, lay: Layout, board: BoardScene, scene: Scene) -> None:
@@ -262,6 +451,7 @@ def draw_board(im: Image.Image, lay: Layout, board: BoardScene, scene: Scene) ->
     for c in board.choices:  # under the cubes too
         x0, y0, _, _ = lay.cell_box(age, c)
         _paste(im, sprites.choice(cell), x0, y0)
+    draw_domains(im, lay, board, colours)
     for p in board.pieces:
         _draw_cubes(im, lay, age, p, colours)
     for p in board.pieces:
@@ -280,6 +470,16 @@ def draw_board(im: Image.Image, lay: Layout, board: BoardScene, scene: Scene) ->
             badges.add(b, [(mid, y0 - b.height / 2), (mid, y1 - b.height / 2), (x0 - 4, (y0 + y1 - b.height) / 2)])
         else:
             badges.add(b, [(mid, y1 - b.height + 3), (mid, y0 - b.height / 2)])
+    # then each domain's tag, clear of a tile's name, a change's ring and the cells offered for a choice
+    # (a lone building worth nothing has none: its cube says who holds it)
+    names = [_name_band(lay, age, p) if p.level >= 2 else _inner(lay, age, p) for p in board.pieces]
+    names += [_ring_foot(lay, age, p) for p in board.pieces if p.mark is not None]
+    names += [lay.cell_box(age, c) for c in board.choices]
+    owner = {(x.col, x.row): k for k, dom in enumerate(board.domains) for x in dom.cells}
+    for k, dom in enumerate(board.domains):
+        if dom.controllers and (dom.value or dom.buildings > 1):
+            tag = domain_tag(dom, colours, cell)
+            badges.add(tag, _tag_spots(lay, age, dom, tag, owner, k), names, least=True)
     for c in board.choices:  # the cell name inside the cell, clear of cubes
         x0, y0, x1, y1 = lay.cell_box(age, c)
         b = sprites.badge(str(c), "choice", size=13)
@@ -423,6 +623,7 @@ def _legend_items(full: bool) -> list[list[LegendItem]]:
         (sprites.tile(Kind.KEEP, 22, "renovated"), "Renovated"),
         (sprites.cube(Colour.RED, 22), "Owner (M, F) / population (R)"),
     ]
+    economy = economy_legend(None)
     changes: list[LegendItem] = [
         (sprites.badge("NEW", "new"), "built"),
         (sprites.badge("UP", "new"), "upgraded"),
@@ -433,7 +634,36 @@ def _legend_items(full: bool) -> list[list[LegendItem]]:
         (sprites.pawn(Colour.GREEN, True), "travelled"),
         (sprites.badge("C4", "choice", size=13), "a choice to make"),
     ]
-    return [terrain, pieces, changes] if full else [terrain, changes]
+    if full:
+        return [terrain, pieces, economy, changes]
+    return [terrain, economy, [pieces[0], pieces[2], pieces[4]], changes]
+
+
+def economy_legend(age: Age | None, size: int = 26, short: bool = False) -> list[LegendItem]:
+    """The marks of the economy (R40, R74–R76), and on one Age's card the pieces a reader must tell
+    apart there: a domain's outline in its controller's colour, a domain no one controls, the tag with
+    the controller and the Ecus the domain would pay now; with ``age``, also the printed hamlet, the
+    ruin (Reason) and what a cube means on that board."""
+    if short:
+        who = "majority" if age is Age.REASON else "controller"
+        words = ("domain (dark: tied)" if age is Age.REASON else "domain", "no controller", f"{who}, Ecus now")
+    else:
+        words = ("Domain, in its controller's colour (dark when tied)", "Domain no one controls",
+                 "Controller (on Reason the cube majority) and the Ecus it pays now")
+    out: list[LegendItem] = [
+        (sprites.domain_sample(Colour.RED, size), words[0]),
+        (sprites.domain_sample(None, size), words[1]),
+        (sprites.domain_tag((Colour.RED,), 3, size + 4), words[2]),
+    ]
+    if age is None:
+        return out
+    out.append((sprites.printed_hamlet(size + 4), "printed hamlet"))
+    if age is Age.REASON:
+        out.append((sprites.tile(Kind.KEEP, (size + 4) // 2, "ruin"), "ruin"))
+        out.append((sprites.cube(Colour.RED, size - 6), "population"))
+    else:
+        out.append((sprites.cube(Colour.RED, size - 6), "owner"))
+    return out
 
 
 def _flow(groups: list[list[LegendItem]], width: int) -> list[list[LegendItem]]:

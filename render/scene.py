@@ -8,6 +8,9 @@ what the scene does not hold.
 
 The events of the last turn (``rules.events``) become ``Change`` marks: what is new, upgraded,
 downsized, populated, renovated, and what was removed.
+
+The economy (domains, who controls each and what it would pay now) is public; it is taken from the
+engine's read-only query ``rules.economy`` as it stands, never worked out here.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from rules import (
     GameState,
     Kind,
     describe_decision,
+    economy,
 )
 from rules.events import (
     Built,
@@ -97,12 +101,28 @@ class Ghost:
 
 
 @dataclass(frozen=True, slots=True)
+class DomainMark:
+    """A domain as ``rules.economy`` gives it (R40, R74–R76): the cells it covers, its name cell, the
+    seats that control it (none, one, or several tied on Reason) and what it would pay each of them
+    now. ``contested``: two tied top buildings wait on a decision (no controller yet)."""
+
+    name: Cell
+    cells: tuple[Cell, ...]  # reading order
+    buildings: int
+    controllers: tuple[int, ...]
+    value: int
+    contested: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class BoardScene:
     age: Age
     pieces: tuple[Piece, ...]
     ghosts: tuple[Ghost, ...]
     #: the cells a pending decision on this board offers
     choices: tuple[Cell, ...]
+    #: the board's domains with their controllers and values, in reading order of their names
+    domains: tuple[DomainMark, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +199,7 @@ def make_scene(state: GameState, viewer: int | None = None, events: Sequence[Eve
             moved.add((ev.player, ev.pawn))
 
     decision = state.pending.decision if state.pending is not None else None
+    worth = economy(state)
     boards: list[BoardScene] = []
     for board in state.boards:
         age = board.age
@@ -198,7 +219,9 @@ def make_scene(state: GameState, viewer: int | None = None, events: Sequence[Eve
             for b in board.sorted_buildings(state.map)
         )
         choices = decision.options if decision is not None and decision.age is age else ()
-        boards.append(BoardScene(age, pieces, _dedupe(ghosts[age]), tuple(choices)))
+        doms = tuple(DomainMark(d.name, d.cells, len(d.buildings), d.controllers, d.value, d.contested)
+                     for d in worth.domains[age])
+        boards.append(BoardScene(age, pieces, _dedupe(ghosts[age]), tuple(choices), doms))
 
     finished = state.finished
     players = tuple(

@@ -18,7 +18,10 @@ from rules import Colour, Family, Kind, Terrain
 from .layout import PAWN_H, PAWN_W, Geometry, scale, slot_boxes
 from .style import (
     CHOICE,
+    COIN_TEXT,
     CUBE_EDGE,
+    DOMAIN_EDGE,
+    DOMAIN_NONE,
     FAMILY,
     FONT_LOCK,
     GONE,
@@ -387,6 +390,47 @@ def badge(text: str, kind: str, size: int = 14) -> Image.Image:
     out = _reduce(im)
     _paste_centered(out, t, w / 2, h / 2)
     return out
+
+
+@lru_cache(maxsize=256)
+def domain_tag(colours: tuple[Colour, ...], value: int, height: int = 40) -> Image.Image:
+    """A domain's tag: a square in each controller's colour with their initial, then the Ecus the domain
+    would pay now, in gold on dark (a dark pill with no square: no controller)."""
+    number = label(str(value), round(height * 0.74), COIN_TEXT, bold=True)
+    seg = height - 4
+    w = 2 + len(colours) * seg + number.width + 16
+    im, d = _canvas(w, height)
+    s = SS
+    d.rounded_rectangle((0, 0, w * s - 1, height * s - 1), radius=7 * s, fill=_a(CUBE_EDGE))
+    for i, c in enumerate(colours):
+        x0 = (2 + i * seg) * s
+        box = (x0, 2 * s, x0 + seg * s - (s if i < len(colours) - 1 else 0) - 1, (height - 2) * s - 1)
+        d.rounded_rectangle(box, radius=5 * s, fill=_a(PLAYER[c]))
+    out = _reduce(im)
+    for i, c in enumerate(colours):
+        _paste_centered(out, label(c.letter, round(seg * 0.72), PLAYER_TEXT[c], bold=True), 2 + i * seg + seg / 2,
+                        height / 2)
+    _paste_centered(out, number, w - 8 - number.width / 2, height / 2)
+    return out
+
+
+@lru_cache(maxsize=8)
+def domain_sample(colour: Colour | None, size: int = 26) -> Image.Image:
+    """The legend's sample of a domain's outline: a square edged in ``colour`` inside a dark edge, or
+    dashed grey (``None``: no controller)."""
+    im, d = _canvas(size, size)
+    s = SS
+    if colour is not None:
+        d.rectangle((0, 0, size * s - 1, size * s - 1), outline=_a(DOMAIN_EDGE), width=7 * s)
+        d.rectangle((2 * s, 2 * s, (size - 2) * s - 1, (size - 2) * s - 1), outline=_a(PLAYER[colour]), width=3 * s)
+    else:
+        step = size * s / 4
+        for i in range(4):
+            a, b = round(i * step + step * 0.15), round(i * step + step * 0.75)
+            for box in ((a, 0, b, 3 * s), (a, size * s - 3 * s, b, size * s - 1), (0, a, 3 * s, b),
+                        (size * s - 3 * s, a, size * s - 1, b)):
+                d.rectangle(box, fill=_a(DOMAIN_NONE))
+    return _reduce(im)
 
 
 RING_OUT = 2  #: a ring reaches this far outside the footprint (into the gap between tiles)

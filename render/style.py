@@ -109,6 +109,10 @@ CHOICE: RGB = (0, 190, 220)  # cyan: the cells a pending decision offers
 ACTIVE_ROW: RGB = (255, 236, 170)
 COIN: RGB = (236, 180, 30)
 COIN_EDGE: RGB = (150, 100, 0)
+COIN_TEXT: RGB = (255, 206, 60)  # a domain's value, gold on dark
+#: a domain's outline: the controller's colour (``PLAYER``) inside a dark edge; dashed without controller
+DOMAIN_EDGE: RGB = (25, 22, 20)
+DOMAIN_NONE: RGB = (92, 84, 72)
 
 # -- font -----------------------------------------------------------------------------------------
 

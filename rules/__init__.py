@@ -9,6 +9,7 @@ this package imports them (``tests/test_layout.py`` checks). ::
     state, events = apply(state, action)                       # or raises RuleError
     legal_actions(state)                                       # every action apply accepts
     placements(state, player, Kind.KEEP, Age.MIGHT)            # quick, for autocompletion
+    economy(state); economy_change(before, after, events)     # domains, control, income outlook
     default_payment(state, player, age, need, extra)           # the sensible cards and pawns
     to_json(state) / from_json(text)                           # lossless, versioned
     view_for(state, viewer)                                    # what one player may see
@@ -39,6 +40,19 @@ from .actions import (
     Upgrade,
 )
 from .domains import domains, violation
+from .economy import (
+    DomainEconomy,
+    DomainShift,
+    Economy,
+    EconomyChange,
+    Harm,
+    HarmKind,
+    Outlook,
+    action_economy,
+    economy,
+    economy_change,
+    outlook,
+)
 from .engine import apply, describe_decision, income, income_sources, new_game, pool, surcharge, with_article
 from .errors import NotationError, RuleError
 from .events import Event
@@ -104,16 +118,23 @@ __all__ = [
     "Decision",
     "DecisionKind",
     "Demolish",
+    "DomainEconomy",
+    "DomainShift",
+    "Economy",
+    "EconomyChange",
     "EndTurn",
     "Event",
     "Exchange",
     "Family",
     "GameMap",
     "GameState",
+    "Harm",
+    "HarmKind",
     "Kind",
     "MapError",
     "NotationError",
     "Options",
+    "Outlook",
     "Payment",
     "Player",
     "Populate",
@@ -124,6 +145,7 @@ __all__ = [
     "Travel",
     "Upgrade",
     "View",
+    "action_economy",
     "action_from_dict",
     "action_to_dict",
     "apply",
@@ -132,6 +154,8 @@ __all__ = [
     "default_payment",
     "describe_decision",
     "domains",
+    "economy",
+    "economy_change",
     "event_to_dict",
     "events",
     "format_action",
@@ -145,6 +169,7 @@ __all__ = [
     "legal_actions",
     "load_map",
     "new_game",
+    "outlook",
     "parse_action",
     "parse_map",
     "parse_position",

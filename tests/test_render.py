@@ -25,7 +25,7 @@ import render
 from render import board_picture, game_picture, make_scene, paint, sprites, style
 from render.demo import demo_map, late_game
 from render.layout import Layout, cube_box, geometry, slot_boxes
-from render.scene import Mark, Scene
+from render.scene import BoardScene, DomainMark, Mark, Scene
 from rules import (
     CUBES_PER_PLAYER,
     INITIAL_STOCK,
@@ -40,6 +40,7 @@ from rules import (
     Options,
     apply,
     default_payment,
+    economy,
     legal_actions,
     new_game,
     plain_map,
@@ -268,11 +269,80 @@ def check_pixels(png: bytes, scene: Scene, age: Age | None = None) -> list[str]:
         box = lay.pawn_box(a, k)
         if any(_share(im, box, style.PLAYER[c], 20) > 0.12 for c in colours if c is not Colour.WHITE):
             problems.append(f"a pawn too many on {a.title}")
+        problems += _domain_problems(im, lay, board, colours)
     return problems
+
+
+def _domain_problems(im: Image.Image, lay: Layout, board: BoardScene, colours: list[Colour]) -> list[str]:
+    """A domain with one controller is outlined in their colour just outside its cells: most of its outer
+    edges show that colour (a tag or a neighbour's corner may cover a few)."""
+    out: list[str] = []
+    c = lay.geo.cell
+    near, far = max(1, round(2 * c / 48)), max(2, round(4 * c / 48))
+    gx, gy = lay.grid_origin(board.age)
+    for dom in board.domains:
+        if len(dom.controllers) != 1:
+            continue
+        at = {(x.col, x.row) for x in dom.cells}
+        bands = []
+        for cell in dom.cells:
+            x, y = gx + cell.col * c, gy + cell.row * c
+            m = c // 4
+            if (cell.col, cell.row - 1) not in at:
+                bands.append((x + m, y - far, x + c - m, y - near))
+            if (cell.col, cell.row + 1) not in at:
+                bands.append((x + m, y + c + near, x + c - m, y + c + far))
+            if (cell.col - 1, cell.row) not in at:
+                bands.append((x - far, y + m, x - near, y + c - m))
+            if (cell.col + 1, cell.row) not in at:
+                bands.append((x + c + near, y + m, x + c + far, y + c - m))
+        colour = style.PLAYER[colours[dom.controllers[0]]]
+        shown = sum(_share(im, b, colour, 30) > 0.6 for b in bands)
+        if shown < len(bands) * 0.6:
+            out.append(f"outline of the {board.age.title} domain of {dom.name} ({colours[dom.controllers[0]].value}): "
+                       f"{shown} of {len(bands)} edges")
+    return out
 
 
 def _scene(state: GameState, viewer: int | None = None, events: Sequence[Event] = ()) -> Scene:
     return make_scene(state, viewer, events)
+
+
+def test_r40_r74_r76_the_scene_draws_the_domains_the_economy_query_gives() -> None:
+    """The picture only draws what ``rules.economy`` says: every domain of every Age with its
+    controllers and value (R40, R74–R76); the late game has controlled domains on every Age, a tie-free
+    Reason majority and a domain no one controls."""
+    state, events = late_game()
+    scene = _scene(state, None, events)
+    worth = economy(state)
+    for board in scene.boards:
+        assert board.domains == tuple(
+            DomainMark(d.name, d.cells, len(d.buildings), d.controllers, d.value, d.contested)
+            for d in worth.domains[board.age])
+        assert any(d.controllers for d in board.domains)
+        assert any(not d.controllers and d.buildings > 1 for d in board.domains)
+    might = {str(d.name): (d.controllers, d.value) for d in scene.boards[Age.MIGHT].domains if d.controllers}
+    assert might["A1"] == ((0,), 3) and might["E8"] == ((4,), 5)  # Rosa's Castle; Yusuf's Watchtower G8
+
+
+def test_every_controlled_domain_is_outlined_and_tagged_with_its_value() -> None:
+    """Each controlled domain's outline is in its controller's colour, and each has a tag whose value is
+    written in gold (the check fails when the marks are left out)."""
+    state, events = late_game()
+    scene = _scene(state, None, events)
+    png = render.age_card(state, Age.MIGHT, None, events)
+    im = _rgb(png)
+    lay = render.card.board_layout(scene.map, Age.MIGHT, len(scene.players), 0, 0)
+    shift = render.card.MARGIN - lay.board_top(Age.MIGHT)  # the card's board sits under its margin
+    lay = replace(lay, board_y=(lay.board_top(Age.MIGHT) + shift, None, None))
+    colours = [p.colour for p in scene.players]
+    assert _domain_problems(im, lay, scene.boards[Age.MIGHT], colours) == []
+    gold = _share(im, (0, 0, render.card.WIDTH, im.height), style.COIN_TEXT, 12)
+    plain = replace(scene, boards=(replace(scene.boards[0], domains=()), scene.boards[1], scene.boards[2]))
+    bare = render.card.paint_card(plain, Age.MIGHT)
+    assert _domain_problems(bare, lay, plain.boards[Age.MIGHT], colours) == []  # nothing to outline
+    assert _domain_problems(bare, lay, scene.boards[Age.MIGHT], colours) != []  # the check sees them missing
+    assert gold > 2 * _share(bare, (0, 0, render.card.WIDTH, bare.height), style.COIN_TEXT, 12)
 
 
 def test_every_piece_of_the_late_game_is_drawn() -> None:
