@@ -90,20 +90,23 @@ def test_input_that_is_not_a_command_says_why() -> None:
         parse_line("hand please")
 
 
-def test_the_console_speaks_the_words_and_options_of_the_slash_commands() -> None:
-    from bot.discord import TiempoGroup
+def test_the_console_is_built_from_the_command_catalogue() -> None:
+    """Every catalogue command but the lobby's (``--seats`` sets the table) is a console command with
+    the catalogue's summary, options in order, required ones and example; the console adds only its
+    words for Discord's buttons."""
+    from bot.console.commands import LOBBY
+    from bot.service import CATALOGUE
 
-    lobby = {"new", "join", "leave", "start", "cancel", "addbot"}
-    group = TiempoGroup()
-    for cmd in group.commands:
-        if cmd.name in lobby:
-            continue
-        assert cmd.name in console.COMMANDS, cmd.name
-        ours = [o.name for o in console.COMMANDS[cmd.name].options]
-        theirs = [p.name for p in cmd.parameters]  # type: ignore[union-attr]
-        assert ours == theirs, (cmd.name, ours, theirs)
-        required = [p.name for p in cmd.parameters if p.required]  # type: ignore[union-attr]
-        assert [o.name for o in console.COMMANDS[cmd.name].options if o.required] == required, cmd.name
+    ours = {w: c for w, c in console.COMMANDS.items() if c.entry is not None}
+    assert list(ours) == [w for w in CATALOGUE if w not in LOBBY]
+    for word, command in ours.items():
+        entry = CATALOGUE[word]
+        assert command.entry is entry and command.summary == entry.summary and command.plays == entry.plays
+        assert [(o.name, o.required, o.service_key) for o in command.options] == \
+            [(o.name, o.required, o.service_key) for o in entry.options], word
+        assert command.example in entry.examples, word
+    assert set(console.COMMANDS) - set(ours) == {"play", "pick", "ok", "back", "menu", "yes", "rematch", "help",
+                                                 "quit"}
 
 
 def test_seats_and_the_words_at_the_terminal_and_on_discord() -> None:
@@ -125,10 +128,10 @@ def test_seats_and_the_words_at_the_terminal_and_on_discord() -> None:
 
 def test_every_command_has_a_handler() -> None:
     """The dispatch is a table from a command's word to its handler: none is left out, none is extra."""
-    from bot.console.handlers import HANDLERS, LOCAL, OWN, SLASH
+    from bot.console.handlers import ANYWHERE, HANDLERS, LOCAL, OWN, SLASH
 
-    assert set(HANDLERS) | set(LOCAL) == set(console.COMMANDS)
-    assert not set(HANDLERS) & set(LOCAL) and not set(SLASH) & set(OWN)
+    assert set(HANDLERS) | set(LOCAL) | ANYWHERE == set(console.COMMANDS)
+    assert not set(HANDLERS) & set(LOCAL) and not set(SLASH) & set(OWN) and not ANYWHERE & set(HANDLERS)
     assert {c.word for c in console.COMMANDS.values() if c.plays} <= set(SLASH)
 
 

@@ -13,7 +13,9 @@ import pytest
 from discord import app_commands
 
 from bot.discord import DYNAMIC_ITEMS, MAX_TEXT, ChannelOutbox, TiempoGroup, markdown
+from bot.discord.commands import PATHS
 from bot.discord.items import TiempoButton, TiempoSelect, items_of
+from bot.discord.sending import DISCORD
 from bot.service import (
     CATALOGUE,
     Answers,
@@ -23,20 +25,23 @@ from bot.service import (
     LobbyButtons,
     PanelControls,
     PanelView,
+    Person,
     PlayButton,
     Post,
     RematchButton,
 )
-from bot.words import Mention, Name, say, text
+from bot.words import Command, Mention, Name, say, text
 
 OPTION_TYPES = {str: discord.AppCommandOptionType.string, int: discord.AppCommandOptionType.integer,
-                bool: discord.AppCommandOptionType.boolean}
+                bool: discord.AppCommandOptionType.boolean, Person: discord.AppCommandOptionType.user}
 
 
 def _commands() -> dict[str, app_commands.Command[Any, ..., Any]]:
     group = TiempoGroup()
     out = {}
-    for command in group.commands:
+    for command in group.walk_commands():
+        if isinstance(command, app_commands.Group):
+            continue
         assert isinstance(command, app_commands.Command)
         out[command.name] = command
     return out
@@ -44,7 +49,7 @@ def _commands() -> dict[str, app_commands.Command[Any, ..., Any]]:
 
 def test_the_tiempo_group_has_the_catalogue_s_commands_and_options() -> None:
     commands = _commands()
-    assert list(commands) == list(CATALOGUE)
+    assert sorted(commands) == sorted(CATALOGUE)
     for word, command in commands.items():
         entry = CATALOGUE[word]
         assert command.description == entry.summary, word
@@ -61,6 +66,21 @@ def test_the_tiempo_group_has_the_catalogue_s_commands_and_options() -> None:
                 assert param.default == option.default, where
 
 
+def test_a_command_in_a_subgroup_is_named_by_its_path_in_every_sentence() -> None:
+    nested = {c.name: c.qualified_name.removeprefix("tiempo ") for c in TiempoGroup().walk_commands()
+              if isinstance(c, app_commands.Command) and c.parent is not None and c.parent.parent is not None}
+    assert nested == PATHS == DISCORD.paths
+    assert markdown(say("See {profile}.", profile=Command("profile", "player:"))) == \
+        "See `/tiempo stats profile player:`."
+
+
+def test_tiempo_is_offered_in_direct_messages_and_to_a_user_install() -> None:
+    group = TiempoGroup()
+    assert group.allowed_contexts is not None and group.allowed_contexts.dm_channel
+    assert group.allowed_installs is not None and group.allowed_installs.user
+    assert {w for w, e in CATALOGUE.items() if e.anywhere} == {"games", "profile", "learn"}
+
+
 def test_the_catalogue_reads_as_a_console_would_need_it() -> None:
     build = CATALOGUE["build"]
     assert build.usage == "build kind cell [age] [pay]"
@@ -71,7 +91,7 @@ def test_the_catalogue_reads_as_a_console_would_need_it() -> None:
 
 
 SAMPLES: dict[str, Any] = {"game": 12, "version": "12-3fa9c2", "cell": "E4", "path": ("build", "KEEP", "M"),
-                           "notation": "T1>F"}
+                           "notation": "T1>F", "lesson": "junction", "stage": 1}
 
 
 @pytest.mark.parametrize("item", DYNAMIC_ITEMS, ids=lambda item: item.__name__)
@@ -88,7 +108,10 @@ def test_every_persistent_item_reads_back_the_id_it_writes(item: type[TiempoButt
     "tiempo:hand:3", "tiempo:board:3", "tiempo:choose:3:12-3fa9c2:E4", "tiempo:choose:3:12:E4", "tiempo:lobby:3:join",
     "tiempo:lobby:3:leave", "tiempo:lobby:3:start", "tiempo:rematch:3", "tiempo:play:3", "tiempo:sure:3:12-3fa9c2:T1>F",
     "tiempo:cancel:3", "tiempo:pick:3:12-3fa9c2:build.KEEP.M", "tiempo:ok:3:12-3fa9c2:build.KEEP.M.a00.C4",
-    "tiempo:back:3:12-3fa9c2:build", "tiempo:go:3:12-3fa9c2:", "tiempo:look:3:12-3fa9c2:", "tiempo:undo:3:12-3fa9c2:"])
+    "tiempo:back:3:12-3fa9c2:build", "tiempo:go:3:12-3fa9c2:", "tiempo:look:3:12-3fa9c2:", "tiempo:undo:3:12-3fa9c2:",
+    "tiempo:learn", "tiempo:learn:ripples", "tiempo:learn-go", "tiempo:learn:ripples:0:",
+    "tiempo:learn:ripples:1:build.KEEP",
+    "tiempo:learn-back:ripples:0:build", "tiempo:learn-ok:ripples:0:build.KEEP.M.a00.C4"])
 def test_a_button_drawn_before_a_restart_or_an_update_finds_its_item(custom_id: str) -> None:
     found = [item for item in DYNAMIC_ITEMS if item.__discord_ui_compiled_template__.fullmatch(custom_id)]
     assert len(found) == 1, (custom_id, found)
