@@ -110,8 +110,9 @@ class Lessons:
         except StalePath:
             note, current = say("That pick does not lead to a move here; pick again from the start."), step(state, seat)
         gallery = await self._pictures(lesson, state, seat, current)
-        body = lines([x for x in (note, _heading(lesson) if heading else "", lesson.idea if stage == 0 else "",
-                                  text(Strong(say("Your move: ").plain()), task.prompt), *_panel_body(current)) if x])
+        move = text(Strong(say("Your move:").plain()), " ", task.prompt)  # (no space inside the bold: markdown)
+        body = lines([x for x in (note, _heading(lesson) if heading else "", lesson.idea if stage == 0 else "", move,
+                                  *_panel_body(current)) if x])
         return _reply(body, gallery=gallery, view=LessonView(
             lesson.key, stage, current.path, current.next_base, current.question, current.choices,
             current.back if current.path else None, current.preview is not None, retry=stage > 0))
