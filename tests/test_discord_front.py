@@ -261,3 +261,19 @@ async def test_the_catalogue_s_calls_convert_typed_values_and_refuse_unreadable_
         await CATALOGUE["log"].call(service, caller, {"count": "many"})  # type: ignore[arg-type]
     with pytest.raises(Refusal):
         await CATALOGUE["board"].call(service, caller, {"age": "Water"})  # type: ignore[arg-type]
+
+
+def test_every_lesson_s_custom_ids_fit_discord_s_100_characters() -> None:
+    """Each task's own move, picked by taps: its lists', Back's and Confirm's custom ids (the longest)."""
+    from bot.discord.items import LessonBack, LessonConfirm, LessonPick
+    from bot.service.course import LESSONS
+    from bot.service.steps import path_to
+    from rules import parse_action
+
+    for lesson in LESSONS:
+        for stage, task in enumerate(lesson.tasks):
+            state = lesson.state_at(stage)
+            path = path_to(state, state.waiting_on, parse_action(task.answer, state))
+            for item in (LessonPick(lesson.key, stage, path), LessonBack(lesson.key, stage, path),
+                         LessonConfirm(lesson.key, stage, path)):
+                assert len(item.custom_id) <= 100, item.custom_id
