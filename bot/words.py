@@ -18,8 +18,9 @@ hand, the status, the rules reference), written with these parts.
 
 from __future__ import annotations
 
+import dataclasses
 import string
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from rules import with_article
@@ -185,6 +186,8 @@ class Style:
     name: Callable[[str], str] = _as_it_is
     #: a channel of a server: ``{guild}`` and ``{channel}`` are their ids
     place: str = "channel {channel}"
+    #: a command's words where the front end nests it (``{"games": "me games"}``)
+    paths: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
 PLAIN = Style()
@@ -203,7 +206,8 @@ def render(t: Text, style: Style) -> str:
         elif isinstance(p, Name):
             out.append(style.name(p.text))
         elif isinstance(p, Command):
-            out.append(style.command.format(word=p.word, options=f" {p.options}" if p.options else ""))
+            out.append(style.command.format(word=style.paths.get(p.word, p.word),
+                                            options=f" {p.options}" if p.options else ""))
             if p.or_button:
                 out.append(style.or_button)
         elif isinstance(p, Button):

@@ -90,20 +90,23 @@ def test_input_that_is_not_a_command_says_why() -> None:
         parse_line("hand please")
 
 
-def test_the_console_speaks_the_words_and_options_of_the_slash_commands() -> None:
-    from bot.discord import TiempoGroup
+def test_the_console_is_built_from_the_command_catalogue() -> None:
+    """Every catalogue command but the lobby's (``--seats`` sets the table) is a console command with
+    the catalogue's summary, options in order, required ones and example; the console adds only its
+    words for Discord's buttons."""
+    from bot.console.commands import LOBBY
+    from bot.service import CATALOGUE
 
-    lobby = {"new", "join", "leave", "start", "cancel", "addbot"}
-    group = TiempoGroup()
-    for cmd in group.commands:
-        if cmd.name in lobby:
-            continue
-        assert cmd.name in console.COMMANDS, cmd.name
-        ours = [o.name for o in console.COMMANDS[cmd.name].options]
-        theirs = [p.name for p in cmd.parameters]  # type: ignore[union-attr]
-        assert ours == theirs, (cmd.name, ours, theirs)
-        required = [p.name for p in cmd.parameters if p.required]  # type: ignore[union-attr]
-        assert [o.name for o in console.COMMANDS[cmd.name].options if o.required] == required, cmd.name
+    ours = {w: c for w, c in console.COMMANDS.items() if c.entry is not None}
+    assert list(ours) == [w for w in CATALOGUE if w not in LOBBY]
+    for word, command in ours.items():
+        entry = CATALOGUE[word]
+        assert command.entry is entry and command.summary == entry.summary and command.plays == entry.plays
+        assert [(o.name, o.required, o.service_key) for o in command.options] == \
+            [(o.name, o.required, o.service_key) for o in entry.options], word
+        assert command.example in entry.examples, word
+    assert set(console.COMMANDS) - set(ours) == {"play", "pick", "ok", "back", "menu", "yes", "rematch", "next",
+                                                 "prev", "help", "quit"}
 
 
 def test_seats_and_the_words_at_the_terminal_and_on_discord() -> None:
@@ -125,10 +128,10 @@ def test_seats_and_the_words_at_the_terminal_and_on_discord() -> None:
 
 def test_every_command_has_a_handler() -> None:
     """The dispatch is a table from a command's word to its handler: none is left out, none is extra."""
-    from bot.console.handlers import HANDLERS, LOCAL, OWN, SLASH
+    from bot.console.handlers import ANYWHERE, HANDLERS, LOCAL, OWN, SLASH
 
-    assert set(HANDLERS) | set(LOCAL) == set(console.COMMANDS)
-    assert not set(HANDLERS) & set(LOCAL) and not set(SLASH) & set(OWN)
+    assert set(HANDLERS) | set(LOCAL) | ANYWHERE == set(console.COMMANDS)
+    assert not set(HANDLERS) & set(LOCAL) and not set(SLASH) & set(OWN) and not ANYWHERE & set(HANDLERS)
     assert {c.word for c in console.COMMANDS.values() if c.plays} <= set(SLASH)
 
 
@@ -351,3 +354,53 @@ def test_a_secret_deal_s_seed_is_never_shown_and_a_chosen_one_is(tmp_path: Path)
     assert greeting == "Khronos at this terminal: game #1, standard rules. Seats: Ana (Red), Ben (White)."
     text = run_console(tmp_path / "b", "quit\n", "--seats", "Ana,Ben", "--seed", "5")
     assert "standard rules, seed 5." in text
+
+
+def test_the_course_at_the_console_by_numbers_and_ok(tmp_path: Path) -> None:
+    """``--learn``: the lessons' list, a lesson by numbers (a wrong move, then the right one), ``menu``."""
+    from bot.service.course import COURSE
+    from bot.service.steps import SEP, step
+    from rules import parse_action
+    from tests.test_lessons import wrong_move
+
+    lesson = COURSE["ripples"]
+    state = lesson.state_at(0)
+
+    def numbers(action: Action) -> list[str]:
+        """The numbers a player types to reach ``action`` in the lesson's lists."""
+        from bot.service.steps import path_to
+
+        target = path_to(state, state.waiting_on, action)
+        typed: list[str] = []
+        base: tuple[str, ...] = ()
+        while True:
+            shown = step(state, state.waiting_on, base)
+            if shown.path == target:
+                return typed
+            rest = target[len(shown.next_base):]
+            i, choice = next((i, c) for i, c in enumerate(shown.choices, 1)
+                             if tuple(c.key.split(SEP)) == rest[:len(c.key.split(SEP))])
+            typed.append(str(i))
+            base = (*shown.next_base, *choice.key.split(SEP))
+
+    wrong = numbers(wrong_move(lesson, 0))
+    right = numbers(parse_action(lesson.tasks[0].answer, state))
+    out = run_console(tmp_path, "\n".join(["ok", "learn ripples", "back", *wrong, "ok", *right, "ok", "menu",
+                                           "learn nothing", "quit"]) + "\n", "--learn", "--no-pictures")
+    assert "Learn Khronos" in out and "13 short lessons" in out
+    assert "Type a number to pick, `learn cards` to start." in out
+    assert "Lesson 6 of 13: Ripples" in out and "Your move: You are Red." in out
+    assert "There is no previous question" in out
+    assert "but not this lesson's move" in out and "Try again." in out
+    assert "Well played." in out and "Lesson done. Next: Paradoxes (type `learn paradox`)." in out
+    assert "1 of 13 lessons done." in out and "  ✓ 6. Ripples" in out
+    assert "There is no lesson nothing." in out
+    assert "No game is running" not in out  # the course needs no game
+
+
+def test_one_s_games_profile_and_the_rules_at_a_table(tmp_path: Path) -> None:
+    out = run_console(tmp_path, "games\nprofile\nleaderboard\nrules ripples\nquit\n", "--seats", "Ana,ai:random",
+                      "--no-pictures")
+    assert "#1 in channel 1: round 1 of 7" in out, out
+    assert "You have not finished a game yet" in out
+    assert "No rated game has been finished on this server yet" in out

@@ -184,8 +184,8 @@ async def test_a_source_that_changes_during_the_copy_writes_nothing(tmp_path: Pa
 
 async def test_the_players_results_and_ratings_go_with_their_games(tmp_path: Path, backend: Backend,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    """Results, ratings and rating changes (schema step 4) are copied, a chunk of games at a time, and
-    read back."""
+    """Results, ratings and rating changes (schema step 5) and the course's progress (step 6) are copied,
+    a chunk of games (or of people) at a time, and read back."""
     from bot.storage.community import PlayerRecords, RatingChange, RatingRecord, ResultRecord
 
     monkeypatch.setattr(copy_module, "CHUNK", 1)
@@ -205,9 +205,14 @@ async def test_the_players_results_and_ratings_go_with_their_games(tmp_path: Pat
                                        RatingRecord(2, 100, "ana", 26.0, 7.0, 1040, 1, 5.0)])
         want = ([await records.results_of_game(g) for g in (1, 2)], await records.all_ratings(),
                 [await records.changes_of_game(g) for g in (1, 2)])
+        for user, item in [(100, "lesson:ripples"), (100, "tip:paradox"), (7007, "lesson:cards")]:
+            await old.progress.mark(user, item, now=5.0)
+        learnt = (await old.database.fetchall("SELECT COUNT(*) FROM progress"))[0][0]  # (and the games' tips)
     copied = await copy_games(source, backend.target)
-    assert copied.records == 6 + 4 + 6
+    assert learnt >= 3 and copied.records == 6 + 4 + 6 + learnt
     async with await Storage.open(backend.target) as new:
+        assert {"lesson:ripples", "tip:paradox"} <= await new.progress.done(100)
+        assert await new.progress.done(7007) == {"lesson:cards"}
         records = PlayerRecords(new.database)
         assert ([await records.results_of_game(g) for g in (1, 2)], await records.all_ratings(),
                 [await records.changes_of_game(g) for g in (1, 2)]) == want

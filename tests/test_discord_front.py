@@ -14,8 +14,10 @@ from discord import app_commands
 
 from bot.discord import DYNAMIC_ITEMS, MAX_TEXT, ChannelOutbox, TiempoGroup, markdown
 from bot.discord.items import TiempoButton, TiempoSelect, items_of
+from bot.discord.sending import DISCORD
 from bot.service import (
     CATALOGUE,
+    PATHS,
     Answers,
     CancelButton,
     ConfirmButton,
@@ -23,6 +25,7 @@ from bot.service import (
     LobbyButtons,
     PanelControls,
     PanelView,
+    Person,
     PlayButton,
     Post,
     RematchButton,
@@ -32,16 +35,18 @@ from bot.service import (
     Reply,
 )
 from bot.service.messages import encode_post
-from bot.words import Mention, Name, say, text
+from bot.words import Command, Mention, Name, say, text
 
 OPTION_TYPES = {str: discord.AppCommandOptionType.string, int: discord.AppCommandOptionType.integer,
-                bool: discord.AppCommandOptionType.boolean}
+                bool: discord.AppCommandOptionType.boolean, Person: discord.AppCommandOptionType.user}
 
 
 def _commands() -> dict[str, app_commands.Command[Any, ..., Any]]:
     group = TiempoGroup()
     out = {}
-    for command in group.commands:
+    for command in group.walk_commands():
+        if isinstance(command, app_commands.Group):
+            continue
         assert isinstance(command, app_commands.Command)
         out[command.name] = command
     return out
@@ -49,7 +54,7 @@ def _commands() -> dict[str, app_commands.Command[Any, ..., Any]]:
 
 def test_the_tiempo_group_has_the_catalogue_s_commands_and_options() -> None:
     commands = _commands()
-    assert list(commands) == list(CATALOGUE)
+    assert sorted(commands) == sorted(CATALOGUE)
     for word, command in commands.items():
         entry = CATALOGUE[word]
         assert command.description == entry.summary, word
@@ -66,6 +71,21 @@ def test_the_tiempo_group_has_the_catalogue_s_commands_and_options() -> None:
                 assert param.default == option.default, where
 
 
+def test_a_command_in_a_subgroup_is_named_by_its_path_in_every_sentence() -> None:
+    nested = {c.name: c.qualified_name.removeprefix("tiempo ") for c in TiempoGroup().walk_commands()
+              if isinstance(c, app_commands.Command) and c.parent is not None and c.parent.parent is not None}
+    assert nested == PATHS == DISCORD.paths
+    assert markdown(say("See {profile}.", profile=Command("profile", "player:"))) == \
+        "See `/tiempo me profile player:`."
+
+
+def test_tiempo_is_offered_in_direct_messages_and_to_a_user_install() -> None:
+    group = TiempoGroup()
+    assert group.allowed_contexts is not None and group.allowed_contexts.dm_channel
+    assert group.allowed_installs is not None and group.allowed_installs.user
+    assert {w for w, e in CATALOGUE.items() if e.anywhere} == {"games", "profile", "learn"}
+
+
 def test_the_catalogue_reads_as_a_console_would_need_it() -> None:
     build = CATALOGUE["build"]
     assert build.usage == "build kind cell [age] [pay]"
@@ -76,7 +96,7 @@ def test_the_catalogue_reads_as_a_console_would_need_it() -> None:
 
 
 SAMPLES: dict[str, Any] = {"game": 12, "version": "12-3fa9c2", "cell": "E4", "path": ("build", "KEEP", "M"),
-                           "notation": "T1>F"}
+                           "notation": "T1>F", "lesson": "junction", "stage": 1}
 SAMPLES.update(role="next", to=5, hands=True)  # a replay's
 
 
@@ -95,7 +115,10 @@ def test_every_persistent_item_reads_back_the_id_it_writes(item: type[TiempoButt
     "tiempo:lobby:3:leave", "tiempo:lobby:3:start", "tiempo:rematch:3", "tiempo:play:3", "tiempo:sure:3:12-3fa9c2:T1>F",
     "tiempo:cancel:3", "tiempo:pick:3:12-3fa9c2:build.KEEP.M", "tiempo:ok:3:12-3fa9c2:build.KEEP.M.a00.C4",
     "tiempo:back:3:12-3fa9c2:build", "tiempo:go:3:12-3fa9c2:", "tiempo:look:3:12-3fa9c2:", "tiempo:undo:3:12-3fa9c2:",
-    "tiempo:replay:3:first:0:0", "tiempo:replay:3:next:12:1", "tiempo:replay:3:last:end:0", "tiempo:replay:3:round:1"])
+    "tiempo:replay:3:first:0:0", "tiempo:replay:3:next:12:1", "tiempo:replay:3:last:end:0", "tiempo:replay:3:round:1",
+    "tiempo:learn", "tiempo:learn:ripples", "tiempo:learn-go", "tiempo:learn:ripples:0:",
+    "tiempo:learn:ripples:1:build.KEEP",
+    "tiempo:learn-back:ripples:0:build", "tiempo:learn-ok:ripples:0:build.KEEP.M.a00.C4"])
 def test_a_button_drawn_before_a_restart_or_an_update_finds_its_item(custom_id: str) -> None:
     found = [item for item in DYNAMIC_ITEMS if item.__discord_ui_compiled_template__.fullmatch(custom_id)]
     assert len(found) == 1, (custom_id, found)
@@ -262,3 +285,19 @@ async def test_the_catalogue_s_calls_convert_typed_values_and_refuse_unreadable_
         await CATALOGUE["log"].call(service, caller, {"count": "many"})  # type: ignore[arg-type]
     with pytest.raises(Refusal):
         await CATALOGUE["board"].call(service, caller, {"age": "Water"})  # type: ignore[arg-type]
+
+
+def test_every_lesson_s_custom_ids_fit_discord_s_100_characters() -> None:
+    """Each task's own move, picked by taps: its lists', Back's and Confirm's custom ids (the longest)."""
+    from bot.discord.items import LessonBack, LessonConfirm, LessonPick
+    from bot.service.course import LESSONS
+    from bot.service.steps import path_to
+    from rules import parse_action
+
+    for lesson in LESSONS:
+        for stage, task in enumerate(lesson.tasks):
+            state = lesson.state_at(stage)
+            path = path_to(state, state.waiting_on, parse_action(task.answer, state))
+            for item in (LessonPick(lesson.key, stage, path), LessonBack(lesson.key, stage, path),
+                         LessonConfirm(lesson.key, stage, path)):
+                assert len(item.custom_id) <= 100, item.custom_id

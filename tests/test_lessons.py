@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.service import Caller, LessonReply, LessonView, Post, Tiempo
+from bot.service import Caller, LessonControls, LessonView, Post, Reply, Tiempo
 from bot.service.course import COURSE, LESSONS, Lesson, first_tip, tips_on
 from bot.service.steps import path_to
 from bot.storage import Storage
@@ -41,11 +41,13 @@ def words(t: Text) -> str:
 
 
 def view(reply: object) -> LessonView:
-    assert isinstance(reply, LessonReply) and reply.lesson is not None
-    return reply.lesson
+    assert isinstance(reply, Reply)
+    controls = reply.control(LessonControls)
+    assert controls is not None
+    return controls.view
 
 
-async def tap(service: Tiempo, caller: Caller, key: str, stage: int, path: tuple[str, ...]) -> LessonReply:
+async def tap(service: Tiempo, caller: Caller, key: str, stage: int, path: tuple[str, ...]) -> Reply:
     """Open the lesson and pick ``path`` one key at a time, as the buttons would, checking that each key
     is offered; then Confirm."""
     reply = await service.learn_lesson(caller, key, stage)
@@ -60,7 +62,7 @@ async def tap(service: Tiempo, caller: Caller, key: str, stage: int, path: tuple
         shown = view(reply)
     assert shown.confirm
     done = await service.learn_confirm(caller, key, stage, shown.path)
-    assert isinstance(done, LessonReply)
+    assert isinstance(done, Reply)
     return done
 
 

@@ -55,7 +55,7 @@ async def test_replay_steps_back_and_forth_in_its_message_and_after_a_restart(si
                                                                              tmp_path: Path) -> None:
     path = await stored(sim, tmp_path)
     bot = await sim.connect(make_bot(sim, path))
-    shown = await answer(sim, sim.slash("tiempo", "replay", {"game": 1, "public": True}))
+    shown = await answer(sim, sim.slash("tiempo", "records replay", {"game": 1, "public": True}))
     assert not shown.ephemeral and shown.v2  # in the channel, for everyone
     turns = int(re.search(r"turn (\d+) of \1,", heading(shown))[1])  # type: ignore[index]
     assert "Final ranking:" in shown.content
@@ -101,7 +101,8 @@ async def test_replay_steps_back_and_forth_in_its_message_and_after_a_restart(si
 
 async def test_a_private_replay_with_the_hands_steps_privately(sim: DiscordSim, tmp_path: Path) -> None:
     await sim.connect(make_bot(sim, await stored(sim, tmp_path)))
-    shown = await answer(sim, sim.slash("tiempo", "replay", {"step": 3, "hands": True}))  # the channel's last game
+    # the channel's last game
+    shown = await answer(sim, sim.slash("tiempo", "records replay", {"step": 3, "hands": True}))
     assert shown.ephemeral and heading(shown).startswith("**Game #1** — turn 3 of ")
     assert "Hands before this turn:" in shown.content
     assert all(c.endswith(":1") for c in shown.custom_ids())  # the hands stay shown from step to step
@@ -116,19 +117,19 @@ async def test_bad_input_gets_a_sentence(sim: DiscordSim, tmp_path: Path) -> Non
             ({"game": 999}, "There is no game #999."),
             ({"game": 2}, "Game #2 is not one of this server's games"),
     ]:
-        for command in ("replay", "export"):
+        for command in ("records replay", "records export"):
             reply = await answer(sim, sim.slash("tiempo", command, options))
             assert reply.ephemeral and reply.content.startswith(words), (command, reply.content)
             assert "Something went wrong" not in reply.content
     empty = sim.add_channel("empty")
-    reply = await answer(sim, sim.slash("tiempo", "replay", {}, channel=empty))
+    reply = await answer(sim, sim.slash("tiempo", "records replay", {}, channel=empty))
     assert reply.ephemeral and "Something went wrong" not in reply.content and reply.content
 
 
 async def test_export_shows_its_progress_then_attaches_files_that_replay_to_the_end(sim: DiscordSim,
                                                                                    tmp_path: Path) -> None:
     bot = await sim.connect(make_bot(sim, await stored(sim, tmp_path)))
-    iid = sim.inject(sim.slash("tiempo", "export", {"game": 1}))
+    iid = sim.inject(sim.slash("tiempo", "records export", {"game": 1}))
     record = sim.interactions[iid]
     done = await sim.wait_for(lambda: record.answer_ids and (m := sim.message(record.answer_ids[0])).attachments
                               and m, timeout=60, what="the export's files")
@@ -164,7 +165,7 @@ async def test_files_over_discord_s_limit_together_come_in_two_messages(sim: Dis
         return Reply(say("The files:"), files=big)
 
     monkeypatch.setattr(Tiempo, "export", export)
-    iid = sim.inject(sim.slash("tiempo", "export", {}))
+    iid = sim.inject(sim.slash("tiempo", "records export", {}))
     first, second = await sim.replies(iid, 2, timeout=30)
     assert first.filenames == ["part-0.bin", "part-1.bin"] and second.filenames == ["part-2.bin"]
     assert first.ephemeral and second.ephemeral

@@ -5,6 +5,7 @@ People share one keyboard (whoever the game waits on types), AI seats play by th
     tiempo-bot console                                   # you against two greedy AI players
     tiempo-bot console --seats "Ana,Ben,ai:strong" --holdem --seed 7
     tiempo-bot console --db khronos.sqlite3              # keep the game; run again to resume it
+    tiempo-bot console --learn                           # the course: short lessons, no game
 
 It drives the same table service as the Discord bot (``bot.service.Tiempo`` over a real SQLite
 ``Storage``), so it says the same things: the channel's posts are printed as they come, each posted
@@ -14,7 +15,7 @@ printed indented. Input lines use the words and options of the ``/tiempo`` slash
 
 The package, by job:
 
-* ``commands`` — the commands: word, summary, options in the slash command's order, example (``COMMANDS``);
+* ``commands`` — the commands, built from the service's command catalogue, and the console's own words (``COMMANDS``);
 * ``parsing`` — an input line into a command and its options, ``--seats`` into seats;
 * ``handlers`` — what each command does: a table from its word to a handler that calls the service;
 * ``table`` — the session at the table (``ConsoleTable``): who is at the keyboard, the prompt, waiting

@@ -1,9 +1,9 @@
-"""The console's commands: the words and options of ``/tiempo`` (the slash commands' names, in their
-order), and the console's own words for the turn panel, confirming, leaving and help.
+"""The console's commands: the command catalogue's (``bot.service.CATALOGUE``: the words, summaries,
+options and examples of ``/tiempo``, in its order, less the lobby's, which ``--seats`` sets), and the
+console's own words for what Discord shows as buttons: the turn panel and the course (``play``,
+``pick``, ``ok``, ``back``, ``menu``), confirming (``yes``), ``rematch``, ``help`` and ``quit``.
 
-Each command is data — its word, a summary, its options, an example and whether it plays an action —
-as the shared command catalogue will be; what a command does is ``bot.console.handlers``'s table,
-keyed by the same word."""
+What a command does is ``bot.console.handlers``: a catalogue command runs its entry's ``call``."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..service import RULE_TOPICS, Refusal, parse_age
+from ..service import CATALOGUE, RULE_TOPICS, Entry, Refusal, parse_age
 
 
 @dataclass(frozen=True)
 class Option:
-    """One option of a command: ``name`` as typed (the slash command's), ``key`` as the service wants it."""
+    """One option of a command: ``name`` as typed (the catalogue's), ``key`` as the service wants it."""
 
     name: str
     required: bool = False
@@ -32,13 +32,15 @@ class Option:
 @dataclass(frozen=True)
 class ConsoleCommand:
     """A command the console understands: its ``word``, what it does (``summary``), its ``options`` in
-    the slash command's order, an ``example`` line, and whether it ``plays`` an action in the game."""
+    the catalogue's order, an ``example`` line, whether it ``plays`` an action in the game, and its
+    catalogue ``entry`` (None for the console's own words)."""
 
     word: str
     summary: str
     options: tuple[Option, ...] = ()
     example: str = ""
     plays: bool = False
+    entry: Entry | None = None
 
     @property
     def usage(self) -> str:
@@ -57,57 +59,39 @@ def _is_cell(word: str) -> bool:
     return re.fullmatch(r"[A-Za-z]\d{1,2}", word) is not None
 
 
-_AGE = Option("age", fits=_is_age)
-_PAY = Option("pay")
+#: which typed words fit an optional option (a word that does not goes to the next option)
+_FITS: dict[str, Callable[[str], bool]] = {"age": _is_age, "at": _is_cell}
+#: the catalogue's lobby commands: at the console, ``--seats`` sets the table (``new`` is ``rematch``)
+LOBBY = frozenset({"new", "join", "leave", "start", "addbot"})
 
-COMMANDS: dict[str, ConsoleCommand] = {c.word: c for c in (
-    ConsoleCommand("hand", "your cards, Ecus, cubes and pawns, and what happened since your last turn"),
-    ConsoleCommand("board", "the picture of the game, or of one Age (written as a PNG)", (Option("age"),),
-                   "board Faith"),
-    ConsoleCommand("status", "round, whose turn, scores and stock"),
-    ConsoleCommand("log", "the last events of the game, in words", (Option("count"),), "log 30"),
-    ConsoleCommand("rules", "a short rules reference", (Option("topic"),), "rules ripples"),
-    ConsoleCommand("exchange", "Phase I: pay 2 Ecus, discard 1–4 cards, draw back to 4", (Option("cards", True),),
-                   "exchange MR", plays=True),
-    ConsoleCommand("swap", "Hold'em: take cards of one colour from the reserve, give as many",
-                   (Option("take", True), Option("give", True)), "swap CC MR", plays=True),
-    ConsoleCommand("travel", "move a pawn to another Age (1 Ecu)",
-                   (Option("pawn", True), Option("to", True, "age")), "travel 1 Faith", plays=True),
-    ConsoleCommand("build", "construct a building on Might or Faith",
-                   (Option("kind", True), Option("cell", True), _AGE, _PAY), "build Keep C4 Might", plays=True),
-    ConsoleCommand("upgrade", "upgrade a building into a bigger one of its family",
-                   (Option("cell", True), Option("to", True, "kind"), Option("at", fits=_is_cell), _AGE, _PAY),
-                   "upgrade C4 Castle", plays=True),
-    ConsoleCommand("demolish", "demolish a Watchtower, Chapel or Hamlet (1 card and 1 Ecu)",
-                   (Option("cell", True), _AGE, _PAY), "demolish C3 Faith", plays=True),
-    ConsoleCommand("populate", "Reason: put a cube on a Hamlet, Town or City (1 Civil card)",
-                   (Option("cell", True), _PAY), "populate D2", plays=True),
-    ConsoleCommand("renovate", "Reason: renovate a ruin (Keep/Monastery 1 card, Castle/Abbey 2)",
-                   (Option("cell", True), _PAY), "renovate E2", plays=True),
-    ConsoleCommand("end", "end your turn: discard what you like, draw back to 4", (Option("discard"),),
-                   "end discard:MC", plays=True),
-    ConsoleCommand("choose", "answer the decision the game is waiting on", (Option("cell", True),), "choose E1",
-                   plays=True),
-    ConsoleCommand("undo", "take back your last action this turn (not after drawing cards)"),
-    ConsoleCommand("play", "the turn panel: pick what to do from numbered lists, see what it does, then `ok`"),
-    ConsoleCommand("pick", "in the turn panel: pick a numbered choice (typing the number alone does the same)",
+
+def _from_catalogue(entry: Entry) -> ConsoleCommand:
+    options = tuple(Option(o.name, o.required, o.key, None if o.required else _FITS.get(o.name))
+                    for o in entry.options)
+    example = next((e for e in entry.examples if " " in e), entry.examples[0] if entry.examples else "")
+    return ConsoleCommand(entry.word, entry.summary, options, example, entry.plays, entry)
+
+
+#: the console's own words, which are buttons on Discord
+OWN: tuple[ConsoleCommand, ...] = (
+    ConsoleCommand("play", "The turn panel: pick what to do from numbered lists, see what it does, then `ok`"),
+    ConsoleCommand("pick", "In the turn panel or a lesson: pick a numbered choice (the number alone does the same)",
                    (Option("number", True),), "pick 2"),
-    ConsoleCommand("ok", "in the turn panel: play the action it shows"),
-    ConsoleCommand("back", "in the turn panel: the previous question again"),
-    ConsoleCommand("menu", "in the turn panel: back to the first list"),
-    ConsoleCommand("yes", "confirm what you were just asked about (an action that harms you, cancelling the game)"),
-    ConsoleCommand("rematch", "after the game: play again with the same seats"),
-    ConsoleCommand("cancel", "give the game up (it cannot be resumed)"),
-    # after the game: replay and export
-    ConsoleCommand("replay", "look back at a game turn by turn (its pictures written as PNGs); then `next`, `prev`",
-                   (Option("game"), Option("step"), Option("hands"), Option("public")), "replay 1 5"),
-    ConsoleCommand("next", "in a replay: the next turn"),
-    ConsoleCommand("prev", "in a replay: the turn before"),
-    ConsoleCommand("export", "a finished game's record, animation and web page, written to the pictures folder",
-                   (Option("game"),), "export 1"),
-    ConsoleCommand("help", "this list"),
-    ConsoleCommand("quit", "leave the table (also Ctrl-D)"),
-)}
+    ConsoleCommand("ok", "In the turn panel or a lesson: play the move it shows"),
+    ConsoleCommand("back", "In the turn panel or a lesson: the previous question again"),
+    ConsoleCommand("menu", "In the turn panel: back to the first list (in a lesson: the list of lessons)"),
+    ConsoleCommand("yes", "Confirm what you were just asked about (an action that harms you, cancelling the game)"),
+    ConsoleCommand("rematch", "After the game: play again with the same seats"),
+    ConsoleCommand("next", "In a replay: the next turn"),
+    ConsoleCommand("prev", "In a replay: the turn before"),
+    ConsoleCommand("help", "This list"),
+    ConsoleCommand("quit", "Leave the table (also Ctrl-D)"),
+)
+
+COMMANDS: dict[str, ConsoleCommand] = {
+    **{word: _from_catalogue(entry) for word, entry in CATALOGUE.items() if word not in LOBBY},
+    **{c.word: c for c in OWN},
+}
 
 #: other words for some commands
 ALIASES = {"exit": "quit", "q": "quit", "?": "help", "new": "rematch", "info": "status", "cards": "hand"}
@@ -120,10 +104,10 @@ def help_text() -> str:
     for c in COMMANDS.values():
         lines.append(f"  {c.usage.ljust(width)}  {c.summary}")
     lines += ["Examples: `build Keep C4 Might` · `build kind:Keep cell:C4 age:Might pay:MM 1+1` · "
-              "`travel 1 Faith` · `end discard:MC` · `choose E1`",
+              "`travel 1 Faith` · `end discard:MC` · `choose E1` · `learn ripples`",
               "Put `?` for an option to see what fits now: `build Hamlet ?`, `upgrade ?`, `end discard:?`.",
               f"Rules topics: {', '.join(RULE_TOPICS)}."]
     return "\n".join(lines)
 
 
-__all__ = ["ALIASES", "COMMANDS", "ConsoleCommand", "Option", "help_text"]
+__all__ = ["ALIASES", "COMMANDS", "LOBBY", "OWN", "ConsoleCommand", "Option", "help_text"]

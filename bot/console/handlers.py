@@ -1,10 +1,12 @@
 """What each command does: a table from a command's word to its handler, which calls the service.
 
 ``HANDLERS`` holds the commands that act at a game (they get a ``Request``: the table, the game as it
-stands, who types, the options): ``SLASH``, the commands of ``/tiempo``, each one service call (a command
-that ``plays`` an action goes to ``Tiempo.play``), and ``OWN``, the console's words for what Discord
-shows as buttons. ``LOCAL`` holds the few that need no game (``help``, ``rules``, ``quit``). ``run_command``
-carries one command out and prints its answer with the channel's posts it caused, in order."""
+stands, who types, the options): ``SLASH``, the commands of ``/tiempo``, each its catalogue entry's
+``call`` (but ``hand``, ``board`` and ``undo``, which know the table's game and panel), and ``OWN``, the
+console's words for what Discord shows as buttons. The catalogue's commands that need no game
+(``ANYWHERE``: ``rules``, ``games``, ``profile``, ``leaderboard``, ``learn``) and the words on a lesson
+shown (``LESSON_WORDS``) run without one; ``LOCAL`` holds ``help`` and ``quit``. ``run_command`` carries
+one command out and prints its answer with the channel's posts it caused, in order."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from ..service import (
     BUILDING_NAMES,
     CATALOGUE,
     RULE_TOPICS,
+    SEP,
     Caller,
     PanelView,
     Refusal,
@@ -58,43 +61,37 @@ Handler = Callable[[Request], Awaitable[Reply | None]]
 LocalHandler = Callable[[ConsoleTable, Options], bool]
 
 
-# -- the commands of /tiempo --------------------------------------------------------------------
+#: the catalogue's commands that need no game at the table (they work anywhere, or read no game)
+ANYWHERE = frozenset({"rules", "leaderboard",
+                      *(c.word for c in COMMANDS.values() if c.entry is not None and c.entry.anywhere)})
+#: the words that act on a lesson shown last (before the turn panel's)
+LESSON_WORDS = frozenset({"pick", "ok", "back", "menu"})
+
+
+# -- the commands of /tiempo: the catalogue's call, or the console's where it knows more -------------
+
+async def _call(r: Request) -> Reply:
+    """A command of the catalogue: its entry's ``call`` with the options as typed."""
+    assert r.command.entry is not None
+    return await r.command.entry.call(r.service, r.caller, r.options)
+
 
 async def _hand(r: Request) -> Reply:
+    """The hand in the table's game (also once it is over)."""
     return await r.service.hand(r.caller, r.at.game_id)
 
 
 async def _board(r: Request) -> Reply:
+    """The picture of the table's game (also once it is over)."""
     return await r.service.board(r.caller, parse_age(r.options["age"]), r.at.game_id)
 
 
-async def _status(r: Request) -> Reply:
-    return await r.service.status(r.caller)
-
-
-async def _log(r: Request) -> Reply:
-    try:
-        count = int(r.options["count"] or 15)
-    except ValueError:
-        raise Refusal(say("{log} takes a number of events, e.g. {example}.", log=Command("log"),
-                          example=Command("log", "30"))) from None
-    return await r.service.game_log(r.caller, count)
-
-
-async def _play(r: Request) -> Reply:
-    """A command that plays an action (``build``, ``end``, ``choose``…)."""
-    return await r.service.play(r.caller, r.command.word, r.values)
-
-
 async def _undo(r: Request) -> Reply:
+    """Undo, in the turn panel when one is shown (as its Undo button)."""
     panel = r.table.panel
     if panel is not None and panel.undo:
         return await r.service.panel_undo(r.caller, r.at.game_id)
     return await r.service.undo(r.caller)
-
-
-async def _cancel(r: Request) -> Reply:
-    return await r.service.cancel(r.caller)
 
 
 async def _rematch(r: Request) -> None:
@@ -200,31 +197,25 @@ def _help(table: ConsoleTable, options: Options) -> bool:
     return True
 
 
-def _rules(table: ConsoleTable, options: Options) -> bool:
-    table.show(Tiempo.rules(options["topic"]), public=False)
-    return True
-
-
 def _quit(table: ConsoleTable, options: Options) -> bool:
     return False
 
 
-#: the commands of /tiempo, each one service call (what the shared command catalogue's entries will give)
+#: the catalogue's commands that act at the table's game, each its entry's call, but for the few where
+#: the console knows more than a channel does (the table's game, also once over; the panel shown)
 SLASH: dict[str, Handler] = {
-    **{c.word: _play for c in COMMANDS.values() if c.plays},
-    "hand": _hand, "board": _board, "status": _status, "log": _log, "cancel": _cancel,
-    "replay": _replay, "export": _export,
+    **{c.word: _call for c in COMMANDS.values() if c.entry is not None and c.word not in ANYWHERE},
+    "hand": _hand, "board": _board, "undo": _undo, "replay": _replay, "export": _export,
 }
-#: the console's own words, which are buttons on Discord: the turn panel, confirming, undo (also in a
-#: panel), rematch
+#: the console's own words, which are buttons on Discord: the turn panel, confirming, rematch
 OWN: dict[str, Handler] = {
-    "undo": _undo, "rematch": _rematch, "play": _panel_open, "pick": _on_panel(_pick), "ok": _on_panel(_ok),
+    "rematch": _rematch, "play": _panel_open, "pick": _on_panel(_pick), "ok": _on_panel(_ok),
     "back": _on_panel(_back), "menu": _on_panel(_menu), "yes": _yes,
     "next": _stepping("next"), "prev": _stepping("prev"),
 }
 HANDLERS: dict[str, Handler] = {**SLASH, **OWN}
-#: the words that need no game: ``rules`` (a /tiempo command that reads no game), ``help``, ``quit``
-LOCAL: dict[str, LocalHandler] = {"help": _help, "rules": _rules, "quit": _quit}
+#: the words that need no game: ``help``, ``quit``
+LOCAL: dict[str, LocalHandler] = {"help": _help, "quit": _quit}
 
 
 async def run_command(table: ConsoleTable, command: ConsoleCommand, options: Options) -> bool:
@@ -234,6 +225,9 @@ async def run_command(table: ConsoleTable, command: ConsoleCommand, options: Opt
     local = LOCAL.get(command.word)
     if local is not None:
         return local(table, options)
+    if command.word in ANYWHERE or (command.word in LESSON_WORDS and table.lesson is not None):
+        await _without_game(table, command, options)
+        return True
     at = await table.where()
     if at is None:
         table.say(say("No game is running at {here}.", here=HERE))
@@ -258,6 +252,51 @@ async def run_command(table: ConsoleTable, command: ConsoleCommand, options: Opt
     if reply is not None and not passed:
         table.show(reply, public=reply.public)
     return True
+
+
+# -- the commands that need no game: rules, one's games and profile, the course -------------------
+
+async def _lesson_step(table: ConsoleTable, caller: Caller, word: str, options: Options) -> Reply:
+    """``pick``, ``ok``, ``back`` or ``menu`` on the lesson shown last (as its list and buttons)."""
+    view = table.lesson
+    assert view is not None
+    s = table.service
+    if word == "menu":
+        return await s.learn(caller)
+    if word == "back":
+        if view.back is None:
+            raise Refusal(say("There is no previous question; {learn} lists the lessons.", learn=Command("learn")))
+        return await s.learn_lesson(caller, view.lesson, view.stage, view.back)
+    if word == "ok":
+        if not view.confirm:
+            raise Refusal(say("Pick the rest of the move first."))
+        return await s.learn_confirm(caller, view.lesson, view.stage, view.path)
+    number = (options.get("number") or "").strip()
+    if not number.isdigit() or not 1 <= int(number) <= len(view.choices):
+        raise Refusal(say("Pick a number from 1 to {n}.", n=len(view.choices)) if view.choices else
+                      say("There is nothing to pick now."))
+    key = view.choices[int(number) - 1].key
+    if not view.lesson:
+        return await s.learn_lesson(caller, key)
+    return await s.learn_lesson(caller, view.lesson, view.stage, (*view.base, *key.split(SEP)))
+
+
+async def _without_game(table: ConsoleTable, command: ConsoleCommand, options: Options) -> None:
+    """A command that needs no game (``rules``, ``games``, ``learn``…) or a word on the lesson shown."""
+    at = await table.where()
+    caller = table.caller_for(at) if at is not None else table.someone()
+    try:
+        if command.entry is not None:
+            reply = await command.entry.call(table.service, caller, options)
+        else:
+            reply = await _lesson_step(table, caller, command.word, options)
+    except Refusal as refusal:  # (the lesson shown stays the one to act on)
+        table.whisper(refusal.text)
+        return
+    except StorageError as err:
+        table.whisper(as_text(str(err)))
+        return
+    table.show(reply, public=reply.public)
 
 
 # -- suggestions: what fits an option now (``?``, or a required option left out) -----------------
@@ -300,4 +339,5 @@ async def suggest(table: ConsoleTable, command: ConsoleCommand, options: Options
         table.whisper(say("{what}: none right now. {why}", what=what, why=why))
 
 
-__all__ = ["HANDLERS", "LOCAL", "OWN", "SLASH", "Handler", "LocalHandler", "Request", "run_command", "suggest"]
+__all__ = ["ANYWHERE", "HANDLERS", "LESSON_WORDS", "LOCAL", "OWN", "SLASH", "Handler", "LocalHandler", "Request",
+           "run_command", "suggest"]

@@ -80,6 +80,15 @@ async def _setup(table: ConsoleTable, seats: Sequence[SeatSpec], args: argparse.
     await open_table(table, seats, holdem=args.holdem)
 
 
+async def _learn(table: ConsoleTable) -> None:
+    """``--learn``: the course's lessons, at a table with no game."""
+    table.humans = [Caller(GUILD_ID, CHANNEL_ID, 1, default_name(), can_manage=True)]
+    table.say(say("The course: short lessons, each one idea of Khronos, played with the turn panel's words. "
+                  "Type {help} for the commands, {quit} to leave.", help=Command("help"), quit=Command("quit")))
+    reply = await table.service.learn(table.someone())
+    table.show(reply, public=False)
+
+
 async def _goodbye(table: ConsoleTable, args: argparse.Namespace) -> None:
     at = await table.where()
     if at is None or not at.is_playing:
@@ -124,7 +133,10 @@ def play(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextI
         table = ConsoleTable(service, Screen(stdout, pictures, bold=bold))
         outbox.table = table
         try:
-            runner.run(_setup(table, seats, args))
+            if args.learn:
+                runner.run(_learn(table))
+            else:
+                runner.run(_setup(table, seats, args))
             _loop(runner, table, Lines(stdin, stdout))
         except KeyboardInterrupt:
             table.say(say("\nInterrupted."))
@@ -186,6 +198,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         f"AI player ({', '.join(AI_LEVELS[:-1])} or {AI_LEVELS[-1]}); default: you against two greedy "
                         'AI players, e.g. "Ana,Ben,ai:greedy"')
     parser.add_argument("--holdem", action="store_true", help="play the Hold'em variant (a face-up reserve)")
+    parser.add_argument("--learn", action="store_true",
+                        help="the course: short lessons played by numbers and `ok` (no game; progress kept with --db)")
     parser.add_argument("--seed", type=int, help="the deal's seed, to play the same game again")
     parser.add_argument("--out", default=DEFAULT_OUT,
                         help=f"the folder for the pictures of the game (default: ./{DEFAULT_OUT})")

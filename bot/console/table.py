@@ -13,6 +13,8 @@ from ..service import (
     CancelButton,
     ConfirmButton,
     HandButtons,
+    LessonControls,
+    LessonView,
     PanelControls,
     PanelView,
     Post,
@@ -43,6 +45,8 @@ class ConsoleTable:
     game_id: int | None = None
     #: the turn panel shown last (its numbered choices, ``ok``, ``back`` and ``menu`` act on it)
     panel: PanelView | None = None
+    #: the course's message shown last (a lesson's or the list's numbered choices, ``ok``, ``back``, ``menu``)
+    lesson: LessonView | None = None
     #: an action the player was warned about and may confirm with ``yes``: (game, version, notation)
     unconfirmed: tuple[int, str, str] | None = None
     #: a game in play whose cancelling the player may confirm with ``yes``
@@ -74,7 +78,7 @@ class ConsoleTable:
         if public:
             self.last_board = None
         else:
-            self.unconfirmed, self.unconfirmed_cancel, self.panel = None, None, None
+            self.unconfirmed, self.unconfirmed_cancel, self.panel, self.lesson = None, None, None, None
         for control in post.controls:
             match control:
                 case HandButtons(version=version) if public:
@@ -89,6 +93,9 @@ class ConsoleTable:
                 case ReplayControls(view=view):
                     self.replay = view
                     self.screen.replay(view, public=public)
+                case LessonControls(view=lesson) if not public:
+                    self.lesson = lesson
+                    self.screen.lesson(lesson)
 
     # -- the game ---------------------------------------------------------------------------------
 
@@ -102,6 +109,10 @@ class ConsoleTable:
     def remember_seats(self, at: TableState) -> None:
         self.game_id = at.game_id
         self.humans = [Caller(GUILD_ID, CHANNEL_ID, s.user_id, s.name, can_manage=True) for s in at.people]
+
+    def someone(self) -> Caller:
+        """Who types when the table has no game (``--learn``): the first person seated."""
+        return self.humans[0] if self.humans else Caller(GUILD_ID, CHANNEL_ID, 1, "Player", can_manage=True)
 
     def caller_for(self, at: TableState) -> Caller:
         """The person at the keyboard: the seat the game waits on, else the last one who typed."""

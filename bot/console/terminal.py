@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from ..service import Answers, Attachment, PanelView, Post, ReplayView
+from ..service import Answers, Attachment, LessonView, PanelView, Post, ReplayView
 from ..words import Command, Part, Style, Text, as_text, render, say, text
 
 BOLD, RESET = "\033[1m", "\033[0m"
@@ -126,6 +126,23 @@ class Screen:
             self.say(said)
         else:
             self.whisper(said)
+
+    def lesson(self, lesson: LessonView) -> None:
+        """A course message's choices, numbered, and what can be typed (as its list and buttons)."""
+        for i, c in enumerate(lesson.choices, 1):  # (the list's labels are numbered already)
+            label = c.label if not lesson.lesson else f"{i:>3}. {c.label}"
+            self.whisper(label + (f" — {c.detail}" if c.detail else ""))
+        hints: list[Text | Part] = ["a number to pick"] if lesson.choices else []
+        hints += [say("{ok} to play it", ok=Command("ok"))] if lesson.confirm else []
+        hints += [Command("back")] if lesson.back is not None else []
+        if lesson.lesson and lesson.retry:
+            hints.append(say("{again} to start again", again=Command("learn", lesson.lesson)))
+        if lesson.next:
+            hints.append(say("{next} for the next lesson", next=Command("learn", lesson.next)) if lesson.lesson
+                         else say("{start} to start", start=Command("learn", lesson.next)))
+        if lesson.lesson:
+            hints.append(say("{menu} for the lessons", menu=Command("menu")))
+        self.whisper(say("Type {hints}.", hints=text(*_joined(hints, ", "))))
 
 
 def _joined(items: list[Text | Part], between: str) -> list[Text | Part]:

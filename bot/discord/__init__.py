@@ -5,7 +5,7 @@
   ``/tiempo build``), described from the service's command catalogue;
 * ``completion`` — what the options suggest while the player types;
 * ``items`` — the persistent buttons and menus (``DynamicItem``s whose custom ids carry the game);
-* ``exporting`` — ``/tiempo export``: progress while the pictures are drawn, then the files;
+* ``exporting`` — ``/tiempo records export``: progress while the pictures are drawn, then the files;
 * ``answering`` — answering an interaction: the reply, a refusal's sentence, or an apology, in time;
 * ``sending`` — a ``Post`` as discord.py's arguments, markdown, pages, and the ``ChannelOutbox``;
 * ``context`` — who asks (``caller_of``) and the service of an interaction.

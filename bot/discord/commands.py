@@ -13,9 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
+import discord
 from discord import app_commands
 
-from ..service import CATALOGUE
+from ..service import CATALOGUE, Refusal, RefusalCode
+from ..words import Command, say
 from . import completion, exporting
 from .answering import respond
 from .completion import Choices
@@ -24,39 +26,57 @@ from .context import Interaction, caller_of, service_of
 Callback = TypeVar("Callback", bound=Callable[..., Coroutine[Any, Any, None]])
 
 
-def slash(word: str) -> Callable[[Callback], app_commands.Command[Any, Any, None]]:
-    """``app_commands.command`` for the catalogue's command ``word``: its description, its options'
-    descriptions and choices (an option of the catalogue the method lacks is a TypeError)."""
+def slash(word: str, group: app_commands.Group | None = None
+          ) -> Callable[[Callback], app_commands.Command[Any, Any, None]]:
+    """``app_commands.command`` for the catalogue's command ``word`` (in the subgroup ``group``, when
+    given): its description, its options' descriptions and choices (an option of the catalogue the
+    method lacks is a TypeError)."""
     entry = CATALOGUE[word]
+    make = app_commands.command if group is None else group.command
 
     def decorate(callback: Callback) -> app_commands.Command[Any, Any, None]:
         described = app_commands.describe(**{o.name: o.description for o in entry.options})(callback)
         listed = {o.name: completion.choices(list(o.choices)) for o in entry.options if o.choices}
         if listed:
             described = app_commands.choices(**listed)(described)
-        return app_commands.command(name=word, description=entry.summary)(described)
+        return make(name=word, description=entry.summary)(described)
 
     return decorate
 
 
-class TiempoGroup(app_commands.Group, name="tiempo", description="Play Khronos: three Ages, seven rounds, one winner",
-                  guild_only=True):
-    """``/tiempo`` and its subcommands (discord.py's ``examples/app_commands/basic.py``, as a group)."""
+@app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
+@app_commands.allowed_installs(guilds=True, users=True)
+class TiempoGroup(app_commands.Group, name="tiempo", description="Play Khronos: three Ages, seven rounds, one winner"):
+    """``/tiempo`` and its subcommands (discord.py's ``examples/app_commands/basic.py``, as a group).
+
+    Discord reads where a command may be used (``allowed_contexts``, ``allowed_installs``) from the
+    top-level command only, so ``/tiempo`` is offered in servers, in direct messages with the bot and,
+    for whoever adds Tiempo to their own account (a user install), anywhere; the commands of a
+    table refuse where the bot is not in the server (``TiempoGroup.run``), the catalogue's
+    ``anywhere`` ones (``games``, ``profile``, ``learn``…) answer there too."""
+
+    # a command holds at most 25 subcommands: the catalogue's ``group`` puts the others in these
+    me = app_commands.Group(name="me", description="Yours: your games on every server, your profile")
+    records = app_commands.Group(name="records", description="Games looked back at: replays, exports, the leaderboard")
 
     async def run(self, interaction: Interaction, word: str, **options: str | int | bool | None) -> None:
         """Answer ``/tiempo <word>`` with the catalogue's call (deferred when the command may be slow).
         A refusal or a failure travels, as discord.py's ``CommandInvokeError``, to the tree's
         ``on_error``, which answers it."""
         entry = CATALOGUE[word]
-        await respond(interaction, lambda: entry.call(service_of(interaction), caller_of(interaction), options),
-                      defer=entry.slow)
+        caller = caller_of(interaction)
+        if not entry.anywhere and not interaction.is_guild_integration():
+            raise Refusal(say("{command} is for a channel of a server Tiempo was added to; here, try {games}, "
+                              "{profile} or {learn}.", command=Command(word), games=Command("games"),
+                              profile=Command("profile"), learn=Command("learn")), RefusalCode.BAD_INPUT)
+        await respond(interaction, lambda: entry.call(service_of(interaction), caller, options), defer=entry.slow)
 
     # -- the lobby --
 
     @slash("new")
     async def new(self, interaction: Interaction, holdem: bool = False, seats: app_commands.Range[int, 2, 5] = 5,
-                  turn_minutes: app_commands.Range[int, 0, 10080] | None = None) -> None:
-        await self.run(interaction, "new", holdem=holdem, seats=seats, turn_minutes=turn_minutes)
+                  turn_minutes: app_commands.Range[int, 0, 10080] | None = None, tips: bool = True) -> None:
+        await self.run(interaction, "new", holdem=holdem, seats=seats, turn_minutes=turn_minutes, tips=tips)
 
     @slash("join")
     async def join(self, interaction: Interaction) -> None:
@@ -215,15 +235,35 @@ class TiempoGroup(app_commands.Group, name="tiempo", description="Play Khronos: 
 
     # -- after the game: replay and export --
 
-    @slash("replay")
+    @slash("replay", records)
     async def replay(self, interaction: Interaction, game: app_commands.Range[int, 1] | None = None,
                      step: app_commands.Range[int, 0] | None = None, hands: bool = False,
                      public: bool = False) -> None:
         await self.run(interaction, "replay", game=game, step=step, hands=hands, public=public)
 
-    @slash("export")
+    @slash("export", records)
     async def export(self, interaction: Interaction, game: app_commands.Range[int, 1] | None = None) -> None:
         await exporting.export(interaction, game)
+
+    # -- between games and after them, and the course --
+
+    @slash("games", me)
+    async def games(self, interaction: Interaction) -> None:
+        await self.run(interaction, "games")
+
+    @slash("profile", me)
+    async def profile(self, interaction: Interaction, player: discord.User | None = None,
+                      everywhere: bool = False) -> None:
+        await self.run(interaction, "profile", player=None if player is None else player.id, everywhere=everywhere,
+                       player_name=None if player is None else player.display_name)
+
+    @slash("leaderboard", records)
+    async def leaderboard(self, interaction: Interaction, page: app_commands.Range[int, 1, 1000] = 1) -> None:
+        await self.run(interaction, "leaderboard", page=page)
+
+    @slash("learn")
+    async def learn(self, interaction: Interaction, lesson: str | None = None) -> None:
+        await self.run(interaction, "learn", lesson=lesson)
 
 
 __all__ = ["TiempoGroup", "slash"]

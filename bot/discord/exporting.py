@@ -1,4 +1,4 @@
-"""``/tiempo export``: a finished game's files (its record, animation and web page) as attachments.
+"""``/tiempo records export``: a finished game's files (its record, animation and web page) as attachments.
 
 The pictures take a few seconds to draw, so the command is acknowledged at once ("thinking…", only
 for its player); that answer then says how far the drawing is, about every quarter, and at the end
@@ -41,7 +41,7 @@ def _discord_files(files: Sequence[Attachment]) -> list[discord.File]:
 
 
 async def export(interaction: Interaction, game_id: int | None) -> None:
-    """Answer ``/tiempo export``: acknowledge, show the drawing's progress, then the files. A refusal
+    """Answer ``/tiempo records export``: acknowledge, show the drawing's progress, then the files. A refusal
     (no such game, a game not over) travels to the tree's ``on_error``, which answers it."""
     await interaction.response.defer(ephemeral=True, thinking=True)
     shown = -1

@@ -33,6 +33,8 @@ from ..service import (
     ConfirmButton,
     Control,
     HandButtons,
+    LessonControls,
+    LessonView,
     LobbyButtons,
     PanelControls,
     PanelView,
@@ -67,6 +69,8 @@ FIELDS: dict[str, tuple[str, Callable[[str], Any], Callable[[Any], str]]] = {
     "to": (r"\d+|end", lambda text: None if text == "end" else int(text), lambda step: "end" if step is None
            else str(step)),
     "hands": (r"[01]", lambda text: text == "1", lambda hands: "1" if hands else "0"),
+    "lesson": (r"[a-z]+", str, str),
+    "stage": (r"\d+", int, str),
 }
 _FORMATTER = string.Formatter()
 
@@ -417,6 +421,99 @@ def replay_items(view: ReplayView) -> list[discord.ui.Item[Any]]:
     return items
 
 
+# -- the course (/tiempo learn): its lists, then Confirm, Back, Start again, Next lesson, Lessons -------
+
+
+class Lessons(TiempoButton, id="learn"):
+    """Lessons: the list of the course's lessons, in place."""
+
+    label, edits, what = "Lessons", True, "learn list"
+
+    async def call(self, service: Tiempo, caller: Caller) -> Reply:
+        return await service.learn(caller)
+
+
+class LessonOpen(TiempoButton, id="learn:{lesson}"):
+    """A lesson from its start (Start, Start again, Next lesson: the label says which), in place."""
+
+    label, style, slow, edits, what = "Start", discord.ButtonStyle.primary, True, True, "learn open"
+    lesson: str
+
+    async def call(self, service: Tiempo, caller: Caller) -> Reply:
+        return await service.learn_lesson(caller, self.lesson)
+
+
+class LessonChoose(TiempoSelect, id="learn-go"):
+    """The list of lessons: the pick opens that lesson, in place."""
+
+    slow, edits, what = True, True, "learn go"
+
+    async def call(self, service: Tiempo, caller: Caller) -> Reply:
+        values = self.item.values
+        return await service.learn_lesson(caller, values[0]) if values else await service.learn(caller)
+
+
+class LessonPick(TiempoSelect, id="learn:{lesson}:{stage}:{path}"):
+    """A lesson step's list (as the turn panel's): the pick goes to the next step, in place."""
+
+    slow, edits, what = True, True, "learn pick"
+    lesson: str
+    stage: int
+    path: tuple[str, ...]
+
+    async def call(self, service: Tiempo, caller: Caller) -> Reply:
+        values = self.item.values
+        path = (*self.path, *values[0].split(SEP)) if values else self.path
+        return await service.learn_lesson(caller, self.lesson, self.stage, path)
+
+
+class LessonBack(TiempoButton, id="learn-back:{lesson}:{stage}:{path}"):
+    """Back: the lesson step's previous question."""
+
+    label, slow, edits, what = "Back", True, True, "learn back"
+    lesson: str
+    stage: int
+    path: tuple[str, ...]
+
+    async def call(self, service: Tiempo, caller: Caller) -> Reply:
+        return await service.learn_lesson(caller, self.lesson, self.stage, self.path)
+
+
+class LessonConfirm(TiempoButton, id="learn-ok:{lesson}:{stage}:{path}"):
+    """Confirm: the move the lesson step shows, checked and explained."""
+
+    label, style, slow, edits, what = "Confirm", discord.ButtonStyle.success, True, True, "learn ok"
+    lesson: str
+    stage: int
+    path: tuple[str, ...]
+
+    async def call(self, service: Tiempo, caller: Caller) -> Reply:
+        return await service.learn_confirm(caller, self.lesson, self.stage, self.path)
+
+
+def lesson_items(view: LessonView) -> list[discord.ui.Item[Any]]:
+    """A course message's list and buttons (``LessonView`` says which)."""
+    items: list[discord.ui.Item[Any]] = []
+    if not view.lesson:  # the list of lessons
+        if view.choices:
+            items.append(LessonChoose(question=view.question, choices=view.choices))
+        if view.next:
+            items.append(LessonOpen(view.next, label="Start"))
+        return items
+    if view.choices:
+        items.append(LessonPick(view.lesson, view.stage, view.base, question=view.question, choices=view.choices))
+    if view.confirm:
+        items.append(LessonConfirm(view.lesson, view.stage, view.path))
+    if view.back is not None:
+        items.append(LessonBack(view.lesson, view.stage, view.back))
+    if view.retry:
+        items.append(LessonOpen(view.lesson, label="Start again", style=discord.ButtonStyle.secondary))
+    if view.next:
+        items.append(LessonOpen(view.next, label="Next lesson", style=discord.ButtonStyle.success))
+    items.append(Lessons())
+    return items
+
+
 def items_of_control(control: Control) -> list[discord.ui.Item[Any]]:
     """The buttons and menus that show one control of a post."""
     match control:
@@ -438,6 +535,8 @@ def items_of_control(control: Control) -> list[discord.ui.Item[Any]]:
             return [Rematch(game)]
         case ReplayControls(view=view):
             return replay_items(view)
+        case LessonControls(view=view):
+            return lesson_items(view)
 
 
 def items_of(controls: tuple[Control, ...]) -> list[discord.ui.Item[Any]]:
@@ -449,6 +548,7 @@ def items_of(controls: tuple[Control, ...]) -> list[discord.ui.Item[Any]]:
 DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     MyHand, BoardNow, Answer, Join, Leave, Start, Rematch, Play, ConfirmAction, ConfirmCancel,
     PanelPick, PanelConfirm, PanelBack, PanelMenu, PanelLook, PanelUndo,
-    ReplayStep, ReplayRound)
+    ReplayStep, ReplayRound, Lessons, LessonOpen, LessonChoose, LessonPick, LessonBack, LessonConfirm)
 
-__all__ = ["DYNAMIC_ITEMS", "FIELDS", "TiempoButton", "TiempoSelect", "items_of", "panel_items", "replay_items"]
+__all__ = ["DYNAMIC_ITEMS", "FIELDS", "TiempoButton", "TiempoSelect", "items_of", "lesson_items", "panel_items",
+           "replay_items"]

@@ -11,7 +11,7 @@ from typing import Any
 import aiohttp
 import discord
 
-from ..service import PanelControls, Picture, Post, SendLater
+from ..service import PATHS, PanelControls, Picture, Post, SendLater
 from ..words import Style, Text, render
 from .items import items_of
 
@@ -28,7 +28,9 @@ def _name(name: str) -> str:
 
 #: how the service's words look on Discord
 DISCORD = Style(strong="**{}**", mention="<@{id}>", command="`/tiempo {word}{options}`", or_button=" (or the button)",
-                button="press {label}{where}", code="`{}`", here="this channel", name=_name)
+                button="press {label}{where}", code="`{}`", here="this channel", name=_name,
+                place="https://discord.com/channels/{guild}/{channel}",
+                paths=PATHS)
 
 
 def trim(text: str, limit: int = MAX_TEXT) -> str:

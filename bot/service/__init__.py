@@ -40,7 +40,7 @@ from rules import events as ev
 from ..ai import Chooser
 from ..play import Disagreement, Refusal, RefusalCode, Stale
 from ..storage import DatabaseBusyError, DatabaseFaultError, GameRecord, Storage, StorageError
-from .catalogue import CATALOGUE
+from .catalogue import CATALOGUE, PATHS, Entry, Person
 from .clock import TurnClock
 from .community import Community
 from .course import Tip, tips_on
@@ -48,7 +48,7 @@ from .exports import Exports, Progress
 from .games import Games, version_of
 from .herald import Herald
 from .info import Info, rules_reference
-from .lessons import LessonReply, Lessons, LessonView
+from .lessons import Lessons
 from .lobby import AI_LEVELS, AI_NAMES, Lobby
 from .messages import (
     Answers,
@@ -58,6 +58,8 @@ from .messages import (
     ConfirmButton,
     Control,
     HandButtons,
+    LessonControls,
+    LessonView,
     LobbyButtons,
     Outbox,
     PanelControls,
@@ -140,8 +142,8 @@ class Tiempo:
 
     # -- lobby --
     async def new(self, caller: Caller, *, holdem: bool = False, seats: int = 5,
-                  turn_minutes: int | None = None) -> Reply:
-        return await self.lobby.new(caller, holdem=holdem, seats=seats, turn_minutes=turn_minutes)
+                  turn_minutes: int | None = None, tips: bool = True) -> Reply:
+        return await self.lobby.new(caller, holdem=holdem, seats=seats, turn_minutes=turn_minutes, tips=tips)
 
     async def join(self, caller: Caller, game_id: int | None = None) -> Reply:
         return await self.lobby.join(caller, game_id)
@@ -337,5 +339,6 @@ __all__ = ["AI_LEVELS", "AI_NAMES", "CATALOGUE", "SEP", "Answers", "Caller",
 # what the console reads (its import of the service is all it imports of the project, with the words and settings)
 __all__ += ["AGE_NAMES", "BUILDING_NAMES", "RULE_TOPICS", "Chooser", "Storage", "TableState",
             "new_seed", "panel_pick", "parse_age"]
-__all__ += ["LessonReply", "LessonView", "Tip", "tips_on"]
+__all__ += ["LessonControls", "LessonView", "Tip", "tips_on"]
+__all__ += ["PATHS", "Entry", "Person"]
 __all__ += ["Attachment", "Progress", "ReplayButton", "ReplayControls", "ReplayView"]

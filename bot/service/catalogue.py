@@ -22,6 +22,7 @@ from ..ai import LEVELS
 from ..play import Refusal
 from ..texts import RULES
 from ..words import Code, say
+from .course import COURSE
 from .messages import Caller, Reply
 
 if TYPE_CHECKING:
@@ -37,9 +38,14 @@ BUILD_AGES = (Age.MIGHT.title, Age.FAITH.title)
 BUILDINGS = tuple(kind.value for kind in Kind)
 
 
+class Person(int):
+    """An option's type: a person, by user id (Discord offers its member picker; at the console, a
+    seat's number)."""
+
+
 @dataclass(frozen=True)
 class Option:
-    """One option of a command: ``name`` as typed, of ``type`` (``str``, ``int`` or ``bool``), within
+    """One option of a command: ``name`` as typed, of ``type`` (``str``, ``int``, ``bool`` or ``Person``), within
     ``minimum``..``maximum`` for a number, one of ``choices`` where it has them; ``key`` is the name
     the service's ``play`` knows it by (``to`` of ``travel`` is an ``age``), where that differs."""
 
@@ -61,7 +67,9 @@ class Option:
 @dataclass(frozen=True)
 class Entry:
     """A command: its ``word``, a one-line ``summary``, its ``options`` in order, ``examples`` of it
-    as typed at the console, and its ``call``. ``plays``: an action in the game (``Tiempo.play``);
+    as typed at the console, and its ``call`` (which may read, besides the options, ``player_name``:
+    the display name of the ``player`` option where the front end knows it). ``plays``: an action in
+    the game (``Tiempo.play``);
     ``slow``: it may take a while (it plays an action, waits on the game's lock, or draws a picture),
     so a front end that must answer quickly acknowledges it first."""
 
@@ -72,6 +80,15 @@ class Entry:
     examples: tuple[str, ...] = ()
     plays: bool = False
     slow: bool = False
+    #: it works outside a server's channel too (a direct message with the bot, a user install)
+    anywhere: bool = False
+    #: the subgroup a front end with a limit of commands puts it in (Discord: 25 a command), or ""
+    group: str = ""
+
+    @property
+    def path(self) -> str:
+        """The words that name it: ``build``, or ``me games`` in a subgroup."""
+        return f"{self.group} {self.word}" if self.group else self.word
 
     def option(self, name: str) -> Option:
         """The option ``name``; KeyError if the command has none of that name."""
@@ -128,10 +145,13 @@ CATALOGUE: dict[str, Entry] = {e.word: e for e in (
     Entry("new", "Open a game in this channel", (
         Option("holdem", "Play the Hold'em variant (a face-up reserve to swap with)", bool, default=False),
         Option("seats", "How many seats (2–5)", int, minimum=2, maximum=5, default=5),
-        Option("turn_minutes", "Minutes per turn; 0 for no limit", int, minimum=0, maximum=10080)),
+        Option("turn_minutes", "Minutes per turn; 0 for no limit", int, minimum=0, maximum=10080),
+        Option("tips", "A line of explanation the first time each player meets a ripple, a paradox…", bool,
+               default=True)),
         lambda s, c, o: s.new(c, holdem=bool(o.get("holdem")), seats=_number(o, "seats", 5, "seats:4"),
                               turn_minutes=None if o.get("turn_minutes") is None
-                              else _number(o, "turn_minutes", 0, "turn_minutes:30")),
+                              else _number(o, "turn_minutes", 0, "turn_minutes:30"),
+                              tips=_yes(o, "tips", True)),
         ("new", "new holdem:True seats:3")),
     Entry("join", "Take a seat in this channel's game", (), lambda s, c, o: s.join(c), ("join",)),
     Entry("leave", "Leave this channel's game before it starts", (), lambda s, c, o: s.leave(c), ("leave",)),
@@ -196,11 +216,27 @@ CATALOGUE: dict[str, Entry] = {e.word: e for e in (
         Option("hands", "Show every hand too (a finished game only)", bool, default=False),
         Option("public", "Post it in the channel for everyone (default: only you see it)", bool, default=False)),
         lambda s, c, o: s.replay(c, _optional(o, "game", "game:12"), _optional(o, "step", "step:5"),
-                                 hands=_flag(o, "hands"), public=_flag(o, "public")),
-        ("replay", "replay 12 5", "replay game:12 hands:True"), slow=True),
+                                 hands=_yes(o, "hands", False), public=_yes(o, "public", False)),
+        ("replay", "replay 12 5", "replay game:12 hands:True"), slow=True, group="records"),
     Entry("export", "A finished game's record, animation and web page, as files", (
         Option("game", "The game's number (default: the last that ended in this channel)", int, minimum=1),),
-        lambda s, c, o: s.export(c, _optional(o, "game", "game:12")), ("export", "export 12"), slow=True),
+        lambda s, c, o: s.export(c, _optional(o, "game", "game:12")), ("export", "export 12"), slow=True,
+        group="records"),
+    # -- between games and after them (community.py), and the course (lessons.py) --
+    Entry("games", "Your games in play, on every server (works in a DM with the bot too)", (),
+          lambda s, c, o: s.my_games(c), ("games",), anywhere=True, group="me"),
+    Entry("profile", "A player's finished games, rating and last games", (
+        Option("player", "Whose profile (default: yours)", Person),
+        Option("everywhere", "Yours across every server", bool, default=False)),
+        lambda s, c, o: s.profile(c, _player(o), _yes(o, "everywhere", False), _text(o, "player_name")),
+        ("profile", "profile everywhere:True"), anywhere=True, group="me"),
+    Entry("leaderboard", "This server's best ratings, ten a page", (
+        Option("page", "Which page", int, minimum=1, maximum=1000, default=1),),
+        lambda s, c, o: s.leaderboard(c, _number(o, "page", 1, "leaderboard 2")), ("leaderboard", "leaderboard 2"),
+        group="records"),
+    Entry("learn", "Learn Khronos: short lessons played by taps (only you see them)", (
+        Option("lesson", "Open this lesson", choices=tuple(COURSE)),),
+        lambda s, c, o: _learn(s, c, _text(o, "lesson")), ("learn", "learn ripples"), slow=True, anywhere=True),
 )}
 
 
@@ -210,21 +246,43 @@ def _optional(options: Mapping[str, Value], name: str, example: str) -> int | No
     return None if value is None or value == "" else _number(options, name, 0, example)
 
 
-def _flag(options: Mapping[str, Value], name: str) -> bool:
-    """A yes/no option: a bool, or typed (``True``, ``yes``, ``1``; ``False``, ``no``, ``0``)."""
+def _yes(options: Mapping[str, Value], name: str, default: bool) -> bool:
+    """A yes/no option: ``True``/``False`` as given, or typed (``yes``, ``off``…)."""
     value = options.get(name)
-    if value is None or isinstance(value, bool):
-        return bool(value)
+    if value is None or value == "":
+        return default
+    if isinstance(value, bool):
+        return value
     word = str(value).strip().lower()
-    if word in ("true", "yes", "y", "1", "on"):
+    if word in ("true", "yes", "on", "1"):
         return True
-    if word in ("false", "no", "n", "0", "off", ""):
+    if word in ("false", "no", "off", "0"):
         return False
-    raise Refusal(say("{name} is yes or no, e.g. {example}.", name=Code(name), example=Code(f"{name}:True")))
+    raise Refusal(say("{name} is yes or no, e.g. {example}.", name=Code(name), example=Code(f"{name}:no")))
+
+
+def _player(options: Mapping[str, Value]) -> int | None:
+    """The ``player`` option: a user id (Discord gives a member; the console a seat's number)."""
+    value = options.get("player")
+    if value is None or value == "":
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise Refusal(say("{name} takes a player, e.g. {example}.", name=Code("player"),
+                          example=Code("profile 2"))) from None
+
+
+async def _learn(service: Tiempo, caller: Caller, lesson: str | None) -> Reply:
+    return await (service.learn_lesson(caller, lesson.lower()) if lesson else service.learn(caller))
 
 
 async def _rules(service: Tiempo, topic: str | None) -> Reply:
     return service.rules(topic)
 
 
-__all__ = ["AGES", "BUILDINGS", "BUILD_AGES", "CATALOGUE", "Entry", "Option", "Value"]
+#: the words that name each command nested in a subgroup (``{"games": "me games"}``), for the wording layer
+PATHS: Mapping[str, str] = {word: entry.path for word, entry in CATALOGUE.items() if entry.group}
+
+__all__ = ["AGES", "BUILDINGS", "BUILD_AGES", "CATALOGUE", "PATHS", "Entry", "Option", "Person", "Value"]
+

@@ -14,10 +14,12 @@ from rules import events as ev
 
 from ..storage import GameRecord, SeatRecord
 from ..texts import describe_status, ecu_word, narrate, ranking, who
-from ..words import Button, Command, Mention, Part, Strong, Text, lines, say, text
+from ..words import Button, Command, Mention, Name, Part, Strong, Text, lines, say, text
 from .community import final_lines, record_finished
 from .courier import Courier
+from .course import tips_on
 from .games import Games, is_ai, version_of
+from .lessons import Lessons
 from .messages import Answers, HandButtons, Outbox, Picture, PlayButton, Post, RematchButton
 from .steps import choice_label, decision_question
 
@@ -107,7 +109,7 @@ class Herald:
             turn_events = await self.games.turn_events(game)
             if is_ai(game.seats[ended.player]):  # an AI's turn is told in one message, with the board
                 narration = narrate(state, [e for e in turn_events if not isinstance(e, ev.TurnBegan)])
-            return [await self.board_post(game, state, narration, turn_events)]
+            return [await self.board_post(game, state, narration, turn_events, await self.tips(game, turn_events))]
         if state.pending is not None and any(isinstance(e, ev.DecisionRequested) for e in events):
             narration = narrate(state, [e for e in events if not isinstance(e, (ev.TurnBegan, ev.DecisionRequested))])
             gallery = await asyncio.to_thread(self.decision_card, game, state)
@@ -147,21 +149,39 @@ class Herald:
                     mentions=(seat.user_id,) if not is_ai(seat) else ())
 
     async def board_post(self, game: GameRecord, state: GameState, narration: list[str],
-                         events: Sequence[ev.Event]) -> Post:
-        """The board after a turn (or at the start), the scores, and whose turn it is."""
+                         events: Sequence[ev.Event], tips: Sequence[Text] = ()) -> Post:
+        """The board after a turn (or at the start), the first-time ``tips``, the scores, and whose turn
+        it is."""
         gallery = await asyncio.to_thread(self.cards, game, state, events, f"v{game.action_count}")
         seat = game.seats[state.waiting_on]
         scores = describe_status(state)
         if state.pending is not None:
-            post = self.decision_post(game, state, [*narration, "", scores])
+            post = self.decision_post(game, state, [*narration, *tips, "", scores])
             return dataclasses.replace(post, gallery=gallery,
                                        controls=(*post.controls, HandButtons(game.id, version_of(game))))
         turn = (f"{seat.name} (AI) is thinking…" if is_ai(seat) else
                 say("{who}, your turn (round {round} of 7).", who=mention(seat), round=state.round))
         play = () if is_ai(seat) else (PlayButton(game.id),)
-        return Post(lines([*narration, "", scores, "", turn]), gallery=gallery,
+        return Post(lines([*narration, *tips, "", scores, "", turn]), gallery=gallery,
                     controls=(*play, HandButtons(game.id, version_of(game))),
                     mentions=(seat.user_id,) if not is_ai(seat) else ())
+
+    async def tips(self, game: GameRecord, events: Sequence[ev.Event]) -> list[Text]:
+        """The first-time tips a turn's ``events`` give the people seated (each tip once per person,
+        marked given now: they are part of the turn's post, stored with the action), unless the game's
+        ``tips`` option is off. A failure is logged and costs only the tips."""
+        if not tips_on(game.options):
+            return []
+        out: list[Text] = []
+        try:
+            lessons = Lessons(self.games.storage, render=False)
+            for seat in {s.user_id: s for s in game.seats if not is_ai(s)}.values():
+                tip = await lessons.tip(seat.user_id, events)
+                if tip is not None:
+                    out.append(say("{who}: {tip}", who=Name(seat.name), tip=tip.text))
+        except Exception:
+            log.exception("could not give the first-time tips of game %s", game.id)
+        return out
 
     async def final_post(self, game: GameRecord, state: GameState, narration: list[str],
                          events: Sequence[ev.Event] = ()) -> Post:

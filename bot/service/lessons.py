@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from render import age_card, changed_ages, places_card
 from rules import Action, GameState, NotationError, RuleError, apply, parse_action
@@ -23,7 +22,7 @@ from ..storage import Storage
 from ..texts import narrate
 from ..words import Button, Command, Strong, Text, lines, say, text
 from .course import COURSE, LESSONS, Lesson, Task, Tip, first_tip, lesson_number, next_lesson, play_lines
-from .messages import Caller, Picture, Reply
+from .messages import Caller, Control, LessonControls, LessonView, Picture, Reply
 from .steps import Choice, StalePath, Step, step
 
 log = logging.getLogger("tiempo.lessons")
@@ -32,34 +31,11 @@ log = logging.getLogger("tiempo.lessons")
 LESSON_ITEM, TIP_ITEM = "lesson:", "tip:"
 
 
-@dataclass(frozen=True)
-class LessonView:
-    """The controls of a course message (private). ``lesson`` is the lesson's key, ``""`` for the list of
-    lessons (then ``choices`` are the lessons: a pick opens ``Tiempo.learn_lesson(caller, key)``).
-
-    In a lesson, at task ``stage``: a list to pick from (``choices`` after ``base``, with ``question``
-    as its placeholder) that goes to ``Tiempo.learn_lesson(caller, lesson, stage, base + (key,))``;
-    Back (to the path ``back``, when not None); Confirm (``confirm``: the path names a move, played by
-    ``Tiempo.learn_confirm(caller, lesson, stage, path)``); Start again (``retry``: the lesson from its
-    first task); Next lesson (``next``: that lesson's key); and always "Lessons" (the list)."""
-
-    lesson: str = ""
-    stage: int = 0
-    path: tuple[str, ...] = ()
-    base: tuple[str, ...] = ()
-    question: str = ""
-    choices: tuple[Choice, ...] = ()
-    back: tuple[str, ...] | None = None
-    confirm: bool = False
-    retry: bool = False
-    next: str | None = None
-
-
-@dataclass(frozen=True)
-class LessonReply(Reply):
-    """A private answer of the course, with its controls."""
-
-    lesson: LessonView | None = None
+def _reply(body: Text, *, gallery: tuple[Picture, ...] = (), view: LessonView | None = None,
+           controls: tuple[Control, ...] | None = None) -> Reply:
+    """A private answer of the course, with its controls (``LessonControls``)."""
+    return Reply(body, gallery=gallery, controls=controls if controls is not None else
+                 (LessonControls(view),) if view is not None else ())
 
 
 def _lesson(key: str) -> Lesson:
@@ -92,7 +68,7 @@ class Lessons:
 
     # -- the list --------------------------------------------------------------------------------
 
-    async def course(self, caller: Caller, note: Text | str = "") -> LessonReply:
+    async def course(self, caller: Caller, note: Text | str = "") -> Reply:
         """The lessons, those done ticked, and the first not done to start."""
         done = await self._done(caller.user_id)
         left = [lesson for lesson in LESSONS if lesson.key not in done]
@@ -109,10 +85,10 @@ class Lessons:
             status = say("{done} of {n} lessons done. Next: {title}.", done=len(LESSONS) - len(left), n=len(LESSONS),
                          title=left[0].title)
         body = lines([x for x in (note, text(Strong(say("Learn Khronos").plain())), status) if x])
-        return LessonReply(body, lesson=LessonView(question=say("Pick a lesson").plain(), choices=choices,
+        return _reply(body, view=LessonView(question=say("Pick a lesson").plain(), choices=choices,
                                                    next=left[0].key if left else None))
 
-    async def reset(self, caller: Caller) -> LessonReply:
+    async def reset(self, caller: Caller) -> Reply:
         """Forget the caller's lessons (the tips stay seen), then the list."""
         await self.storage.progress.forget(caller.user_id, LESSON_ITEM)
         return await self.course(caller, say("Your progress is cleared: every lesson is new again."))
@@ -120,7 +96,7 @@ class Lessons:
     # -- a lesson ------------------------------------------------------------------------------
 
     async def show(self, caller: Caller, key: str, stage: int = 0, path: Sequence[str] = (),
-                   note: Text | str = "", *, heading: bool = True) -> LessonReply:
+                   note: Text | str = "", *, heading: bool = True) -> Reply:
         """Lesson ``key`` at task ``stage``, the move picked so far by ``path``: the idea, the task, the
         panel's step and its picture."""
         lesson = _lesson(key)
@@ -134,13 +110,14 @@ class Lessons:
         except StalePath:
             note, current = say("That pick does not lead to a move here; pick again from the start."), step(state, seat)
         gallery = await self._pictures(lesson, state, seat, current)
-        body = lines([x for x in (note, _heading(lesson) if heading else "", lesson.idea if stage == 0 else "",
-                                  text(Strong(say("Your move: ").plain()), task.prompt), *_panel_body(current)) if x])
-        return LessonReply(body, gallery=gallery, lesson=LessonView(
+        move = text(Strong(say("Your move:").plain()), " ", task.prompt)  # (no space inside the bold: markdown)
+        body = lines([x for x in (note, _heading(lesson) if heading else "", lesson.idea if stage == 0 else "", move,
+                                  *_panel_body(current)) if x])
+        return _reply(body, gallery=gallery, view=LessonView(
             lesson.key, stage, current.path, current.next_base, current.question, current.choices,
             current.back if current.path else None, current.preview is not None, retry=stage > 0))
 
-    async def confirm(self, caller: Caller, key: str, stage: int, path: Sequence[str]) -> LessonReply:
+    async def confirm(self, caller: Caller, key: str, stage: int, path: Sequence[str]) -> Reply:
         """Check the move ``path`` names: the lesson's move is played and explained (and the lesson
         marked done after its last task); another move gets the reason and the task again."""
         lesson = _lesson(key)
@@ -154,7 +131,7 @@ class Lessons:
             raise Refusal(say("Pick the rest of the move first."))
         return await self._judge(caller, lesson, stage, state, current.preview.action)
 
-    async def typed(self, caller: Caller, key: str, stage: int, move: str) -> LessonReply:
+    async def typed(self, caller: Caller, key: str, stage: int, move: str) -> Reply:
         """The move typed in the notation, without the player (``build Keep B2 on M``): a move the rules
         refuse gets the rule's sentence, another is checked as ``confirm`` does."""
         lesson = _lesson(key)
@@ -173,7 +150,7 @@ class Lessons:
         return await self._judge(caller, lesson, stage, state, action)
 
     async def _judge(self, caller: Caller, lesson: Lesson, stage: int, state: GameState,
-                     action: Action) -> LessonReply:
+                     action: Action) -> Reply:
         task = lesson.tasks[stage]
         after, events = apply(state, action)
         wrong = task.verdict(state, action, events)
@@ -193,8 +170,8 @@ class Lessons:
                       *[f"• {line}" for line in done_lines], task.result])
         if stage + 1 < len(lesson.tasks):
             following = await self.show(caller, lesson.key, stage + 1, heading=False)
-            return LessonReply(lines([head, following.text]), gallery=gallery + following.gallery,
-                               lesson=following.lesson)
+            return _reply(lines([head, following.text]), gallery=gallery + following.gallery,
+                               controls=following.controls)
         newly = await self.storage.progress.mark(caller.user_id, LESSON_ITEM + lesson.key)
         done = await self._done(caller.user_id)
         after_this = next_lesson(lesson.key, done)
@@ -206,8 +183,8 @@ class Lessons:
                       title=_lesson(after_this).title, next=Button(say("Next lesson").plain(), f"learn {after_this}"))
         if not newly and after_this is not None:
             end = end + say(" (You had done this one before.)")
-        return LessonReply(lines([head, end]), gallery=gallery,
-                           lesson=LessonView(lesson.key, stage, retry=True, next=after_this))
+        return _reply(lines([head, end]), gallery=gallery,
+                           view=LessonView(lesson.key, stage, retry=True, next=after_this))
 
     # -- tips ---------------------------------------------------------------------------------
 
@@ -294,4 +271,4 @@ def result_pictures(lesson: Lesson, after: GameState, seat: int, events: Sequenc
                          lead=i == 0) for i, age in enumerate(ages))
 
 
-__all__ = ["LessonReply", "LessonView", "Lessons", "result_pictures", "step_pictures"]
+__all__ = ["Lessons", "result_pictures", "step_pictures"]

@@ -82,6 +82,29 @@ class Attachment:
 
 
 @dataclass(frozen=True)
+class LessonView:
+    """The controls of a course message (private). ``lesson`` is the lesson's key, ``""`` for the list of
+    lessons (then ``choices`` are the lessons: a pick opens ``Tiempo.learn_lesson(caller, key)``).
+
+    In a lesson, at task ``stage``: a list to pick from (``choices`` after ``base``, with ``question``
+    as its placeholder) that goes to ``Tiempo.learn_lesson(caller, lesson, stage, base + (key,))``;
+    Back (to the path ``back``, when not None); Confirm (``confirm``: the path names a move, played by
+    ``Tiempo.learn_confirm(caller, lesson, stage, path)``); Start again (``retry``: the lesson from its
+    first task); Next lesson (``next``: that lesson's key); and always "Lessons" (the list)."""
+
+    lesson: str = ""
+    stage: int = 0
+    path: tuple[str, ...] = ()
+    base: tuple[str, ...] = ()
+    question: str = ""
+    choices: tuple[Choice, ...] = ()
+    back: tuple[str, ...] | None = None
+    confirm: bool = False
+    retry: bool = False
+    next: str | None = None
+
+
+@dataclass(frozen=True)
 class Picture:
     """A picture of a post's gallery: the ``lead`` pictures are shown large, one after the other;
     the others together below them, smaller. ``description`` is its alternative text."""
@@ -145,6 +168,13 @@ class PanelControls:
 
 
 @dataclass(frozen=True)
+class LessonControls:
+    """The list and buttons of a course message (a private reply, bot/service/lessons.py)."""
+
+    view: LessonView
+
+
+@dataclass(frozen=True)
 class ConfirmButton:
     """A Confirm button that plays ``notation`` in game ``game`` at ``version``, an action its player
     was warned harms their own game (a private reply)."""
@@ -171,9 +201,9 @@ class ReplayControls:
 
 #: what a message can carry besides words and pictures, in the order it is shown
 Control = (HandButtons | LobbyButtons | RematchButton | Answers | PlayButton | PanelControls | ConfirmButton
-           | CancelButton | ReplayControls)
-#: the controls only a reply carries (never a channel's post): never stored in the outbox
-PRIVATE_CONTROLS = (PanelControls, ConfirmButton, CancelButton, ReplayControls)
+           | CancelButton | ReplayControls | LessonControls)
+#: the controls only a private reply carries (never a channel's post): never stored in the outbox
+PRIVATE_CONTROLS = (PanelControls, ConfirmButton, CancelButton, ReplayControls, LessonControls)
 
 
 @dataclass(frozen=True)

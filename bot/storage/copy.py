@@ -2,7 +2,7 @@
 several processes (or back, or to a new file). ``tiempo-bot copy-games SOURCE DEST``.
 
 Games keep their ids (the buttons on old messages carry them), their logs of actions, their seats,
-turn deadlines and unsent posts, and the players' results, ratings and rating changes go with them;
+turn deadlines and unsent posts, and the players' results, ratings, rating changes and course progress go with them;
 the destination's id counters continue after the highest copied id. Both databases are checked
 first, as at start-up, and migrated to the current schema; the destination must hold no game. The
 copy is one transaction in the destination: all of it or nothing. Then every game, action, post,
@@ -21,12 +21,18 @@ from dataclasses import dataclass
 
 from .backend import is_postgres_url, without_password
 from .check import DatabaseUnusableError, check_database
-from .community import ORDER, TABLES
+from .community import ORDER as RECORD_ORDER
+from .community import TABLES as RECORD_TABLES
+from .progress import PROGRESS_COLUMNS
 from .records import Status, StorageError
 from .schema import ACTION_COLUMNS, GAME_COLUMNS, Row, action_of, game_of
 from .store import Storage
 
 OUTBOX_COLUMNS = "id, game_id, guild_id, channel_id, body, created_at"
+#: what the players keep beside their games: results, ratings and rating changes (bot.storage.community),
+#: and what each person learnt of the course (bot.storage.progress), with the order rows are read in
+TABLES = {**RECORD_TABLES, "progress": PROGRESS_COLUMNS}
+ORDER = {**RECORD_ORDER, "progress": "user_id, item"}
 #: games read, written and compared at a time (each with its actions), between two progress lines
 CHUNK = 500
 
@@ -44,7 +50,7 @@ class Copied:
     playing: int
     actions: int
     posts: int
-    #: rows of what the players keep of their games: results, ratings and rating changes
+    #: rows of what the players keep: results, ratings, rating changes and the course's progress
     records: int
 
 
@@ -80,8 +86,8 @@ async def copy_games(source: str, dest: str, say: Callable[[str], None] = lambda
                        await _one(src, "SELECT COUNT(*) FROM actions"), await _one(src, "SELECT COUNT(*) FROM outbox"),
                        sum([await _one(src, f"SELECT COUNT(*) FROM {table}") for table in TABLES]))
         say(f"Copying {_count(total.games, 'game')}, {_count(total.actions, 'action')}, "
-            f"{_count(total.posts, 'unsent post')} and {_count(total.records, 'row')} of results and ratings "
-            f"from {_name(source)} to {_name(dest)}…")
+            f"{_count(total.posts, 'unsent post')} and {_count(total.records, 'row')} of results, ratings and "
+            f"the course's progress from {_name(source)} to {_name(dest)}…")
         postgres = dst.database.dialect == "postgresql"
         given = " OVERRIDING SYSTEM VALUE" if postgres else ""  # keep the ids: an identity column makes its own
         counters = await _next_ids(src)
@@ -166,6 +172,14 @@ async def _records(storage: Storage, table: str) -> AsyncIterator[list[Row]]:
     """The rows of one of the players' tables (``bot.storage.community``), in order: those of
     ``CHUNK`` games at a time, or the ratings a server at a time."""
     columns, order = TABLES[table], ORDER[table]
+    if table == "progress":  # ``CHUNK`` people at a time
+        rows = await storage.database.fetchall("SELECT DISTINCT user_id FROM progress ORDER BY user_id")
+        users = [r[0] for r in rows]
+        for i in range(0, len(users), CHUNK):
+            span = (users[i], users[min(i + CHUNK, len(users)) - 1])
+            yield await storage.database.fetchall(
+                f"SELECT {columns} FROM progress WHERE user_id >= ? AND user_id <= ? ORDER BY {order}", span)
+        return
     if table == "ratings":
         for guild in await storage.database.fetchall("SELECT DISTINCT guild_id FROM ratings ORDER BY guild_id"):
             yield await storage.database.fetchall(f"SELECT {columns} FROM ratings WHERE guild_id = ? ORDER BY {order}",
@@ -231,8 +245,8 @@ def main(source: str, dest: str) -> int:
         sys.stderr.write(f"{err}\n")
         return 2
     print(f"Copied {_count(copied.games, 'game')} ({copied.playing} being played), {_count(copied.actions, 'action')}, "
-          f"{_count(copied.posts, 'unsent post')} and {_count(copied.records, 'row')} of results and ratings; each "
-          "read back and found the same.")
+          f"{_count(copied.posts, 'unsent post')} and {_count(copied.records, 'row')} of results, ratings and the "
+          "course's progress; each read back and found the same.")
     print(f"Now set database = \"{_name(dest)}\" in the config file (or TIEMPO_DATABASE), start Tiempo, and keep "
           f"{_name(source)} until you have seen the games go on.")
     return 0

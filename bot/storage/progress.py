@@ -6,6 +6,9 @@ from __future__ import annotations
 from .backend import Database
 from .schema import now_or
 
+#: the table's columns, as ``tiempo-bot copy-games`` copies them
+PROGRESS_COLUMNS = "user_id, item, done_at"
+
 
 class Progress:
     """Items (``lesson:ripples``, ``tip:paradox``) marked done per person (a Discord user id)."""
