@@ -98,6 +98,8 @@ COMMANDS: dict[str, ConsoleCommand] = {c.word: c for c in (
     ConsoleCommand("yes", "confirm what you were just asked about (an action that harms you, cancelling the game)"),
     ConsoleCommand("rematch", "after the game: play again with the same seats"),
     ConsoleCommand("cancel", "give the game up (it cannot be resumed)"),
+    ConsoleCommand("notify", "how you are told it is your turn, in every game: channel, dm or off (dm: on Discord)",
+                   (Option("mode"),), "notify dm"),
     ConsoleCommand("help", "this list"),
     ConsoleCommand("quit", "leave the table (also Ctrl-D)"),
 )}

@@ -96,6 +96,11 @@ async def _cancel(r: Request) -> Reply:
     return await r.service.cancel(r.caller)
 
 
+async def _notify(r: Request) -> Reply:
+    """How the person at the keyboard is told of their turn (kept for Discord: no direct messages here)."""
+    return await r.service.notify(r.caller, r.options["mode"])
+
+
 async def _rematch(r: Request) -> None:
     """A lobby with the same seats, started at once."""
     if r.at.is_playing:
@@ -177,6 +182,7 @@ def _quit(table: ConsoleTable, options: Options) -> bool:
 SLASH: dict[str, Handler] = {
     **{c.word: _play for c in COMMANDS.values() if c.plays},
     "hand": _hand, "board": _board, "status": _status, "log": _log, "cancel": _cancel,
+    "notify": _notify,
 }
 #: the console's own words, which are buttons on Discord: the turn panel, confirming, undo (also in a
 #: panel), rematch

@@ -213,5 +213,11 @@ class TiempoGroup(app_commands.Group, name="tiempo", description="Play Khronos: 
     async def undo(self, interaction: Interaction) -> None:
         await self.run(interaction, "undo")
 
+    # -- between turns --
+
+    @slash("notify")
+    async def notify(self, interaction: Interaction, mode: str | None = None) -> None:
+        await self.run(interaction, "notify", mode=mode)
+
 
 __all__ = ["TiempoGroup", "slash"]

@@ -20,6 +20,7 @@ from rules import Age, Kind, NotationError
 
 from ..ai import LEVELS
 from ..play import Refusal
+from ..storage import MODES
 from ..texts import RULES
 from ..words import Code, say
 from .messages import Caller, Reply
@@ -188,6 +189,11 @@ CATALOGUE: dict[str, Entry] = {e.word: e for e in (
         _play("choose"), ("choose E1",), plays=True, slow=True),
     Entry("undo", "Take back your last action this turn (not after drawing cards)", (),
           lambda s, c, o: s.undo(c), ("undo",), slow=True),
+    # -- between turns --
+    Entry("notify", "How you are told it is your turn, in every game: channel, dm or off", (
+        Option("mode", "channel: a mention; dm: a direct message; off: neither (default: say which now)",
+               choices=MODES),),
+        lambda s, c, o: s.notify(c, _text(o, "mode")), ("notify dm", "notify")),
 )}
 
 
