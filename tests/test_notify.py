@@ -16,10 +16,13 @@ import pytest
 
 from bot.discord import TiempoBot
 from bot.service import Caller, Post, Refusal, Tiempo
+from bot.service.steps import path_to
 from bot.storage import Storage
 from bot.words import PLAIN, render
+from rules import EndTurn, legal_actions
 from tests.discord_sim import DiscordSim, SimMessage, SimUser
 from tests.test_bot_e2e import Clock, answer, make_bot, play_turn, public, state_of, user_of
+from tests.test_panel_e2e import tap
 from tests.test_retold import Silent, seated_game
 
 
@@ -88,9 +91,18 @@ async def test_a_player_who_chose_dm_gets_a_direct_message_whose_play_button_ope
     stranger = await answer(sim, sim.click(f"tiempo:play:{game_id}", dm, user=sim.add_user("cy")))
     assert "You are not playing in this game" in stranger.content
 
+    end = min((a for a in legal_actions(state) if isinstance(a, EndTurn)), key=lambda a: a.discard.total)
+    panel, _ = await tap(sim, panel, player, path_to(state, state.active, end))  # the turn played from the DM
+    assert panel.channel_id == dm.channel_id and f"It is {other.name}" in panel.content
+    ended = await sim.wait_for_message(lambda m: f"{player.name} (" in m.content and "ends the turn" in m.content)
+    assert f"<@{other.id}>, your turn" in ended.content and pinged(sim, ended) == []
+    their = await sim.wait_for_message(channel=sim.dm_channel(other))
+    assert f"It is your turn in game #{game_id}." in their.content
+
     await bot.service.tick()  # sent once: nothing is left to send
     await bot.service.herald.courier.letters_sent()
-    assert len(dms(sim, player)) == 1 and await bot.service.storage.notices.waiting() == []
+    assert len(dms(sim, player)) == 1 and len(dms(sim, other)) == 1
+    assert await bot.service.storage.notices.waiting() == []
 
 
 async def test_closed_direct_messages_fall_back_to_the_channel_s_mention_told_once(sim: DiscordSim,
@@ -232,5 +244,33 @@ async def test_at_the_console_dm_is_kept_but_the_player_is_named_as_before(stora
         await service.notify(PEOPLE[1], "dm")
         await seated_game(service, storage, PEOPLE)
         assert await storage.notices.waiting() == []
+    finally:
+        await service.close()
+
+
+async def test_half_time_of_a_turn_limit_sends_a_direct_message_at_once(storage: Storage) -> None:
+    clock = Clock()
+    outbox = Letters()
+    service = Tiempo(storage, outbox, render=False, seed_source=lambda: 6, clock=clock, reminder_minutes=60)
+    try:
+        for p in PEOPLE:
+            await service.notify(p, "dm")
+        await service.new(PEOPLE[0], turn_minutes=30)
+        await service.join(PEOPLE[1])
+        await service.start_game(PEOPLE[0])
+        game = await storage.active_game_in_channel(1)
+        assert game is not None
+        first = PEOPLE[service.state_of(game).active]
+        clock.now += 16 * 60
+        await service.tick()
+        await service.herald.courier.letters_sent()
+        await service.herald.courier.flush(1)
+        ((to, dm),) = outbox.dms
+        assert to == first.user_id
+        assert render(dm.text, PLAIN).splitlines()[1:3] == [
+            f"Half your turn time is gone in game #{game.id}: about 14 min left.", "Round 1 of 7, in channel 1."]
+        warning = next(p for p in outbox.posts if "half your turn time is gone" in render(p.text, PLAIN))
+        assert warning.mentions == ()  # named in the channel, not pinged
+        assert [w.user_id for w in await storage.notices.waiting()] == [first.user_id]  # the hour's reminder
     finally:
         await service.close()
