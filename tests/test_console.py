@@ -351,3 +351,12 @@ def test_a_secret_deal_s_seed_is_never_shown_and_a_chosen_one_is(tmp_path: Path)
     assert greeting == "Khronos at this terminal: game #1, standard rules. Seats: Ana (Red), Ben (White)."
     text = run_console(tmp_path / "b", "quit\n", "--seats", "Ana,Ben", "--seed", "5")
     assert "standard rules, seed 5." in text
+
+
+def test_notify_is_kept_at_the_console_which_says_direct_messages_are_discord_s(tmp_path: Path) -> None:
+    """``notify dm`` at the terminal: kept (for Discord), and the person is still named at their turn."""
+    text = run_console(tmp_path, "notify dm\nnotify\nnotify pigeon\n", "--seats", "Ana,Ben", "--seed", "4",
+                       "--no-pictures")
+    assert "Saved, for every game on every server." in text
+    assert "Direct messages exist only on Discord: at this table you are named at your turn as before." in text
+    assert "`pigeon` is not a choice: channel, dm, off, e.g. `notify mode:dm`." in text

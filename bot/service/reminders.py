@@ -49,8 +49,8 @@ class Reminders:
         notices = self.games.storage.notices
         if mode is None:
             return Reply(lines([self.describe(await notices.mode(caller.user_id)),
-                                say("Choose with {notify}: channel (a mention), dm (a direct message) or off.",
-                                    notify=Command("notify", "mode:dm"))]))
+                                say("To change it: {channel}, {dm} or {off}.",
+                                    **{m: Command("notify", f"mode:{m}") for m in MODES})]))
         if mode not in MODES:
             raise Refusal(say("{mode} is not a choice: {modes}, e.g. {example}.", mode=Code(mode),
                               modes=", ".join(MODES), example=Command("notify", "mode:dm")), RefusalCode.BAD_INPUT)
