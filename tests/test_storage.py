@@ -258,6 +258,8 @@ async def test_direct_messages_wait_until_due_and_only_while_the_game_is_where_i
     assert letter.nonce == f"tiempo-dm-{letter.id}"
     await store.append_action(game.id, 2, 10, "M:build", "s2", now=6.0)  # the player acted: no longer current
     assert [x.current for x in await store.notices.due(605.0)] == [False]
+    await store.truncate_last_action(game.id, 2, "s1", now=7.0)  # and undid it: one action again, still acted
+    assert [x.current for x in await store.notices.due(605.0)] == [False]
     await store.notices.sent(letter.id)
     assert await store.notices.due(10_000.0) == [] and await store.notices.next_due() is None
 

@@ -25,6 +25,10 @@ MODES: Final = ("channel", "dm", "off")
 
 LETTER_COLUMNS: Final = "id, game_id, guild_id, channel_id, user_id, seq, due_at, body, fallback, created_at"
 SETTING_COLUMNS: Final = "user_id, mode, told_closed, updated_at"
+#: a waiting letter as ``QueuedLetter`` reads it: current while its game is untouched since it was written
+_QUEUED: Final = ("d.id, d.game_id, d.guild_id, d.channel_id, d.user_id, d.body, d.fallback, d.due_at, "
+                  "CASE WHEN g.status = 'playing' AND g.action_count = d.seq AND g.updated_at <= d.created_at "
+                  "THEN 1 ELSE 0 END")
 
 
 @dataclass(frozen=True)
@@ -43,7 +47,8 @@ class Letter:
 @dataclass(frozen=True)
 class QueuedLetter:
     """A direct message waiting in the direct outbox. ``current``: its game is still being played at
-    the position it was written for (else it is dropped unsent)."""
+    the position it was written for, untouched since (an action and its undo leave the count of actions
+    as it was, not the time of the last change); else it is dropped unsent."""
 
     id: int
     game_id: int
@@ -95,8 +100,7 @@ class Notices:
     async def due(self, now: float, *, limit: int = 20) -> list[QueuedLetter]:
         """The oldest direct messages due by ``now`` (only those rows are read)."""
         rows = await self.database.fetchall(
-            "SELECT d.id, d.game_id, d.guild_id, d.channel_id, d.user_id, d.body, d.fallback, d.due_at, "
-            "CASE WHEN g.status = 'playing' AND g.action_count = d.seq THEN 1 ELSE 0 END "
+            f"SELECT {_QUEUED} "
             "FROM direct_outbox d JOIN games g ON g.id = d.game_id WHERE d.due_at <= ? "
             "ORDER BY d.due_at, d.id LIMIT ?", (now, limit))
         return [QueuedLetter(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], bool(r[8])) for r in rows]
@@ -133,7 +137,6 @@ class Notices:
         """Every direct message waiting (to ``user_id``), due or not, oldest first (for tests and checks)."""
         where, params = ("WHERE d.user_id = ? ", (user_id,)) if user_id is not None else ("", ())
         rows = await self.database.fetchall(
-            "SELECT d.id, d.game_id, d.guild_id, d.channel_id, d.user_id, d.body, d.fallback, d.due_at, "
-            "CASE WHEN g.status = 'playing' AND g.action_count = d.seq THEN 1 ELSE 0 END "
+            f"SELECT {_QUEUED} "
             f"FROM direct_outbox d JOIN games g ON g.id = d.game_id {where}ORDER BY d.due_at, d.id", params)
         return [QueuedLetter(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], bool(r[8])) for r in rows]
