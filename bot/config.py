@@ -56,6 +56,9 @@ class Config:
     guilds: tuple[int, ...] = ()
     #: default time a player has for a turn, in minutes; 0 turns the limit off
     turn_limit_minutes: int = 0
+    #: minutes a player who chose direct messages (/tiempo notify dm) has to act on their turn before
+    #: the bot sends one; 0 sends it at once
+    reminder_minutes: int = 10
     #: logging level name
     log_level: str = "INFO"
     #: how long a strong AI player may think about one turn, in seconds
@@ -120,6 +123,14 @@ def _turn_limit(key: str, value: object, where: str) -> int:
     return value
 
 
+def _reminder(key: str, value: object, where: str) -> int:
+    """The minutes before a direct message reminds a player of their turn: a whole number, 0 or more."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ConfigError(f"{where}: '{key}' must be a whole number of minutes, 0 or more (0 = at once), "
+                          f"like {key} = 10")
+    return value
+
+
 def _log_level(key: str, value: object, where: str) -> str:
     """A log level: one of the standard names, any case."""
     if not isinstance(value, str) or value.strip().upper() not in LOG_LEVELS:
@@ -162,6 +173,7 @@ _KEYS: dict[str, Callable[[str, object, str], object]] = {
     "database": _database,
     "guilds": _guilds,
     "turn_limit_minutes": _turn_limit,
+    "reminder_minutes": _reminder,
     "log_level": _log_level,
     "ai_think_seconds": _seconds,
     "ai_processes": _processes,

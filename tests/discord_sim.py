@@ -500,6 +500,9 @@ class DiscordSim:
         self.interactions: dict[int, InteractionRecord] = {}
         #: the next this many channel posts fail with 503 Service Unavailable (an outage of Discord's)
         self.failing_posts = 0
+        #: users who closed their direct messages: the DM channel opens, but a message to it is refused
+        #: (403, code 50007 "Cannot send messages to this user"), as Discord does
+        self.closed_dms: set[int] = set()
         self._messages: dict[int, _Stored] = {}
         self._files: dict[str, SimAttachment] = {}
         self._clients: list[discord.Client] = []
@@ -1239,6 +1242,8 @@ class DiscordSim:
         if self.failing_posts > 0:
             self.failing_posts -= 1
             raise _HTTPError(503, 0, "Service Unavailable")
+        if channel.guild_id is None and channel.recipient_id in self.closed_dms:
+            raise _HTTPError(403, 50007, "Cannot send messages to this user")
         data = request.body
         problems = _message_problems(data, request.files, new=True)
         if data.get("flags") and int(data["flags"]) & EPHEMERAL:

@@ -31,6 +31,7 @@ def test_the_example_file_loads_and_documents_every_setting() -> None:
     assert (config.guilds, config.turn_limit_minutes, config.log_level, config.ai_think_seconds) == (
         (), 0, "INFO", 2.0)
     assert config.ai_processes == default_ai_processes(), "left commented out: one process per core, at most 2"
+    assert config.reminder_minutes == 10
     text = (ROOT / "config.example.toml").read_text(encoding="utf-8")
     # a setting is documented by a line "key = value", or "# key = value" when its default depends on the machine
     documented = {m.group(1) for m in re.finditer(r"^(?:# )?(\w+) = ", text, re.MULTILINE)}
@@ -190,3 +191,9 @@ def test_the_settings_are_read_without_importing_the_ai() -> None:
             "print(sorted(m for m in sys.modules if m.startswith('bot.ai')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_reminder_minutes_is_a_whole_number_of_minutes(tmp_path: Path) -> None:
+    assert load_config(write(tmp_path, "reminder_minutes = 0\n"), {}).reminder_minutes == 0
+    with pytest.raises(ConfigError, match=r"'reminder_minutes' must be a whole number of minutes, 0 or more"):
+        load_config(write(tmp_path, "reminder_minutes = -1\n"), {})

@@ -404,3 +404,12 @@ def test_one_s_games_profile_and_the_rules_at_a_table(tmp_path: Path) -> None:
     assert "#1 in channel 1: round 1 of 7" in out, out
     assert "You have not finished a game yet" in out
     assert "No rated game has been finished on this server yet" in out
+
+
+def test_notify_is_kept_at_the_console_which_says_direct_messages_are_discord_s(tmp_path: Path) -> None:
+    """``notify dm`` at the terminal: kept (for Discord), and the person is still named at their turn."""
+    text = run_console(tmp_path, "notify dm\nnotify\nnotify pigeon\n", "--seats", "Ana,Ben", "--seed", "4",
+                       "--no-pictures")
+    assert "Saved, for every game on every server." in text
+    assert "Direct messages exist only on Discord: at this table you are named at your turn as before." in text
+    assert "`pigeon` is not a choice: channel, dm, off, e.g. `notify mode:dm`." in text

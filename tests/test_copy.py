@@ -216,3 +216,29 @@ async def test_the_players_results_and_ratings_go_with_their_games(tmp_path: Pat
         records = PlayerRecords(new.database)
         assert ([await records.results_of_game(g) for g in (1, 2)], await records.all_ratings(),
                 [await records.changes_of_game(g) for g in (1, 2)]) == want
+
+
+async def test_how_people_are_told_and_the_waiting_direct_messages_go_with_the_games(tmp_path: Path,
+                                                                                      backend: Backend) -> None:
+    """``/tiempo notify``'s choices and the direct outbox (schema step 7) are copied with their ids, and
+    the copy's next direct message is numbered after the source's (its nonce is ``tiempo-dm-<id>``)."""
+    from bot.storage import Letter
+
+    source = str(tmp_path / "old.sqlite3")
+    await _a_used_database(source)
+    async with await Storage.open(source) as old:
+        await old.notices.choose(100, "dm", now=1.0)
+        await old.notices.choose(101, "off", now=1.0)
+        game = await old.get_game(1)
+        await old.mark_half_warned(1, posts=[Letter(100, "sent", "fb", 5.0, game.action_count),
+                                             Letter(100, "due later", "fb", 9e9, game.action_count)])
+        sent, _ = await old.notices.waiting(100)
+        await old.notices.sent(sent.id)
+        want = await old.notices.waiting()
+    await copy_games(source, backend.target)
+    async with await Storage.open(backend.target) as new:
+        assert await new.notices.waiting() == want
+        assert (await new.notices.mode(100), await new.notices.mode(101), await new.notices.mode(102)) == (
+            "dm", "off", "channel")
+        await new.mark_half_warned(1, posts=[Letter(100, "after", "fb", 5.0, game.action_count)])
+        assert [w.id for w in await new.notices.waiting(100)] == [want[0].id + 1, want[0].id]

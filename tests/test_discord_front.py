@@ -83,7 +83,7 @@ def test_tiempo_is_offered_in_direct_messages_and_to_a_user_install() -> None:
     group = TiempoGroup()
     assert group.allowed_contexts is not None and group.allowed_contexts.dm_channel
     assert group.allowed_installs is not None and group.allowed_installs.user
-    assert {w for w, e in CATALOGUE.items() if e.anywhere} == {"games", "profile", "learn"}
+    assert {w for w, e in CATALOGUE.items() if e.anywhere} == {"games", "profile", "learn", "notify"}
 
 
 def test_the_catalogue_reads_as_a_console_would_need_it() -> None:

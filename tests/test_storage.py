@@ -29,6 +29,7 @@ from bot.storage import (
     GameBusyError,
     GameNotFoundError,
     GameRecord,
+    Letter,
     SchemaError,
     SeatRecord,
     StaleSeqError,
@@ -227,6 +228,57 @@ async def test_a_database_of_schema_3_gains_the_progress_table(backend: Backend,
         assert "progress" in await backend.names()
     finally:
         await s.close()
+
+
+async def test_notify_is_kept_per_person_channel_until_chosen(store: Storage) -> None:
+    """How a person is told of their turn (migration 7): ``channel`` until they choose; a bad mode is refused."""
+    assert await store.notices.mode(101) == "channel"
+    await store.notices.choose(101, "dm", now=1.0)
+    await store.notices.choose(2**62, "off", now=1.0)  # a Discord id is a 64-bit number
+    assert (await store.notices.mode(101), await store.notices.mode(2**62)) == ("dm", "off")
+    await store.notices.choose(101, "channel", now=2.0)
+    assert await store.notices.mode(101) == "channel"
+    with pytest.raises(ValueError):
+        await store.notices.choose(101, "pigeon")
+    assert await store.notices.mode(101) == "channel"
+
+
+async def test_direct_messages_wait_until_due_and_only_while_the_game_is_where_it_was(store: Storage) -> None:
+    """A letter is stored with its action, read only once due, current while the game has not moved on."""
+    game = await playing(store)
+    await store.notices.choose(101, "dm", now=1.0)
+    await store.append_action(game.id, 1, 10, "M:build", "s1", now=5.0,
+                              posts=["turn post", Letter(101, "dm body", "fallback", due_at=605.0, seq=1)])
+    assert [p.body for p in await store.posts.pending(game.channel_id)] == ["turn post"]
+    assert await store.notices.due(604.0) == []
+    assert await store.notices.next_due() == 605.0
+    (letter,) = await store.notices.due(605.0)
+    assert (letter.user_id, letter.body, letter.fallback, letter.current) == (101, "dm body", "fallback", True)
+    assert (letter.game_id, letter.guild_id, letter.channel_id) == (game.id, game.guild_id, game.channel_id)
+    assert letter.nonce == f"tiempo-dm-{letter.id}"
+    await store.append_action(game.id, 2, 10, "M:build", "s2", now=6.0)  # the player acted: no longer current
+    assert [x.current for x in await store.notices.due(605.0)] == [False]
+    await store.truncate_last_action(game.id, 2, "s1", now=7.0)  # and undid it: one action again, still acted
+    assert [x.current for x in await store.notices.due(605.0)] == [False]
+    await store.notices.sent(letter.id)
+    assert await store.notices.due(10_000.0) == [] and await store.notices.next_due() is None
+
+
+async def test_a_refused_direct_message_becomes_a_channel_post_and_says_why_once(store: Storage) -> None:
+    game = await playing(store)
+    await store.notices.choose(101, "dm", now=1.0)
+    await store.append_action(game.id, 1, 10, "M:build", "s1", now=5.0,
+                              posts=[Letter(101, "dm", "fb", 5.0, 1), Letter(101, "dm2", "fb2", 6.0, 1)])
+    first, second = await store.notices.due(6.0)
+    assert await store.notices.refused(first, "fb + why", "fb", now=7.0) is True
+    assert await store.notices.refused(first, "fb + why", "fb", now=7.0) is False  # taken already: nothing
+    assert await store.notices.refused(second, "fb2 + why", "fb2", now=8.0) is False
+    assert [p.body for p in await store.posts.pending(game.channel_id)] == ["fb + why", "fb2"]
+    assert await store.notices.due(100.0) == []
+    await store.notices.choose(101, "dm", now=9.0)  # choosing again: told again next time
+    await store.append_action(game.id, 2, 10, "M:build", "s2", now=10.0, posts=[Letter(101, "dm3", "fb3", 10.0, 2)])
+    (third,) = await store.notices.due(10.0)
+    assert await store.notices.refused(third, "fb3 + why", "fb3") is True
 
 
 async def test_one_active_game_per_channel(store: Storage, backend: Backend) -> None:

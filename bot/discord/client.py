@@ -73,6 +73,7 @@ class TiempoBot(discord.Client):
         self.service = await Tiempo.open(
             config.database, ChannelOutbox(self), shared=bool(config.shard_count),
             default_turn_minutes=config.turn_limit_minutes, ai_think_seconds=config.ai_think_seconds,
+            reminder_minutes=config.reminder_minutes,
             ai_processes=config.ai_processes, owns=config.owns, **self._service_options)
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         if config.guilds:

@@ -265,5 +265,9 @@ class TiempoGroup(app_commands.Group, name="tiempo", description="Play Khronos: 
     async def learn(self, interaction: Interaction, lesson: str | None = None) -> None:
         await self.run(interaction, "learn", lesson=lesson)
 
+    @slash("notify", me)
+    async def notify(self, interaction: Interaction, mode: str | None = None) -> None:
+        await self.run(interaction, "notify", mode=mode)
+
 
 __all__ = ["TiempoGroup", "slash"]

@@ -4,6 +4,7 @@ in pages, and ``ChannelOutbox``, through which the service posts to a channel.""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import logging
 from typing import Any
@@ -11,8 +12,8 @@ from typing import Any
 import aiohttp
 import discord
 
-from ..service import PATHS, PanelControls, Picture, Post, SendLater
-from ..words import Style, Text, render
+from ..service import PATHS, DMClosed, PanelControls, Picture, Post, SendLater
+from ..words import Place, Style, Text, render
 from .items import items_of
 
 log = logging.getLogger("tiempo.discord")
@@ -157,6 +158,11 @@ class ChannelOutbox:
 
     def __init__(self, client: discord.Client) -> None:
         self.client = client
+        self.dms = DirectMessages(client)
+
+    async def direct(self, user_id: int, post: Post, nonce: str | None = None) -> None:
+        """A direct message to ``user_id`` (``bot.service.DirectOutbox``; ``DirectMessages.send``)."""
+        await self.dms.send(user_id, post, nonce)
 
     async def post(self, channel_id: int, post: Post, nonce: str | None = None) -> int | None:
         """Send ``post`` (its message's id); a failure (no permission, channel gone) is logged, and the
@@ -199,10 +205,53 @@ class ChannelOutbox:
             raise SendLater(f"the network failed: {err!r}") from err
 
 
+# -- direct messages (/tiempo notify dm): kept apart from the channel posts above ----------------
+
+#: Discord's error code for a user who does not take direct messages from the bot
+CANNOT_MESSAGE_USER = 50007
+
+
+class DirectMessages:
+    """Sends a person a direct message from the bot (``ChannelOutbox.direct``): the DM channel is
+    opened as Discord's client would (``create_dm``), and a channel of a server the message names
+    (``Place``) reads as its name, its server's and a link."""
+
+    def __init__(self, client: discord.Client) -> None:
+        self.client = client
+
+    def place(self, place: Place) -> str:
+        """``#channel on **Server** (link)``, or the link alone when this process does not see them."""
+        link = f"https://discord.com/channels/{place.guild_id}/{place.channel_id}"
+        guild = self.client.get_guild(place.guild_id)
+        channel = guild.get_channel(place.channel_id) if guild is not None else None
+        if guild is None or channel is None:
+            return link
+        return f"#{_name(channel.name)} on **{_name(guild.name)}** ({link})"
+
+    async def send(self, user_id: int, post: Post, nonce: str | None = None) -> None:
+        """Send ``post`` to ``user_id``. Raises DMClosed when Discord refuses it for their settings
+        (code 50007), SendLater for Discord's own trouble or the network's; another refusal is logged."""
+        named = Text(tuple(self.place(p) if isinstance(p, Place) else p for p in post.text.parts))
+        kwargs = message_of(dataclasses.replace(post, text=named))
+        if nonce is not None:
+            kwargs["nonce"] = nonce
+        try:
+            user = self.client.get_user(user_id) or await self.client.fetch_user(user_id)
+            channel = user.dm_channel or await user.create_dm()
+            await channel.send(allowed_mentions=discord.AllowedMentions.none(), **kwargs)
+        except discord.HTTPException as err:
+            if err.code == CANNOT_MESSAGE_USER:
+                raise DMClosed(f"user {user_id} does not take direct messages") from err
+            _later_if_discord_s_trouble(err)
+            log.exception("could not send a direct message to user %s", user_id)
+        except (TimeoutError, OSError, aiohttp.ClientError) as err:
+            raise SendLater(f"the network failed: {err!r}") from err
+
+
 def _later_if_discord_s_trouble(err: discord.HTTPException) -> None:
     """Raise SendLater for Discord's own trouble (a server error, or 429 after discord.py's retries)."""
     if err.status >= 500 or err.status == 429:
         raise SendLater(f"Discord answered {err.status}") from err
 
 
-__all__ = ["DISCORD", "MAX_TEXT", "ChannelOutbox", "markdown", "message_of", "pages", "trim"]
+__all__ = ["DISCORD", "MAX_TEXT", "ChannelOutbox", "DirectMessages", "markdown", "message_of", "pages", "trim"]

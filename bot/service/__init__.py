@@ -39,6 +39,7 @@ from rules import events as ev
 
 from ..ai import Chooser
 from ..play import Disagreement, Refusal, RefusalCode, Stale
+from ..storage import MODES as NOTIFY_MODES
 from ..storage import DatabaseBusyError, DatabaseFaultError, GameRecord, Storage, StorageError
 from .catalogue import CATALOGUE, PATHS, Entry, Person
 from .clock import TurnClock
@@ -57,6 +58,8 @@ from .messages import (
     CancelButton,
     ConfirmButton,
     Control,
+    DirectOutbox,
+    DMClosed,
     HandButtons,
     LessonControls,
     LessonView,
@@ -105,11 +108,13 @@ class Tiempo:
                  ai_think_seconds: float = 2.0, clock: Callable[[], float] = time.time,
                  choose_ai: Callable[..., Action] | None = None, render: bool = True,
                  seed_source: Callable[[], int] | None = None, ai_process: bool = False,
-                 ai_processes: int = 1, owns: Callable[[int], bool] = lambda guild_id: True) -> None:
+                 ai_processes: int = 1, owns: Callable[[int], bool] = lambda guild_id: True,
+                 reminder_minutes: int = 10) -> None:
         self.storage = storage
         self.owns_storage = False  # opened by ``open``: closed with the service
         self.games = Games(storage, clock, owns)
-        self.herald = Herald(self.games, outbox, render=render)
+        self.herald = Herald(self.games, outbox, render=render, reminder_minutes=reminder_minutes)
+        self.herald.courier.clock = clock
         self.moves = Moves(self.games, self.herald, drive=self._drive, clock=clock)
         self.seats = AISeats(self.games, self.herald, self.moves, think_seconds=ai_think_seconds,
                              choose=choose_ai, in_process=ai_process, processes=ai_processes)
@@ -331,6 +336,13 @@ class Tiempo:
         is awaited as the pictures are drawn."""
         return await self.exports.export(caller, game_id, progress)
 
+    # -- reminders that reach the player (reminders.py) --
+    async def notify(self, caller: Caller, mode: str | None = None) -> Reply:
+        """How the caller is told it is their turn, in every game on every server: ``channel`` (a
+        mention), ``dm`` (a direct message after ``reminder_minutes``) or ``off``; without ``mode``, what
+        it is now (``/tiempo notify``)."""
+        return await self.herald.reminders.choose(caller, mode)
+
 
 __all__ = ["AI_LEVELS", "AI_NAMES", "CATALOGUE", "SEP", "Answers", "Caller",
            "CancelButton", "Choice", "ConfirmButton", "Control", "Disagreement", "HandButtons", "LobbyButtons",
@@ -342,3 +354,4 @@ __all__ += ["AGE_NAMES", "BUILDING_NAMES", "RULE_TOPICS", "Chooser", "Storage", 
 __all__ += ["LessonControls", "LessonView", "Tip", "tips_on"]
 __all__ += ["PATHS", "Entry", "Person"]
 __all__ += ["Attachment", "Progress", "ReplayButton", "ReplayControls", "ReplayView"]
+__all__ += ["NOTIFY_MODES", "DMClosed", "DirectOutbox"]

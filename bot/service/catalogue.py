@@ -20,6 +20,7 @@ from rules import Age, Kind, NotationError
 
 from ..ai import LEVELS
 from ..play import Refusal
+from ..storage import MODES
 from ..texts import RULES
 from ..words import Code, say
 from .course import COURSE
@@ -237,6 +238,11 @@ CATALOGUE: dict[str, Entry] = {e.word: e for e in (
     Entry("learn", "Learn Khronos: short lessons played by taps (only you see them)", (
         Option("lesson", "Open this lesson", choices=tuple(COURSE)),),
         lambda s, c, o: _learn(s, c, _text(o, "lesson")), ("learn", "learn ripples"), slow=True, anywhere=True),
+    # -- between turns --
+    Entry("notify", "How you are told it is your turn, in every game: channel, dm or off", (
+        Option("mode", "channel: a mention; dm: a direct message; off: neither (default: say which now)",
+               choices=MODES),),
+        lambda s, c, o: s.notify(c, _text(o, "mode")), ("notify dm", "notify"), anywhere=True, group="me"),
 )}
 
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from rules import Action, Choose, EndTurn, GameState, legal_actions
 
 from ..play import Refusal
-from ..storage import GameBusyError, Status
+from ..storage import GameBusyError, Letter, Status
 from ..texts import who
 from ..words import as_text, say
 from .games import Games, is_ai
@@ -69,10 +69,13 @@ class TurnClock:
                 warning = Post(say("{who}, half your turn time is gone: about {left} left in game #{id}.",
                                    who=mention(seat), left=time_left(game.turn_deadline - now), id=game.id),
                                mentions=(seat.user_id,))
+                told = await self.herald.reminders.apply(  # as the player chose (/tiempo notify)
+                    game, state, [warning], half_left=time_left(game.turn_deadline - now))
+                posts = [p if isinstance(p, Letter) else encode_post(p) for p in told]
                 if await self.games.storage.mark_half_warned(  # unless the turn ended meanwhile
-                        game.id, deadline=game.turn_deadline, posts=[] if is_ai(seat) else [encode_post(warning)],
-                        now=now):
+                        game.id, deadline=game.turn_deadline, posts=[] if is_ai(seat) else posts, now=now):
                     self.herald.courier.kick(game.channel_id)
+                    self.herald.courier.kick_letters()
 
     async def time_out(self, game_id: int) -> None:
         """Answer the open questions with their first option and end the active player's turn."""

@@ -11,13 +11,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
-from ..storage import DatabaseBusyError, DatabaseFaultError, Storage
+from ..storage import DatabaseBusyError, DatabaseFaultError, QueuedLetter, Storage
 from ..words import Text, lines
-from .messages import Editor, Outbox, Post, SendLater, decode_post
+from .messages import DirectOutbox, DMClosed, Editor, Outbox, Post, SendLater, decode_post, encode_post
+from .reminders import told_why
 
 log = logging.getLogger("tiempo.courier")
 
@@ -59,6 +61,11 @@ class Courier:
         #: posts sent (or dropped) but still in the outbox, because taking them out failed: they are
         #: taken out again, never sent again (Discord forgets a nonce after a few minutes)
         self._done: set[int] = set()
+        #: the direct messages' sender (``/tiempo notify dm``): one task, and whether to look again
+        self._letters: asyncio.Task[None] | None = None
+        self._letters_again = False
+        #: unix seconds (the service's clock: tests pass a fake), for the direct messages that are due
+        self.clock: Callable[[], float] = time.time
 
     def kick(self, channel_id: int) -> None:
         """Posts were stored for ``channel_id``: send them (now, or after the ones being sent)."""
@@ -89,11 +96,12 @@ class Courier:
         for guild_id, channel_id in await self.storage.posts.channels():
             if self.owns(guild_id):
                 self.kick(channel_id)
+        self.kick_letters()  # and the direct messages that are due
 
     async def close(self) -> None:
         """Stop sending (what is left is sent after the next start)."""
         self._closed = True
-        await cancel_all(self._tasks.values())
+        await cancel_all([*self._tasks.values(), *([self._letters] if self._letters is not None else [])])
 
     async def _forget(self, post_id: int) -> None:
         """Take a sent post out of the outbox, waiting while another program holds the database. If it
@@ -179,6 +187,63 @@ class Courier:
         self._live.move_to_end(channel_id)
         while len(self._live) > LIVE_KEPT:
             self._live.popitem(last=False)
+
+    # -- direct messages (/tiempo notify dm; bot/service/reminders.py) ----------------------------
+
+    def kick_letters(self) -> None:
+        """Send the direct messages that are due (now, or after the ones being sent)."""
+        if self._closed:
+            return
+        self._letters_again = True
+        if self._letters is None or self._letters.done():
+            self._letters = asyncio.create_task(self._send_letters(), name="tiempo-direct-messages")
+
+    async def letters_sent(self) -> None:
+        """Wait until the direct messages being sent are out (for tests and the timers)."""
+        while self._letters is not None and not self._letters.done():
+            await asyncio.wait({self._letters})
+
+    async def _send_letters(self) -> None:
+        """Send the due direct messages of this process's servers, oldest first; one whose game moved on
+        is dropped unsent. When Discord or the database fails, the rest wait for the next tick."""
+        try:
+            while self._letters_again:
+                self._letters_again = False
+                while due := await self.storage.notices.due(self.clock()):
+                    done = [await self._send_letter(letter) for letter in due]
+                    if not any(done):  # only other processes' servers are left
+                        break
+        except asyncio.CancelledError:
+            raise
+        except (SendLater, DatabaseBusyError, DatabaseFaultError) as err:
+            log.warning("direct messages wait (%s); trying again at the next tick", getattr(err, "what", err))
+        except Exception:
+            log.exception("the direct messages failed; trying again at the next tick")
+
+    async def _send_letter(self, letter: QueuedLetter) -> bool:
+        """Send (or drop) one due direct message; False if it is another process's to send."""
+        notices = self.storage.notices
+        if not letter.current:  # the player acted, or the game ended: not wanted any more
+            await notices.sent(letter.id)
+            return True
+        if not self.owns(letter.guild_id):
+            return False
+        try:
+            if not isinstance(self.outbox, DirectOutbox):  # no direct messages here: the channel's mention
+                raise DMClosed
+            await self.outbox.direct(letter.user_id, decode_post(letter.body), nonce=letter.nonce)
+        except DMClosed:
+            fallback = decode_post(letter.fallback)
+            told = encode_post(told_why(fallback) if isinstance(self.outbox, DirectOutbox) else fallback)
+            await notices.refused(letter, told, letter.fallback, now=self.clock())
+            self.kick(letter.channel_id)
+            return True
+        except SendLater:
+            raise
+        except Exception:  # a message that cannot be read or sent never will be: logged and dropped
+            log.exception("direct message %s of game #%s cannot be sent; it is dropped", letter.id, letter.game_id)
+        await notices.sent(letter.id)
+        return True
 
 
 class _Live(NamedTuple):

@@ -12,7 +12,7 @@ from render import age_card, changed_ages, turn_cards
 from rules import Age, Choose, GameState
 from rules import events as ev
 
-from ..storage import GameRecord, SeatRecord
+from ..storage import GameRecord, Letter, SeatRecord
 from ..texts import describe_status, ecu_word, narrate, ranking, who
 from ..words import Button, Command, Mention, Name, Part, Strong, Text, lines, say, text
 from .community import final_lines, record_finished
@@ -21,6 +21,7 @@ from .course import tips_on
 from .games import Games, is_ai, version_of
 from .lessons import Lessons
 from .messages import Answers, HandButtons, Outbox, Picture, PlayButton, Post, RematchButton
+from .reminders import Reminders
 from .steps import choice_label, decision_question
 
 log = logging.getLogger("tiempo.herald")
@@ -42,12 +43,14 @@ def mention(seat: SeatRecord) -> Part:
 class Herald:
     """Posts to the game's channel through the front end's outbox."""
 
-    def __init__(self, games: Games, outbox: Outbox, *, render: bool = True) -> None:
+    def __init__(self, games: Games, outbox: Outbox, *, render: bool = True, reminder_minutes: int = 10) -> None:
         self.games = games
         self.outbox = outbox
         self.render = render
         #: sends the posts stored with actions (the outbox), outside the games' locks
         self.courier = Courier(games.storage, outbox, games.owns)
+        #: how the person the game waits on is told (``/tiempo notify``): a ping, a direct message, nothing
+        self.reminders = Reminders(games, outbox, minutes=reminder_minutes)
 
     def board_cards(self, game: GameRecord, state: GameState, events: Sequence[ev.Event], age: Age | None = None
                     ) -> tuple[Picture, ...]:
@@ -119,11 +122,19 @@ class Herald:
             return [Post(lines(narration), live=live_key(game, state))]
         return []
 
+    async def posts_and_letters(self, game: GameRecord, state: GameState, events: list[ev.Event]
+                                ) -> list[Post | Letter]:
+        """``posts``, with the person the game then waits on told as they chose (``/tiempo notify``):
+        their ping kept or not, and a direct message to send when it is due (``Reminders.apply``)."""
+        return await self.reminders.apply(game, state, await self.posts(game, state, events))
+
     async def announce(self, game: GameRecord, state: GameState, events: list[ev.Event]) -> None:
         """An action and its posts were stored (``game`` is the game after it): send the posts; after
         the last, record the game's results and ratings (a failure is logged: ``Community.catch_up``
         records it later)."""
         self.courier.kick(game.channel_id)
+        if self.reminders.minutes == 0:  # a direct message may be due at once
+            self.courier.kick_letters()
         if state.finished:
             try:
                 await record_finished(self.games, game)

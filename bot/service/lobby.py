@@ -9,7 +9,7 @@ from rules import Colour, to_json
 
 from ..ai import LEVEL_NAMES, LEVELS
 from ..play import Refusal, RefusalCode
-from ..storage import ChannelBusyError, GameRecord, SeatRecord, Status
+from ..storage import ChannelBusyError, GameRecord, Letter, SeatRecord, Status
 from ..texts import who
 from ..words import HERE, Button, Command, Here, Mention, Name, Strong, Text, lines, say
 from .games import Games, is_ai, turn_deadline
@@ -177,11 +177,14 @@ class Lobby:
             # the first board is stored with the start (the outbox): a crash right after cannot lose it
             started = dataclasses.replace(game, status=Status.PLAYING, snapshot=snapshot)
             post = await self.herald.board_post(started, state, [opening], ())
+            posts = [p if isinstance(p, Letter) else encode_post(p)  # the first player told as they chose
+                     for p in await self.herald.reminders.apply(started, state, [post])]
             game = await self.games.storage.start_game(game.id, snapshot,
                                                        turn_deadline=turn_deadline(game, self.clock()),
-                                                       now=self.clock(), posts=[encode_post(post)])
+                                                       now=self.clock(), posts=posts)
             self.games.remember(game, state)
         self.herald.courier.kick(game.channel_id)
+        self.herald.courier.kick_letters()
         await self.herald.courier.flush(game.channel_id)
         self.drive(game.id)
         seated = ", ".join(who(state, i) for i in range(len(state.players)))

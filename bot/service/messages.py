@@ -267,6 +267,21 @@ class Editor(Protocol):
         SendLater as ``post`` does."""
 
 
+class DMClosed(Exception):
+    """A person does not take direct messages from the bot (they closed them): the channel mentions
+    them instead (``bot.service.reminders``)."""
+
+
+@runtime_checkable
+class DirectOutbox(Protocol):
+    """An ``Outbox`` that can also send a person a direct message (Discord; ``/tiempo notify dm``)."""
+
+    async def direct(self, user_id: int, post: Post, nonce: str | None = None) -> None:
+        """Send ``post`` to ``user_id`` privately (its ``nonce`` as ``post``'s). Raises DMClosed when
+        they do not take direct messages, SendLater when it may go through later; a message that never
+        will for another reason is the front end's to log, and dropped."""
+
+
 # -- posts as stored in the outbox ---------------------------------------------------------------
 
 _PARTS: dict[str, type] = {cls.__name__: cls for cls in (Strong, Mention, Name, Command, Button, Code, Here, Place)}

@@ -13,7 +13,7 @@ from rules import Action, Choose, GameState, NotationError, RuleError, apply, fo
 from rules import events as ev
 
 from ..play import Disagreement, Refusal, RefusalCode, Stale, act, refused_or_applied, undo_span
-from ..storage import GameRecord, Status
+from ..storage import GameRecord, Letter, Status
 from ..texts import describe_draw, describe_hand, describe_status, narrate, who
 from ..words import Button, Command, Strong, lines, say, text
 from .games import Games, History, find_seat, is_ai, turn_deadline, version_of
@@ -195,7 +195,8 @@ class Moves:
             await self.games.turn_events(game)                 # so far is cached, and note() adds this action
         self.games.note(after, action, events, new, actor_id, text)
         try:
-            posts = [encode_post(p) for p in [*lead, *await self.herald.posts(after, new, events)]]
+            posts = [p if isinstance(p, Letter) else encode_post(p)
+                     for p in [*lead, *await self.herald.posts_and_letters(after, new, events)]]
             deadline = (dict(turn_deadline=None if new.finished else turn_deadline(game, self.clock()))
                         if any(isinstance(e, (ev.TurnBegan, ev.GameEnded)) for e in events) else {})
             game = await storage.append_action(game.id, game.next_seq, actor_id, text, snapshot, status=status,

@@ -13,6 +13,7 @@ behind one interface, ``Storage``.
 """
 
 from .backend import Database, is_postgres_url, without_password
+from .notify import MODES, Letter, Notices, QueuedLetter
 from .outbox import PostQueue, QueuedPost
 from .progress import Progress
 from .records import (
@@ -38,6 +39,7 @@ from .store import Storage
 __all__ = [
     "KEEP",
     "MIGRATIONS",
+    "MODES",
     "SCHEMA_VERSION",
     "TRANSITIONS",
     "ActionRecord",
@@ -48,8 +50,11 @@ __all__ = [
     "GameBusyError",
     "GameNotFoundError",
     "GameRecord",
+    "Letter",
+    "Notices",
     "PostQueue",
     "Progress",
+    "QueuedLetter",
     "QueuedPost",
     "SchemaError",
     "SeatRecord",

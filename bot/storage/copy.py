@@ -23,6 +23,7 @@ from .backend import is_postgres_url, without_password
 from .check import DatabaseUnusableError, check_database
 from .community import ORDER as RECORD_ORDER
 from .community import TABLES as RECORD_TABLES
+from .notify import LETTER_COLUMNS, SETTING_COLUMNS
 from .progress import PROGRESS_COLUMNS
 from .records import Status, StorageError
 from .schema import ACTION_COLUMNS, GAME_COLUMNS, Row, action_of, game_of
@@ -33,6 +34,9 @@ OUTBOX_COLUMNS = "id, game_id, guild_id, channel_id, body, created_at"
 #: and what each person learnt of the course (bot.storage.progress), with the order rows are read in
 TABLES = {**RECORD_TABLES, "progress": PROGRESS_COLUMNS}
 ORDER = {**RECORD_ORDER, "progress": "user_id, item"}
+#: how each person is told of their turn, and the direct messages waiting (``/tiempo notify``): copied
+#: whole, in this order, and compared
+NOTICES = {"notify_settings": (SETTING_COLUMNS, "user_id"), "direct_outbox": (LETTER_COLUMNS, "id")}
 #: games read, written and compared at a time (each with its actions), between two progress lines
 CHUNK = 500
 
@@ -115,6 +119,9 @@ async def copy_games(source: str, dest: str, say: Callable[[str], None] = lambda
                     async for rows in _records(src, table):
                         await insert(table, columns, rows)
                         records_done += len(rows)
+                for table, (columns, order) in NOTICES.items():
+                    await insert(table, columns, await src.database.fetchall(
+                        f"SELECT {columns} FROM {table} ORDER BY {order}"))
                 if (games_done, actions_done, len(posts), records_done) != (total.games, total.actions, total.posts,
                                                                              total.records):
                     raise CopyError(f"{_name(source)} changed during the copy (is Tiempo still running on it?); "
@@ -197,7 +204,7 @@ async def _next_ids(storage: Storage) -> dict[str, int]:
     """The id the next game and the next post would get in ``storage`` (its counters, which go on past
     deleted rows)."""
     out: dict[str, int] = {}
-    for table in ("games", "outbox"):
+    for table in ("games", "outbox", "direct_outbox"):
         if storage.database.dialect == "postgresql":
             rows = await storage.database.fetchall(
                 f"SELECT pg_sequence_last_value(pg_get_serial_sequence('{table}', 'id'))")
@@ -232,6 +239,12 @@ async def _compare(src: Storage, dst: Storage) -> None:
                     != [tuple(r[k] for k in range(width)) for r in await anext(ours_rows, [])]):
                 raise CopyError(f"The {table.replace('_', ' ')} differ after the copy; the destination should be "
                                 "emptied and the copy made again.")
+    for table, (columns, order) in NOTICES.items():
+        sql, width = f"SELECT {columns} FROM {table} ORDER BY {order}", len(columns.split(","))
+        if ([tuple(r[k] for k in range(width)) for r in await src.database.fetchall(sql)]
+                != [tuple(r[k] for k in range(width)) for r in await dst.database.fetchall(sql)]):
+            raise CopyError(f"The {table.replace('_', ' ')} differ after the copy; the destination should be "
+                            "emptied and the copy made again.")
     for guild_id, channel_id in await src.posts.channels():
         if await src.posts.pending(channel_id, limit=1_000_000) != await dst.posts.pending(channel_id, limit=1_000_000):
             raise CopyError(f"The unsent posts of channel {channel_id} (server {guild_id}) differ after the copy.")

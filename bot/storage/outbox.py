@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .backend import Database, Tx
+from .notify import Letter, queue_letters
 from .records import GameRecord
 
 
@@ -28,9 +29,11 @@ class QueuedPost:
         return f"tiempo-{self.id}"
 
 
-async def queue_posts(db: Tx, game: GameRecord, bodies: Sequence[str], at: float) -> None:
-    """Store ``bodies`` as the game's next posts, in the open transaction ``db``."""
-    for body in bodies:
+async def queue_posts(db: Tx, game: GameRecord, bodies: Sequence[str | Letter], at: float) -> None:
+    """Store ``bodies`` as the game's next posts, in the open transaction ``db`` (a ``Letter``, a direct
+    message to a person, in the direct outbox: ``bot.storage.notify``)."""
+    await queue_letters(db, game, [b for b in bodies if isinstance(b, Letter)], at)
+    for body in (b for b in bodies if not isinstance(b, Letter)):
         await db.execute("INSERT INTO outbox (game_id, guild_id, channel_id, body, created_at) VALUES (?, ?, ?, ?, ?)",
                          (game.id, game.guild_id, game.channel_id, body, at))
 
@@ -53,7 +56,7 @@ class PostQueue:
         rows = await self.database.fetchall("SELECT DISTINCT guild_id, channel_id FROM outbox")
         return [(int(r[0]), int(r[1])) for r in rows]
 
-    async def add(self, game: GameRecord, bodies: Sequence[str], at: float) -> None:
+    async def add(self, game: GameRecord, bodies: Sequence[str | Letter], at: float) -> None:
         """Store ``bodies`` as the game's next posts, on their own (a notice that no action causes)."""
         async with self.database.transaction() as db:
             await queue_posts(db, game, bodies, at)

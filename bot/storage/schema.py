@@ -189,6 +189,40 @@ _PROGRESS: Final = Step(
     ),
 )
 
+
+def _notify_tables(big: str, real: str, key: str) -> tuple[str, ...]:
+    """Step 7's statements, with the backend's names of a 64-bit integer, a double and an id column."""
+    return (
+        # how each person is told of their turn (bot/storage/notify.py): channel, dm or off; told_closed:
+        # they were told once that their direct messages are closed
+        f"""
+        CREATE TABLE notify_settings (
+            user_id     {big}    PRIMARY KEY,
+            mode        TEXT     NOT NULL DEFAULT 'channel' CHECK (mode IN ('channel', 'dm', 'off')),
+            told_closed SMALLINT NOT NULL DEFAULT 0 CHECK (told_closed IN (0, 1)),
+            updated_at  {real}   NOT NULL
+        )
+        """,
+        # the direct outbox: a direct message to a person, stored with the action that makes it due,
+        # sent when due_at comes while the game still has seq actions, then deleted
+        f"""
+        CREATE TABLE direct_outbox (
+            id         {key},
+            game_id    {big}   NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+            guild_id   {big}   NOT NULL,
+            channel_id {big}   NOT NULL,
+            user_id    {big}   NOT NULL,
+            seq        INTEGER NOT NULL,
+            due_at     {real}  NOT NULL,
+            body       TEXT    NOT NULL,
+            fallback   TEXT    NOT NULL,
+            created_at {real}  NOT NULL
+        )
+        """,
+        "CREATE INDEX direct_outbox_due ON direct_outbox (due_at, id)",
+    )
+
+
 #: migration i takes the schema from version i to version i + 1. Never edit a released step: add one.
 MIGRATIONS: Final[tuple[Step, ...]] = (
     Step(
@@ -281,6 +315,10 @@ MIGRATIONS: Final[tuple[Step, ...]] = (
     Step(sqlite=_community_tables("INTEGER", "REAL"), postgresql=_community_tables("BIGINT", "DOUBLE PRECISION")),
     # Step 6: what each person has learnt (the course's lessons, the first-time tips).
     _PROGRESS,
+    # Step 7: how each person is told of their turn (/tiempo notify), and the direct messages waiting
+    # to tell them (bot/storage/notify.py).
+    Step(sqlite=_notify_tables("INTEGER", "REAL", "INTEGER PRIMARY KEY AUTOINCREMENT"),
+         postgresql=_notify_tables("BIGINT", "DOUBLE PRECISION", "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY")),
 )
 
 

@@ -27,6 +27,7 @@ from types import TracebackType
 from typing import Any, Literal
 
 from .backend import Database, Tx, is_postgres_url
+from .notify import Letter, Notices
 from .outbox import PostQueue, queue_posts
 from .progress import Progress
 from .records import (
@@ -139,6 +140,8 @@ class Storage:
         self.posts = PostQueue(database)
         #: what each person has learnt (the course's lessons, the tips)
         self.progress = Progress(database)
+        #: how each person is told of their turn, and the direct messages waiting (``/tiempo notify``)
+        self.notices = Notices(database)
         #: this process's name in the database's locks
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
@@ -301,7 +304,7 @@ class Storage:
 
     async def start_game(self, game_id: int, snapshot: str, *, seats: Sequence[SeatRecord] | None = None,
                          options: Mapping[str, Any] | None = None, turn_deadline: float | None = None,
-                         now: float | None = None, posts: Sequence[str] = ()) -> GameRecord:
+                         now: float | None = None, posts: Sequence[str | Letter] = ()) -> GameRecord:
         """Lobby → playing with the first position ``snapshot`` (and the final seats/options when given),
         with ``posts`` (the opening announcement) in the outbox, in one transaction. Raises
         GameNotFoundError, StatusError."""
@@ -321,7 +324,7 @@ class Storage:
     async def append_action(self, game_id: int, expected_seq: int, actor_id: int, action: str, snapshot: str, *,
                             status: Status | None = None,
                             turn_deadline: float | Literal[_Keep.KEEP] | None = KEEP,
-                            now: float | None = None, posts: Sequence[str] = ()) -> GameRecord:
+                            now: float | None = None, posts: Sequence[str | Letter] = ()) -> GameRecord:
         """Log ``action`` as action number ``expected_seq`` (which must be ``game.next_seq``) and make
         ``snapshot`` the current state, with ``posts`` (the announcements it causes) in the outbox, in
         one transaction. ``status`` (finished, cancelled) ends the game
@@ -355,7 +358,7 @@ class Storage:
 
     async def truncate_last_action(self, game_id: int, expected_seq: int, snapshot: str, *, count: int = 1,
                                    turn_deadline: float | Literal[_Keep.KEEP] | None = KEEP,
-                                   now: float | None = None, posts: Sequence[str] = ()) -> GameRecord:
+                                   now: float | None = None, posts: Sequence[str | Letter] = ()) -> GameRecord:
         """Undo: remove the last ``count`` actions, the last of which must be number ``expected_seq``, and
         make ``snapshot`` (the state before them) current, with ``posts`` in the outbox, in one
         transaction. Raises StaleSeqError if the
@@ -392,7 +395,7 @@ class Storage:
             return await self._load(db, game_id)
 
     async def mark_half_warned(self, game_id: int, *, deadline: float | Literal[_Keep.KEEP] | None = KEEP,
-                               posts: Sequence[str] = (), now: float | None = None) -> GameRecord | None:
+                               posts: Sequence[str | Letter] = (), now: float | None = None) -> GameRecord | None:
         """Record that the players were warned that half the turn time has gone, with ``posts`` (the
         warning) in the outbox, in one transaction; with ``deadline``, only if the turn is still the one
         that ends then (None, and nothing written, if another began meanwhile). Raises GameNotFoundError."""
