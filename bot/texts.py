@@ -129,7 +129,8 @@ def _sentence(s: GameState, e: ev.Event) -> str:
     if isinstance(e, ev.Exchanged):
         return f"{who(s, e.player)} pays 2 Ecus to exchange {e.count} card{'s' if e.count > 1 else ''}."
     if isinstance(e, ev.Swapped):
-        return f"{who(s, e.player)} swaps {e.gave} for {e.took} from the reserve."
+        return (f"{who(s, e.player)} gives {cards_in_words(e.gave)} ({e.gave}) to the reserve and takes "
+                f"{cards_in_words(e.took)} ({e.took}) from it.")
     if isinstance(e, ev.Travelled):
         return f"{who(s, e.player)} sends pawn {e.pawn + 1} from {e.frm.title} to {e.to.title} (1 Ecu)."
     if isinstance(e, ev.Built):
@@ -286,6 +287,8 @@ def describe_hand(s: GameState, player: int) -> Text:
         say("{h} {hand}  ({code})", h=Strong("Your hand:"), hand=cards_in_words(p.hand), code=Code(str(p.hand))),
         say("{e} {ecus}   {c} {cubes}", e=Strong("Ecus:"), ecus=p.ecus, c=Strong("Cubes left:"), cubes=p.supply),
     ]
+    if s.options.holdem:
+        out.append(describe_reserve(s))
     for i in (0, 1):
         out.append(say("Pawn {n} on {age}: may play {k} more card{s} this turn", n=i + 1,
                        age=Strong(p.pawns[i].title), k=p.allowance(i), s="s" if p.allowance(i) != 1 else ""))
@@ -312,6 +315,13 @@ def describe_hand(s: GameState, player: int) -> Text:
     return lines(out)
 
 
+def describe_reserve(s: GameState) -> str:
+    """The Hold'em reserve, face up for everyone (R33): ``Reserve (face up): 1 Military, 1 Civil (MC).``"""
+    if not s.reserve.total:
+        return "Reserve (face up): empty."
+    return f"Reserve (face up): {cards_in_words(s.reserve)} ({s.reserve})."
+
+
 def describe_status(s: GameState) -> Text:
     """Round, whose turn, public scores and stock (no hands)."""
     income = " — income round" if s.round in INCOME_ROUNDS else ""
@@ -327,6 +337,8 @@ def describe_status(s: GameState) -> Text:
                     f"{count(p.hand.total, 'card')}, {pawns}")
     stock = ", ".join(f"{k.value} {n}" for k, n in s.stock.items())
     rows.append(f"Stock: {stock}. Deck {len(s.deck)}, discard {len(s.discard)}.")
+    if s.options.holdem:
+        rows.append(describe_reserve(s))
     if s.pending is not None:
         d = s.pending.decision
         rows.append(f"Waiting for {who(s, d.player)} to {describe_decision(s, d)}.")

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from bot.service import Caller, version_of
+from bot.texts import cards_in_words
 from rules import (
     Action,
     Cell,
@@ -280,9 +281,11 @@ async def test_a_holdem_swap_is_told_in_the_channel_and_the_hand_goes_to_its_own
     reply = await play(sim, bot, users, swap)
     _, after = await state_of(bot, sim)
     assert f"(`{after.players[swap.player].hand}`)" in reply.content
-    told = await sim.wait_for_message(lambda m: "from the reserve" in m.content)
+    assert f"Reserve (face up): {cards_in_words(after.reserve)} ({after.reserve})." in reply.content  # R33
+    told = await sim.wait_for_message(lambda m: "to the reserve" in m.content)
     assert told.content == f"{user_of(users, state, swap.player).name} ({state.players[swap.player].colour.value}) " \
-        f"swaps {swap.give} for {swap.take} from the reserve."
+        f"gives {cards_in_words(swap.give)} ({swap.give}) to the reserve and takes {cards_in_words(swap.take)} " \
+        f"({swap.take}) from it."
     # a swap is a phase-I action: a second one is refused with the rule
     again = next((a for a in legal_actions(after) if isinstance(a, Swap)), None)
     assert again is None
