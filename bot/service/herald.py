@@ -32,6 +32,16 @@ def live_key(game: GameRecord, state: GameState) -> str:
     return f"{game.id}-{state.turn}"
 
 
+def ask_key(game_id: int) -> str:
+    """The ``key`` of the post asking game ``game_id``'s pending decision (one at a time)."""
+    return f"ask-{game_id}"
+
+
+def think_key(game_id: int) -> str:
+    """The ``key`` of the post that ends "… (AI) is thinking…" in game ``game_id``."""
+    return f"think-{game_id}"
+
+
 def mention(seat: SeatRecord) -> Part:
     """A person is mentioned; an AI seat is named."""
     return seat.name if is_ai(seat) else Mention(seat.user_id, seat.name)
@@ -105,9 +115,12 @@ class Herald:
         ended = next((e for e in events if isinstance(e, ev.TurnEnded)), None)
         if ended is not None:
             turn_events = await self.games.turn_events(game)
+            thought: list[Post] = []
             if is_ai(game.seats[ended.player]):  # an AI's turn is told in one message, with the board
                 narration = narrate(state, [e for e in turn_events if not isinstance(e, ev.TurnBegan)])
-            return [await self.board_post(game, state, narration, turn_events)]
+                played = say("{name} (AI) has played: its turn is below.", name=game.seats[ended.player].name)
+                thought = [Post(played, settles=think_key(game.id))]  # "is thinking…" no more
+            return [*thought, await self.board_post(game, state, narration, turn_events)]
         if state.pending is not None and any(isinstance(e, ev.DecisionRequested) for e in events):
             narration = narrate(state, [e for e in events if not isinstance(e, (ev.TurnBegan, ev.DecisionRequested))])
             gallery = await asyncio.to_thread(self.decision_card, game, state)
@@ -144,7 +157,7 @@ class Herald:
         answers = (Answers(game.id, version_of(game), choices),) if choices else ()
         play = () if is_ai(seat) else (PlayButton(game.id),)
         return Post(lines([*before, ask]), controls=(*answers, *play),
-                    mentions=(seat.user_id,) if not is_ai(seat) else ())
+                    mentions=(seat.user_id,) if not is_ai(seat) else (), key=ask_key(game.id))
 
     async def board_post(self, game: GameRecord, state: GameState, narration: list[str],
                          events: Sequence[ev.Event]) -> Post:
@@ -161,7 +174,8 @@ class Herald:
         play = () if is_ai(seat) else (PlayButton(game.id),)
         return Post(lines([*narration, "", scores, "", turn]), gallery=gallery,
                     controls=(*play, HandButtons(game.id, version_of(game))),
-                    mentions=(seat.user_id,) if not is_ai(seat) else ())
+                    mentions=(seat.user_id,) if not is_ai(seat) else (),
+                    key=think_key(game.id) if is_ai(seat) else None)
 
     async def final_post(self, game: GameRecord, state: GameState, narration: list[str],
                          events: Sequence[ev.Event] = ()) -> Post:

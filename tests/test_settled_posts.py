@@ -1,0 +1,81 @@
+"""Posts that stop meaning anything lose their buttons (issue 19, point 7): a decision answered or
+taken back, a lobby superseded or started, an AI's "is thinking…" once it has played."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot.discord import TiempoBot
+from bot.service import Caller, Stale, version_of
+from rules import parse_action
+from tests.discord_sim import DiscordSim, SimMessage, SimUser
+from tests.test_bot_e2e import answer, make_bot, open_table, state_of
+from tests.test_bot_review import DECISION_SEED, TO_THE_DECISION, play
+
+
+@pytest.fixture
+async def sim(discord_sim: DiscordSim) -> AsyncIterator[DiscordSim]:
+    yield discord_sim
+    assert discord_sim.errors == [], [r.getMessage() for r in discord_sim.errors]
+
+
+async def to_the_decision(sim: DiscordSim, tmp_path: Path) -> tuple[TiempoBot, list[SimUser], int, SimMessage]:
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3", seed_source=lambda: DECISION_SEED))
+    users = await open_table(sim, bot, "bob")
+    for line in TO_THE_DECISION:
+        _, state = await state_of(bot, sim)
+        await play(sim, bot, users, parse_action(line, state))
+    game_id, state = await state_of(bot, sim)
+    assert state.pending is not None
+    asker = next(m for m in reversed(sim.channel_messages())
+                 if any(c.startswith(f"tiempo:choose:{game_id}:") for c in m.custom_ids()))
+    assert f"tiempo:play:{game_id}" in asker.custom_ids()
+    return bot, users, game_id, asker
+
+
+def caller(sim: DiscordSim, user: SimUser) -> Caller:
+    return Caller(sim.guild.id, sim.channel.id, user.id, user.name)
+
+
+async def settled(sim: DiscordSim, message: SimMessage) -> SimMessage:
+    """The message once it has lost its buttons (but My hand and Board now)."""
+    def done() -> SimMessage | None:
+        now = sim.message(message.id)
+        return now if not [c for c in now.custom_ids() if not c.startswith(("tiempo:hand:", "tiempo:board:"))] \
+            else None
+    result: SimMessage = await sim.wait_for(done, what="the message to lose its buttons")
+    return result
+
+
+async def test_an_answered_decision_post_has_no_active_button(sim: DiscordSim, tmp_path: Path) -> None:
+    bot, users, game_id, asker = await to_the_decision(sim, tmp_path)
+    alice = users[0]
+    version = version_of(await bot.service.storage.get_game(game_id))
+    chosen = await answer(sim, sim.click(f"tiempo:choose:{game_id}:{version}:L4", asker, user=alice))
+    assert chosen.ephemeral
+    after = await settled(sim, asker)
+    assert after.content.splitlines()[-1] == "✅ alice (Red) answered: L4: alice's Chapel."
+    assert "which of these Chapels" not in after.content
+    assert after.filenames == asker.filenames  # the pictures stay
+    assert after.custom_ids() == []
+    # a button of it kept somewhere (a message sent before a restart is not remembered) answers as before
+    with pytest.raises(Stale, match="already answered"):
+        await bot.service.play(caller(sim, alice), "choose", {"cell": "O5"}, game_id, version)
+
+
+async def test_a_decision_taken_back_loses_its_buttons(sim: DiscordSim, tmp_path: Path) -> None:
+    bot, users, game_id, asker = await to_the_decision(sim, tmp_path)
+    _, state = await state_of(bot, sim)
+    mover = users[state.active]
+    version = version_of(await bot.service.storage.get_game(game_id))
+    undone = await answer(sim, sim.slash("tiempo", "undo", user=mover))
+    assert undone.ephemeral and "Undone" in undone.content
+    after = await settled(sim, asker)
+    colour = state.players[state.active].colour.value
+    assert after.content.splitlines()[-1] == f"↩️ Taken back by {mover.name} ({colour}): no answer is needed."
+    assert after.custom_ids() == []
+    with pytest.raises(Stale, match="That question was taken back"):
+        await bot.service.play(caller(sim, users[0]), "choose", {"cell": "O5"}, game_id, version)
