@@ -3,6 +3,7 @@ taken back, a lobby superseded or started, an AI's "is thinking…" once it has 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -10,9 +11,9 @@ import pytest
 
 from bot.discord import TiempoBot
 from bot.service import Caller, Stale, version_of
-from rules import parse_action
+from rules import Action, GameState, parse_action
 from tests.discord_sim import DiscordSim, SimMessage, SimUser
-from tests.test_bot_e2e import answer, make_bot, open_table, state_of
+from tests.test_bot_e2e import answer, make_bot, open_table, public, random_ai, state_of
 from tests.test_bot_review import DECISION_SEED, TO_THE_DECISION, play
 
 
@@ -79,3 +80,37 @@ async def test_a_decision_taken_back_loses_its_buttons(sim: DiscordSim, tmp_path
     assert after.custom_ids() == []
     with pytest.raises(Stale, match="That question was taken back"):
         await bot.service.play(caller(sim, users[0]), "choose", {"cell": "O5"}, game_id, version)
+
+
+async def test_the_ai_s_thinking_post_says_a_long_turn_and_then_that_it_played(sim: DiscordSim,
+                                                                                tmp_path: Path) -> None:
+    release = threading.Event()
+    thinking = threading.Event()
+
+    def slow_ai(state: GameState, seat: int, level: str, *, seed: int, budget_s: float = 2.0) -> Action:
+        thinking.set()
+        release.wait(10)
+        return random_ai(state, seat, level, seed=seed, budget_s=budget_s)
+
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3", choose_ai=slow_ai))
+    bot.service.seats.slow_after = 0.0  # a turn is "long" at once: no timing in the test
+    await answer(sim, sim.slash("tiempo", "new", {"seats": 2}))
+    await answer(sim, sim.slash("tiempo", "addbot", {"level": "random"}))
+    await answer(sim, sim.slash("tiempo", "start"))
+    _, state = await state_of(bot, sim)
+    if state.players[state.active].name == "alice":
+        await answer(sim, sim.slash("tiempo", "end"))
+        _, state = await state_of(bot, sim)
+    ai = state.players[state.active].name
+    await sim.wait_for(thinking.is_set, what="the AI to start thinking")
+    post = next(m for m in reversed(public(sim)) if f"{ai} (AI) is thinking…" in m.content)
+    slow = f"{ai} (AI) is still thinking: a random player's turn can take a while…"
+    await sim.wait_for(lambda: sim.message(post.id).content.endswith(slow), what="the post to say it takes long")
+    release.set()
+    played = f"{ai} (AI) has played: its turn is below."
+    await sim.wait_for(lambda: sim.message(post.id).content.endswith(played), what="the post to say it played")
+    now = sim.message(post.id)
+    assert "is thinking" not in now.content and now.filenames == post.filenames
+    turn = await sim.wait_for_message(lambda m: m.id > post.id and f"{ai} (" in m.content
+                                      and "ends the turn" in m.content)
+    assert not turn.ephemeral

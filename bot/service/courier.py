@@ -194,7 +194,9 @@ class Courier:
             return
         before = self._keyed.get((channel_id, key))
         if before is not None and before.message_id != message_id:
-            await self._rewrite(channel_id, before.message_id, settled(before.post, None))
+            now = settled(before.post, None)
+            if now.controls != before.post.controls:  # it had buttons to lose
+                await self._rewrite(channel_id, before.message_id, now)
         self._keyed[(channel_id, key)] = _Keyed(message_id, _named(post))
         self._keyed.move_to_end((channel_id, key))
         while len(self._keyed) > KEYED_KEPT:

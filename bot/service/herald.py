@@ -18,7 +18,7 @@ from ..words import Button, Command, Mention, Part, Strong, Text, lines, say, te
 from .community import final_lines, record_finished
 from .courier import Courier
 from .games import Games, is_ai, version_of
-from .messages import Answers, HandButtons, Outbox, Picture, PlayButton, Post, RematchButton
+from .messages import Answers, HandButtons, Outbox, Picture, PlayButton, Post, RematchButton, encode_post
 from .steps import choice_label, decision_question
 
 log = logging.getLogger("tiempo.herald")
@@ -140,6 +140,14 @@ class Herald:
                 await record_finished(self.games, game)
             except Exception:
                 log.exception("could not record the results of game %s", game.id)
+
+    async def still_thinking(self, game: GameRecord, name: str, level: str) -> None:
+        """An AI seat's turn runs long: its "is thinking…" post says so (through the outbox)."""
+        note = say("{name} (AI) is still thinking: a {level} player's turn can take a while…", name=name,
+                   level=level)
+        post = Post(note, settles=think_key(game.id))
+        await self.games.storage.posts.add(game, [encode_post(post)], self.games.clock())
+        self.courier.kick(game.channel_id)
 
     def decision_post(self, game: GameRecord, state: GameState, before: Sequence[Text | str]) -> Post:
         """The question of the pending decision, to the player it is for, with a button per answer."""
