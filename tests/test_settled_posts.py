@@ -114,3 +114,22 @@ async def test_the_ai_s_thinking_post_says_a_long_turn_and_then_that_it_played(s
     turn = await sim.wait_for_message(lambda m: m.id > post.id and f"{ai} (" in m.content
                                       and "ends the turn" in m.content)
     assert not turn.ephemeral
+
+
+async def test_a_lobby_superseded_or_started_loses_its_buttons(sim: DiscordSim, tmp_path: Path) -> None:
+    await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    first = await answer(sim, sim.slash("tiempo", "new", {"seats": 3}))
+    assert first.custom_ids() and not first.ephemeral
+    second = await answer(sim, sim.slash("tiempo", "addbot", {"level": "random"}))
+    assert second.id != first.id and second.custom_ids()
+    old = await settled(sim, first)
+    assert old.content == first.content  # its words stay: only the buttons go
+    # a player joins by the newest lobby's button: it is updated in place and keeps its buttons
+    bob = sim.add_user("bob")
+    joined = await answer(sim, sim.click(second.custom_id("Join"), second, user=bob))
+    assert joined.id == second.id and "bob" in joined.content and joined.custom_ids()
+    started = await answer(sim, sim.slash("tiempo", "start"))
+    assert started.ephemeral
+    after = await settled(sim, second)
+    assert after.content.splitlines()[-1] == "The game has started: its first board is below."
+    assert "bob" in after.content

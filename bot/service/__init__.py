@@ -249,6 +249,13 @@ class Tiempo:
                 log.exception("timers failed")
             await asyncio.sleep(every)
 
+    async def posted(self, channel_id: int, reply: Reply, message_id: int) -> None:
+        """The front end posted the public ``reply`` as message ``message_id`` of the channel: a reply
+        with a ``key`` (a lobby) is remembered, so that the next one of that key, or the post that
+        settles it (the start), takes its buttons away."""
+        if reply.key is not None:
+            await self.herald.courier.remember(channel_id, reply.key, message_id, reply)
+
     async def idle(self) -> None:
         """Wait until no AI seat is thinking (for tests and the console)."""
         await self.seats.idle()
