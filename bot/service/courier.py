@@ -176,13 +176,15 @@ class Courier:
         if held is not None and held.post_id == post_id:  # added already; only forgetting it failed
             return
         if held is not None and held.key == post.live:
-            grown = lines([held.words, post.text])
+            # an undo (``retracts``) takes the place of the account of what it takes back
+            entries = (*(held.entries[:-1] if post.retracts else held.entries), post.text)
+            grown = lines(entries)
             if len(grown.plain()) <= LIVE_MAX and await self.outbox.edit(channel_id, held.message_id, Post(grown)):
-                self._keep_live(channel_id, _Live(post.live, held.message_id, grown, post_id))
+                self._keep_live(channel_id, _Live(post.live, held.message_id, entries, post_id))
                 return
         sent = await self.outbox.post(channel_id, post, nonce=nonce)
         if isinstance(sent, int):
-            self._keep_live(channel_id, _Live(post.live, sent, post.text, post_id))
+            self._keep_live(channel_id, _Live(post.live, sent, (post.text,), post_id))
         else:
             self._live.pop(channel_id, None)
 
@@ -232,7 +234,7 @@ class _Live(NamedTuple):
 
     key: str  #: the posts' ``live``
     message_id: int
-    words: Text  #: what it says
+    entries: tuple[Text, ...]  #: what it says: the posts added to it, one after the other
     post_id: int  #: the outbox post added last (sent again after a failure to forget it: not twice)
 
 

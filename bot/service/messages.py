@@ -145,7 +145,10 @@ class Post:
     key is no new message but an edit of the channel's message of that key: its buttons go (but the
     lasting ones, ``LASTING_CONTROLS``), and its last line (a keyed post ends with its call to act:
     the question, "is thinking…") becomes the settling post's words, when it has any. A new message
-    with the same key settles the one before it (its buttons go, its words stay)."""
+    with the same key settles the one before it (its buttons go, its words stay).
+
+    ``retracts``: a ``live`` post (an undo) that takes the place of the last post added to the live
+    message (the account of the action it takes back), rather than following it."""
 
     text: Text
     png: bytes | None = None
@@ -156,6 +159,7 @@ class Post:
     live: str | None = None
     key: str | None = None
     settles: str | None = None
+    retracts: bool = False
 
     def control(self, kind: type[C]) -> C | None:
         """The post's first control of type ``kind``, if it has one."""
@@ -290,6 +294,7 @@ def encode_post(post: Post) -> str:
         "live": post.live,
         "key": post.key,
         "settles": post.settles,
+        "retracts": post.retracts,
     })
 
 
@@ -308,4 +313,5 @@ def decode_post(body: str) -> Post:
         live=data.get("live"),
         key=data.get("key"),
         settles=data.get("settles"),
+        retracts=bool(data.get("retracts", False)),
     )

@@ -241,7 +241,10 @@ class Moves:
             others = tuple(dict.fromkeys(game.seats[p].user_id for p, _ in answers if p != seat
                                          and not is_ai(game.seats[p])))
             # told in the turn's running account, unless it takes back others' answers: they are pinged
-            posts = [encode_post(Post(told, mentions=others, live=None if others else live_key(game, before)))]
+            # the account of a lone action told in it is replaced by the undo's line, not followed by it
+            alone = count == 1 and not any(isinstance(e, (ev.DecisionRequested, ev.TurnEnded)) for e in taken[0][2])
+            posts = [encode_post(Post(told, mentions=others, live=None if others else live_key(game, before),
+                                      retracts=alone and not others))]
             if state.pending is not None or answers:  # the question it asked is no more
                 posts.insert(0, encode_post(Post(say("↩️ Taken back by {who}: no answer is needed.",
                                                      who=who(before, seat)), settles=ask_key(game.id))))
