@@ -7,6 +7,7 @@ templates), which each front end renders its own way."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 from rules import (
@@ -14,6 +15,7 @@ from rules import (
     Age,
     Building,
     Cards,
+    Cell,
     Construct,
     Demolish,
     EndTurn,
@@ -59,6 +61,18 @@ def building_name(s: GameState, b: Building, age: Age) -> str:
     return f"the {kind} at {b.origin}"
 
 
+def _whose(s: GameState, b: Building) -> str:
+    """Whose a removed unowned building was: ``, with Red's 2 cubes and White's cube`` (its
+    population, on Reason), ``, which Red renovated``; "" for an owned one (its name says whose)."""
+    if b.population:
+        counts = Counter(b.population)
+        return ", with " + " and ".join(f"{s.players[p].name}'s {count(n, 'cube') if n > 1 else 'cube'}"
+                                        for p, n in sorted(counts.items()))
+    if b.marker is not None and b.owner is None:
+        return f", which {s.players[b.marker].name} renovated"
+    return ""
+
+
 def ecu_word(n: int) -> str:
     """``Ecu`` or ``Ecus``."""
     return "Ecu" if n == 1 else "Ecus"
@@ -84,11 +98,16 @@ def narrate(s: GameState, events: Sequence[ev.Event]) -> list[str]:
     out: list[str] = []
     ripple_ages: list[str] = []
     rippling = ""  # the building that ripples, named unless its line is the one just before
+    rippling_at: tuple[Kind, Cell] | None = None
     said_last = False  # the line just before is the one that built or upgraded it
+
+    # buildings a paradox removed where the new one stands (R53): "the old Town", "the new Town"
+    removed = {(e.building.kind, e.building.origin) for e in events if isinstance(e, ev.ParadoxRemoved)}
+    replaced = {(e.building.kind, e.building.origin) for e in events if isinstance(e, ev.Rippled)} & removed
 
     def flush_ripples() -> None:
         if ripple_ages:
-            subject = "It" if said_last else f"The {rippling}"
+            subject = "It" if said_last else f"The new {rippling}" if rippling_at in replaced else f"The {rippling}"
             # "to Faith and to Reason as a ruin": what qualifies one board is read with it alone
             out.append(f"{subject} ripples to " + " and to ".join(ripple_ages) + ".")
             ripple_ages.clear()
@@ -97,6 +116,7 @@ def narrate(s: GameState, events: Sequence[ev.Event]) -> list[str]:
         if isinstance(e, ev.Rippled):
             if not ripple_ages:
                 rippling = f"{e.building.kind.value} at {e.building.origin}"
+                rippling_at = (e.building.kind, e.building.origin)
             what = "as a ruin" if e.age is Age.REASON and e.building.kind.is_mr else ""
             ripple_ages.append(f"{e.age.title}{' ' + what if what else ''}"
                                + (" (replacing its old shadow)" if e.replaced is not None and not e.replaced.printed
@@ -104,6 +124,8 @@ def narrate(s: GameState, events: Sequence[ev.Event]) -> list[str]:
             continue
         flush_ripples()
         line = _sentence(s, e)
+        if isinstance(e, ev.ParadoxRemoved) and (e.building.kind, e.building.origin) in replaced:
+            line = line.replace(" removes the ", " removes the old ", 1)
         if line:
             if isinstance(e, ev.BonusPaid) and out:
                 out[-1] = out[-1].rstrip(".") + f" (+{e.amount} Ecu{'s' if e.amount > 1 else ''})."
@@ -161,9 +183,10 @@ def _sentence(s: GameState, e: ev.Event) -> str:
         missing = f"no {e.kind.value} tile is left" if e.reason == "tile" else "its owner has no cube left"
         return f"No shadow on {e.age.title}: {missing}."
     if isinstance(e, ev.ParadoxRemoved):
-        return f"Paradox on {e.age.title}: the ripple arriving there removes {building_name(s, e.building, e.age)}."
+        return (f"Paradox on {e.age.title}: the ripple arriving there removes {building_name(s, e.building, e.age)}"
+                f"{_whose(s, e.building)}.")
     if isinstance(e, ev.ShadowRemoved):
-        return f"Its shadow on {e.age.title} goes too."
+        return f"Its shadow on {e.age.title} goes too{_whose(s, e.building)}."
     if isinstance(e, ev.ShadowReplaced):
         return f"On {e.age.title} its shadow becomes {with_article(e.new.kind.value)}" + (
             " ruin." if e.age is Age.REASON else ".")
