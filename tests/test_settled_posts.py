@@ -72,8 +72,13 @@ async def test_a_decision_taken_back_loses_its_buttons(sim: DiscordSim, tmp_path
     _, state = await state_of(bot, sim)
     mover = users[state.active]
     version = version_of(await bot.service.storage.get_game(game_id))
-    undone = await answer(sim, sim.slash("tiempo", "undo", user=mover))
-    assert undone.ephemeral and "Undone" in undone.content
+    assert state.pending is not None and state.pending.decision.player == state.active  # their own action asked
+    # the panel's question view offers Undo, which takes the action and its question back
+    panel = await answer(sim, sim.click(f"tiempo:play:{game_id}", asker, user=mover))
+    assert panel.ephemeral and "Which of these Chapels on Might is destroyed?" in panel.content
+    undo = next(c for c in panel.custom_ids() if c.startswith("tiempo:undo:"))
+    undone = await answer(sim, sim.click(undo, panel, user=mover))
+    assert undone.id == panel.id and "**Undone.**" in undone.content and "What do you do?" in undone.content
     after = await settled(sim, asker)
     colour = state.players[state.active].colour.value
     assert after.content.splitlines()[-1] == f"↩️ Taken back by {mover.name} ({colour}): no answer is needed."

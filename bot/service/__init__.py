@@ -192,6 +192,9 @@ class Tiempo:
     async def panel_undo(self, caller: Caller, game_id: int) -> Reply:
         return await self.panels.undo(caller, game_id)
 
+    async def answer(self, caller: Caller, game_id: int, version: str, cell: str) -> Reply:
+        return await self.panels.answer(caller, game_id, version, cell)
+
     # -- autocompletion --
     async def suggest_cells(self, caller: Caller, command: str, typed: str, *, kind: str | None = None,
                             age: str | None = None, target: str | None = None) -> list[str]:
