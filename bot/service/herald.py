@@ -37,9 +37,9 @@ def ask_key(game_id: int) -> str:
     return f"ask-{game_id}"
 
 
-def think_key(game_id: int) -> str:
-    """The ``key`` of the post that ends "… (AI) is thinking…" in game ``game_id``."""
-    return f"think-{game_id}"
+def think_key(game_id: int, turn: int) -> str:
+    """The ``key`` of the post that ends "… (AI) is thinking…" before turn ``turn`` of game ``game_id``."""
+    return f"think-{game_id}-{turn}"
 
 
 def mention(seat: SeatRecord) -> Part:
@@ -119,7 +119,7 @@ class Herald:
             if is_ai(game.seats[ended.player]):  # an AI's turn is told in one message, with the board
                 narration = narrate(state, [e for e in turn_events if not isinstance(e, ev.TurnBegan)])
                 played = say("{name} (AI) has played: its turn is below.", name=game.seats[ended.player].name)
-                thought = [Post(played, settles=think_key(game.id))]  # "is thinking…" no more
+                thought = [Post(played, settles=think_key(game.id, state.turn - 1))]  # "is thinking…" no more
             return [*thought, await self.board_post(game, state, narration, turn_events)]
         if state.pending is not None and any(isinstance(e, ev.DecisionRequested) for e in events):
             narration = narrate(state, [e for e in events if not isinstance(e, (ev.TurnBegan, ev.DecisionRequested))])
@@ -141,11 +141,11 @@ class Herald:
             except Exception:
                 log.exception("could not record the results of game %s", game.id)
 
-    async def still_thinking(self, game: GameRecord, name: str, level: str) -> None:
-        """An AI seat's turn runs long: its "is thinking…" post says so (through the outbox)."""
+    async def still_thinking(self, game: GameRecord, turn: int, name: str, level: str) -> None:
+        """An AI seat's turn ``turn`` runs long: its "is thinking…" post says so (through the outbox)."""
         note = say("{name} (AI) is still thinking: a {level} player's turn can take a while…", name=name,
                    level=level)
-        post = Post(note, settles=think_key(game.id))
+        post = Post(note, settles=think_key(game.id, turn))
         await self.games.storage.posts.add(game, [encode_post(post)], self.games.clock())
         self.courier.kick(game.channel_id)
 
@@ -183,7 +183,7 @@ class Herald:
         return Post(lines([*narration, "", scores, "", turn]), gallery=gallery,
                     controls=(*play, HandButtons(game.id, version_of(game))),
                     mentions=(seat.user_id,) if not is_ai(seat) else (),
-                    key=think_key(game.id) if is_ai(seat) else None)
+                    key=think_key(game.id, state.turn) if is_ai(seat) else None)
 
     async def final_post(self, game: GameRecord, state: GameState, narration: list[str],
                          events: Sequence[ev.Event] = ()) -> Post:

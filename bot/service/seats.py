@@ -117,8 +117,11 @@ class AISeats:
         try:
             done, _ = await asyncio.wait({task}, timeout=self.slow_after)
             if not done and told != state.turn and state.pending is None:
-                await self.herald.still_thinking(game, seat.name, seat.ai_level)
                 told = state.turn
+                try:  # a word in the channel: its failure (a busy database) never stops the AI
+                    await self.herald.still_thinking(game, state.turn, seat.name, seat.ai_level)
+                except Exception as err:
+                    log.warning("game #%s: could not say that the AI thinks long (%s)", game.id, err)
             return await task, told
         finally:
             task.cancel()
