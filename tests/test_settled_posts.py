@@ -13,7 +13,7 @@ from bot.discord import TiempoBot
 from bot.service import Caller, Stale, version_of
 from rules import Action, GameState, parse_action
 from tests.discord_sim import DiscordSim, SimMessage, SimUser
-from tests.test_bot_e2e import answer, make_bot, open_table, public, random_ai, state_of
+from tests.test_bot_e2e import answer, make_bot, open_table, random_ai, state_of
 from tests.test_bot_review import DECISION_SEED, TO_THE_DECISION, play
 
 
@@ -108,7 +108,8 @@ async def test_the_ai_s_thinking_post_says_a_long_turn_and_then_that_it_played(s
         _, state = await state_of(bot, sim)
     ai = state.players[state.active].name
     await sim.wait_for(thinking.is_set, what="the AI to start thinking")
-    post = next(m for m in reversed(public(sim)) if f"{ai} (AI) is thinking…" in m.content)
+    post = await sim.wait_for_message(  # (it may say it takes long already)
+        lambda m: f"{ai} (AI) is thinking…" in m.content or f"{ai} (AI) is still thinking" in m.content)
     slow = f"{ai} (AI) is still thinking: a random player's turn can take a while…"
     await sim.wait_for(lambda: sim.message(post.id).content.endswith(slow), what="the post to say it takes long")
     release.set()

@@ -195,14 +195,18 @@ class Courier:
         if not isinstance(self.outbox, Rewriter):
             return
         before = self._keyed.get((channel_id, key))
-        if before is not None and before.message_id != message_id:
-            now = settled(before.post, None)
-            if now.controls != before.post.controls:  # it had buttons to lose
-                await self._rewrite(channel_id, before.message_id, now)
         self._keyed[(channel_id, key)] = _Keyed(message_id, _named(post))
         self._keyed.move_to_end((channel_id, key))
         while len(self._keyed) > KEYED_KEPT:
             self._keyed.popitem(last=False)
+        if before is not None and before.message_id != message_id:
+            now = settled(before.post, None)
+            if now.controls != before.post.controls:  # it had buttons to lose
+                try:  # (the new message is out: Discord's trouble now only leaves the old one's buttons)
+                    await self._rewrite(channel_id, before.message_id, now)
+                except SendLater as err:
+                    log.warning("the buttons of message %s in channel %s stay (%s)", before.message_id,
+                                channel_id, err)
 
     async def settle(self, channel_id: int, key: str, note: Text | None = None) -> None:
         """The channel's message named ``key`` stopped meaning anything: its buttons go (but the
