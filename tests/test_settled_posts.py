@@ -139,3 +139,12 @@ async def test_a_lobby_superseded_or_started_loses_its_buttons(sim: DiscordSim, 
     after = await settled(sim, second)
     assert after.content.splitlines()[-1] == "The game has started: its first board is below."
     assert "bob" in after.content
+
+
+async def test_a_cancelled_lobby_loses_its_buttons(sim: DiscordSim, tmp_path: Path) -> None:
+    await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    lobby = await answer(sim, sim.slash("tiempo", "new"))
+    cancelled = await answer(sim, sim.slash("tiempo", "cancel"))
+    assert not cancelled.ephemeral and "is cancelled" in cancelled.content
+    after = await settled(sim, lobby)
+    assert after.content.splitlines()[-1] == "This game was cancelled."
