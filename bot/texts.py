@@ -7,6 +7,7 @@ templates), which each front end renders its own way."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 from rules import (
@@ -14,6 +15,7 @@ from rules import (
     Age,
     Building,
     Cards,
+    Cell,
     Construct,
     Demolish,
     EndTurn,
@@ -59,6 +61,18 @@ def building_name(s: GameState, b: Building, age: Age) -> str:
     return f"the {kind} at {b.origin}"
 
 
+def _whose(s: GameState, b: Building) -> str:
+    """Whose a removed unowned building was: ``, with Red's 2 cubes and White's cube`` (its
+    population, on Reason), ``, which Red renovated``; "" for an owned one (its name says whose)."""
+    if b.population:
+        counts = Counter(b.population)
+        return ", with " + " and ".join(f"{s.players[p].name}'s {count(n, 'cube') if n > 1 else 'cube'}"
+                                        for p, n in sorted(counts.items()))
+    if b.marker is not None and b.owner is None:
+        return f", which {s.players[b.marker].name} renovated"
+    return ""
+
+
 def ecu_word(n: int) -> str:
     """``Ecu`` or ``Ecus``."""
     return "Ecu" if n == 1 else "Ecus"
@@ -84,11 +98,16 @@ def narrate(s: GameState, events: Sequence[ev.Event]) -> list[str]:
     out: list[str] = []
     ripple_ages: list[str] = []
     rippling = ""  # the building that ripples, named unless its line is the one just before
+    rippling_at: tuple[Kind, Cell] | None = None
     said_last = False  # the line just before is the one that built or upgraded it
+
+    # buildings a paradox removed where the new one stands (R53): "the old Town", "the new Town"
+    removed = {(e.building.kind, e.building.origin) for e in events if isinstance(e, ev.ParadoxRemoved)}
+    replaced = {(e.building.kind, e.building.origin) for e in events if isinstance(e, ev.Rippled)} & removed
 
     def flush_ripples() -> None:
         if ripple_ages:
-            subject = "It" if said_last else f"The {rippling}"
+            subject = "It" if said_last else f"The new {rippling}" if rippling_at in replaced else f"The {rippling}"
             # "to Faith and to Reason as a ruin": what qualifies one board is read with it alone
             out.append(f"{subject} ripples to " + " and to ".join(ripple_ages) + ".")
             ripple_ages.clear()
@@ -97,6 +116,7 @@ def narrate(s: GameState, events: Sequence[ev.Event]) -> list[str]:
         if isinstance(e, ev.Rippled):
             if not ripple_ages:
                 rippling = f"{e.building.kind.value} at {e.building.origin}"
+                rippling_at = (e.building.kind, e.building.origin)
             what = "as a ruin" if e.age is Age.REASON and e.building.kind.is_mr else ""
             ripple_ages.append(f"{e.age.title}{' ' + what if what else ''}"
                                + (" (replacing its old shadow)" if e.replaced is not None and not e.replaced.printed
@@ -104,6 +124,8 @@ def narrate(s: GameState, events: Sequence[ev.Event]) -> list[str]:
             continue
         flush_ripples()
         line = _sentence(s, e)
+        if isinstance(e, ev.ParadoxRemoved) and (e.building.kind, e.building.origin) in replaced:
+            line = line.replace(" removes the ", " removes the old ", 1)
         if line:
             if isinstance(e, ev.BonusPaid) and out:
                 out[-1] = out[-1].rstrip(".") + f" (+{e.amount} Ecu{'s' if e.amount > 1 else ''})."
@@ -129,7 +151,8 @@ def _sentence(s: GameState, e: ev.Event) -> str:
     if isinstance(e, ev.Exchanged):
         return f"{who(s, e.player)} pays 2 Ecus to exchange {e.count} card{'s' if e.count > 1 else ''}."
     if isinstance(e, ev.Swapped):
-        return f"{who(s, e.player)} swaps {e.gave} for {e.took} from the reserve."
+        return (f"{who(s, e.player)} gives {cards_in_words(e.gave)} ({e.gave}) to the reserve and takes "
+                f"{cards_in_words(e.took)} ({e.took}) from it.")
     if isinstance(e, ev.Travelled):
         return f"{who(s, e.player)} sends pawn {e.pawn + 1} from {e.frm.title} to {e.to.title} (1 Ecu)."
     if isinstance(e, ev.Built):
@@ -160,9 +183,10 @@ def _sentence(s: GameState, e: ev.Event) -> str:
         missing = f"no {e.kind.value} tile is left" if e.reason == "tile" else "its owner has no cube left"
         return f"No shadow on {e.age.title}: {missing}."
     if isinstance(e, ev.ParadoxRemoved):
-        return f"Paradox on {e.age.title}: the ripple arriving there removes {building_name(s, e.building, e.age)}."
+        return (f"Paradox on {e.age.title}: the ripple arriving there removes {building_name(s, e.building, e.age)}"
+                f"{_whose(s, e.building)}.")
     if isinstance(e, ev.ShadowRemoved):
-        return f"Its shadow on {e.age.title} goes too."
+        return f"Its shadow on {e.age.title} goes too{_whose(s, e.building)}."
     if isinstance(e, ev.ShadowReplaced):
         return f"On {e.age.title} its shadow becomes {with_article(e.new.kind.value)}" + (
             " ruin." if e.age is Age.REASON else ".")
@@ -286,6 +310,8 @@ def describe_hand(s: GameState, player: int) -> Text:
         say("{h} {hand}  ({code})", h=Strong("Your hand:"), hand=cards_in_words(p.hand), code=Code(str(p.hand))),
         say("{e} {ecus}   {c} {cubes}", e=Strong("Ecus:"), ecus=p.ecus, c=Strong("Cubes left:"), cubes=p.supply),
     ]
+    if s.options.holdem:
+        out.append(describe_reserve(s))
     for i in (0, 1):
         out.append(say("Pawn {n} on {age}: may play {k} more card{s} this turn", n=i + 1,
                        age=Strong(p.pawns[i].title), k=p.allowance(i), s="s" if p.allowance(i) != 1 else ""))
@@ -312,6 +338,13 @@ def describe_hand(s: GameState, player: int) -> Text:
     return lines(out)
 
 
+def describe_reserve(s: GameState) -> str:
+    """The Hold'em reserve, face up for everyone (R33): ``Reserve (face up): 1 Military, 1 Civil (MC).``"""
+    if not s.reserve.total:
+        return "Reserve (face up): empty."
+    return f"Reserve (face up): {cards_in_words(s.reserve)} ({s.reserve})."
+
+
 def describe_status(s: GameState) -> Text:
     """Round, whose turn, public scores and stock (no hands)."""
     income = " — income round" if s.round in INCOME_ROUNDS else ""
@@ -327,6 +360,8 @@ def describe_status(s: GameState) -> Text:
                     f"{count(p.hand.total, 'card')}, {pawns}")
     stock = ", ".join(f"{k.value} {n}" for k, n in s.stock.items())
     rows.append(f"Stock: {stock}. Deck {len(s.deck)}, discard {len(s.discard)}.")
+    if s.options.holdem:
+        rows.append(describe_reserve(s))
     if s.pending is not None:
         d = s.pending.decision
         rows.append(f"Waiting for {who(s, d.player)} to {describe_decision(s, d)}.")

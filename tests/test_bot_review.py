@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from bot.service import Caller, version_of
+from bot.service import Caller, Refusal, version_of
+from bot.texts import cards_in_words
 from rules import (
     Action,
     Cell,
@@ -169,7 +170,9 @@ async def test_a_decision_belongs_to_its_player_and_its_buttons_outlive_a_restar
     await bot.close()
     bot = await sim.connect(make_bot(sim, db, seed_source=lambda: DECISION_SEED))
     chosen = await answer(sim, sim.click(button["L4"], asker, user=alice))
-    assert chosen.ephemeral and "**Your hand:**" in chosen.content
+    # answered as the panel answers: what was done, then the panel as the game is now, with Undo
+    assert chosen.ephemeral and chosen.content.startswith("**Done.** You answered L4.\n**Round 3 of 7**")
+    assert "What do you do?" in chosen.content and any(c.startswith("tiempo:undo:") for c in chosen.custom_ids())
     _, after = await state_of(bot, sim)
     assert after.pending is None and after.active == 0
     told = await sim.wait_for_message(lambda m: m.id > asker.id and "L4" in m.content
@@ -274,15 +277,17 @@ async def test_a_holdem_swap_is_told_in_the_channel_and_the_hand_goes_to_its_own
     bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
     users = await open_table(sim, bot, "bob", holdem=True)
     lobby = next(m for m in sim.channel_messages() if "Hold'em variant" in m.content)
-    assert lobby.custom_ids()
+    assert lobby.content.endswith("The game has started: its first board is below.") and not lobby.custom_ids()
     _, state = await state_of(bot, sim)
     swap = next(a for a in legal_actions(state) if isinstance(a, Swap))
     reply = await play(sim, bot, users, swap)
     _, after = await state_of(bot, sim)
     assert f"(`{after.players[swap.player].hand}`)" in reply.content
-    told = await sim.wait_for_message(lambda m: "from the reserve" in m.content)
+    assert f"Reserve (face up): {cards_in_words(after.reserve)} ({after.reserve})." in reply.content  # R33
+    told = await sim.wait_for_message(lambda m: "to the reserve" in m.content)
     assert told.content == f"{user_of(users, state, swap.player).name} ({state.players[swap.player].colour.value}) " \
-        f"swaps {swap.give} for {swap.take} from the reserve."
+        f"gives {cards_in_words(swap.give)} ({swap.give}) to the reserve and takes {cards_in_words(swap.take)} " \
+        f"({swap.take}) from it."
     # a swap is a phase-I action: a second one is refused with the rule
     again = next((a for a in legal_actions(after) if isinstance(a, Swap)), None)
     assert again is None
@@ -290,7 +295,7 @@ async def test_a_holdem_swap_is_told_in_the_channel_and_the_hand_goes_to_its_own
 
 
 async def test_lobby_edge_cases_are_refused_privately_with_the_reason(sim: DiscordSim, tmp_path: Path) -> None:
-    await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
     bob, cy = sim.add_user("bob"), sim.add_user("cy")
     lobby = await answer(sim, sim.slash("tiempo", "new", {"seats": 2}))
 
@@ -304,14 +309,16 @@ async def test_lobby_edge_cases_are_refused_privately_with_the_reason(sim: Disco
     await refused(sim.slash("tiempo", "leave", user=bob), "not seated")
     await refused(sim.slash("tiempo", "hand"), "has not started yet")
     await refused(sim.slash("tiempo", "end"), "has not started yet")
-    await answer(sim, sim.slash("tiempo", "join", user=bob))
+    lobby = await answer(sim, sim.slash("tiempo", "join", user=bob))  # the newest lobby has the buttons
     await refused(sim.slash("tiempo", "join", user=cy), "is full")
     await refused(sim.click(lobby.custom_id("Join"), lobby, user=cy), "is full")
     not_opener = sim.slash("tiempo", "start", user=bob)
     not_opener["member"]["permissions"] = "0"
     await refused(not_opener, "Only the player who opened game #1")
     await answer(sim, sim.slash("tiempo", "start"))
-    await refused(sim.click(lobby.custom_id("Join"), lobby, user=cy), "already started")
+    assert sim.message(lobby.id).custom_ids() == []  # started: the lobby's buttons went
+    with pytest.raises(Refusal, match="already started"):  # a Join button kept (sent before a restart)
+        await bot.service.join(Caller(sim.guild.id, sim.channel.id, cy.id, cy.name), 1)
     await refused(sim.slash("tiempo", "join", user=cy), "already started")
     await refused(sim.slash("tiempo", "leave", user=bob), "cannot be left now")
     await refused(sim.slash("tiempo", "new", user=cy), "already has game #1")

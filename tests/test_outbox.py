@@ -331,7 +331,7 @@ class EditableChannel:
         return True
 
 
-async def _courier_sends(channel: EditableChannel, posts: list[Post], tmp_path: Path) -> None:
+async def _courier_sends(channel: Outbox, posts: list[Post], tmp_path: Path) -> None:
     """``posts`` stored in the outbox of a game in channel 1, and sent by a courier."""
     from bot.service.courier import Courier
 
@@ -400,3 +400,56 @@ async def test_a_live_message_that_is_gone_or_full_is_followed_by_a_new_one(tmp_
     await _courier_sends(channel, [Post(text("first line"), live="1-1"), Post(text("second line"), live="1-1")],
                          tmp_path / "again")  # (a folder of its own: another database)
     assert channel.messages == ["first line", "second line"]  # together they are too long for one
+
+
+class RewritableChannel(EditableChannel):
+    """A channel whose every message the bot can rewrite, words and buttons (Discord)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.buttons: list[tuple[str, ...]] = []
+
+    async def post(self, channel_id: int, post: Post, nonce: str | None = None) -> int:
+        self.buttons.append(tuple(type(c).__name__ for c in post.controls))
+        return await super().post(channel_id, post, nonce)
+
+    async def rewrite(self, channel_id: int, message_id: int, post: Post) -> bool:
+        self.messages[message_id] = post.text.plain()
+        self.buttons[message_id] = tuple(type(c).__name__ for c in post.controls)
+        return True
+
+
+def _asking(words: str) -> Post:
+    return Post(text(words), controls=(Answers(1, "3-abc", (("E1", "E1"),)), PlayButton(1), HandButtons(1)),
+                key="ask-1")
+
+
+async def test_a_settled_post_loses_its_buttons_and_its_call_to_act(tmp_path: Path) -> None:
+    """A keyed post settled later keeps its words but its last line (replaced by the note) and loses
+    its buttons but My hand; a new post of the same key settles the one before it; a retracting live
+    post takes the place of the live message's last line; nothing settles what was never sent."""
+    channel = RewritableChannel()
+    await _courier_sends(channel, [
+        Post(text("Ana travels."), live="1-1"), Post(text("↩️ Ana takes back her travel."), live="1-1",
+                                                     retracts=True),
+        _asking("The board.\nBen, which Keep?"), Post(text("✅ Ben answered: E1."), settles="ask-1"),
+        _asking("Cy, which Town?"), _asking("Di, which Hamlet?"),
+        Post(text("never sent"), settles="ask-2")], tmp_path)
+    assert channel.messages == ["↩️ Ana takes back her travel.", "The board.\n✅ Ben answered: E1.",
+                                "Cy, which Town?", "Di, which Hamlet?"]
+    assert channel.buttons == [(), ("HandButtons",), ("HandButtons",), ("Answers", "PlayButton", "HandButtons")]
+
+
+async def test_settling_on_a_channel_that_cannot_edit_posts_nothing(tmp_path: Path) -> None:
+    """The console: keyed posts are posted as any other, and settling them posts nothing."""
+    class Terminal:
+        def __init__(self) -> None:
+            self.printed: list[str] = []
+
+        async def post(self, channel_id: int, post: Post, nonce: str | None = None) -> None:
+            self.printed.append(post.text.plain())
+
+    channel = Terminal()
+    await _courier_sends(channel, [_asking("Ben, which Keep?"), Post(text("✅ Ben answered: E1."), settles="ask-1")],
+                         tmp_path)
+    assert channel.printed == ["Ben, which Keep?"]

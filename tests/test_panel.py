@@ -121,9 +121,42 @@ def test_a_forest_surcharge_is_named_in_the_cost() -> None:
 def test_back_asks_the_last_question_again() -> None:
     state, _ = play("map: plain 15x12\nRed: hand=MMMR pawns=M,F\n")
     s = step(state, 0, ("build", "KEEP"))
-    assert s.question.startswith("On which board?") and s.back == ("build",)
+    assert s.question.startswith("On which board?") and s.back == ()  # the menu, where the Keep was picked
     s2 = step(state, 0, (*s.path, "M"))
     assert s2.back == s.path
+
+
+def test_back_from_an_area_list_goes_to_the_menu_the_building_was_picked_from() -> None:
+    state, _ = play("map: plain 15x12\nRed: hand=MMMR pawns=M,M\n")
+    areas = step(state, 0, ("build", "WATCHTOWER"))
+    assert areas.question == "Where? First pick an area of the board." and areas.back == ()
+    places = step(state, 0, (*areas.path, "a00"))
+    assert places.back == areas.path  # and from a place list, the areas again
+
+
+def test_a_one_cell_building_is_placed_without_talk_of_a_top_left_cell() -> None:
+    state, _ = play("map: plain 15x12\nRed: hand=MMMR pawns=M,M\n")
+    assert step(state, 0, ("build", "WATCHTOWER", "a00")).question == "Where?"
+    assert step(state, 0, ("build", "KEEP", "a00")).question == "Where? (the top-left cell)"
+
+
+def test_the_board_question_names_each_board_s_bonus_r28() -> None:
+    state, _ = play("map: plain 15x12\nRed: hand=RRRM pawns=M,F\n")
+    boards = step(state, 0, ("build", "MONASTERY"))
+    assert boards.question == "On which board?"
+    assert {c.label: c.detail for c in boards.choices} == {"Might": "earns 1 Ecu", "Faith": "earns 2 Ecus"}
+    small = step(state, 0, ("build", "CHAPEL"))
+    assert all(c.detail == "" for c in small.choices)  # a value-1 building earns nothing anywhere
+
+
+def test_the_ways_to_pay_explain_the_pawns_allowance_r16() -> None:
+    state, _ = play("map: plain 15x12\nRed: hand=MMMR pawns=M,M\n")
+    s = step(state, 0, ("build", "WATCHTOWER", "a00", "C3"))
+    assert s.preview is not None
+    assert s.question == "Pay another way? Each pawn plays at most 2 cards a turn, on the board where it stands (R16)."
+    assert s.chosen[-1] == "M, through pawn 1"  # the suggested way; the other is offered, with what it leaves
+    assert [(c.label, c.detail) for c in s.choices] == [
+        ("M, through pawn 2", "then pawn 1 may play 2 more cards, pawn 2 may play 1")]
 
 
 def test_the_preview_warns_when_a_ripple_removes_the_players_own_building() -> None:

@@ -15,7 +15,7 @@ from PIL import Image
 from bot.discord import TiempoBot
 from bot.service.steps import SEP, path_to, step
 from bot.texts import cards_in_words
-from rules import Age, Cell, Construct, EndTurn, GameState, legal_actions
+from rules import Age, Cell, Construct, EndTurn, GameState, Swap, legal_actions
 from tests.discord_sim import DiscordSim, SimMessage, SimUser
 from tests.test_bot_e2e import answer, make_bot, open_table, public, state_of, user_of
 
@@ -309,3 +309,34 @@ async def test_board_now_shows_each_age_as_a_card_that_reads_in_the_chat(sim: Di
     one = await answer(sim, sim.slash("tiempo", "board", {"age": "Reason"}, user=player))
     assert one.ephemeral and one.content.startswith("Reason — game #") and one.gallery() == [
         [f"tiempo-{game_id}-now-reason.png"]]
+
+
+async def test_a_holdem_turn_by_taps_shows_the_face_up_reserve_to_everyone(sim: DiscordSim, tmp_path: Path) -> None:
+    """R33: the reserve is face up. The turn post, Board now, My hand and the status show it; a swap
+    by taps is told in the channel, and the next turn post shows the reserve as it is then."""
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    users = await open_table(sim, bot, "bob", holdem=True)
+    game_id, state = await state_of(bot, sim)
+    reserve = f"Reserve (face up): {cards_in_words(state.reserve)} ({state.reserve})."
+    board_post = public(sim)[-1]
+    assert reserve in board_post.content
+    other = next(u for u in users if u.name != state.players[state.active].name)
+    now = await answer(sim, sim.click(f"tiempo:board:{game_id}", board_post, user=other))
+    assert now.ephemeral and reserve in now.content
+    hand = await answer(sim, sim.click(f"tiempo:hand:{game_id}", board_post, user=other))
+    assert hand.ephemeral and reserve in hand.content
+    status = await answer(sim, sim.slash("tiempo", "status", user=other))
+    assert reserve in status.content
+
+    player = user_of(users, state, state.active)
+    panel = await answer(sim, sim.click(f"tiempo:play:{game_id}", board_post, user=player))
+    swap = next(a for a in legal_actions(state) if isinstance(a, Swap))
+    panel, _ = await tap(sim, panel, player, path_to(state, state.active, swap))
+    _, after = await state_of(bot, sim)
+    assert after.reserve == state.reserve - swap.take + swap.give
+    await sim.wait_for_message(lambda m: f"gives {cards_in_words(swap.give)} ({swap.give}) to the reserve" in m.content)
+    end = min((a for a in legal_actions(after) if isinstance(a, EndTurn)), key=lambda a: a.discard.total)
+    panel, _ = await tap(sim, panel, player, path_to(after, after.active, end))
+    _, later = await state_of(bot, sim)
+    turn_post = await sim.wait_for_message(lambda m: m.id > board_post.id and "your turn" in m.content)
+    assert f"Reserve (face up): {cards_in_words(later.reserve)} ({later.reserve})." in turn_post.content

@@ -54,6 +54,17 @@ def test_r53_paradox_bonus_and_ripples_in_two_sentences() -> None:
     ]
 
 
+def test_r53_a_paradox_in_the_same_place_tells_the_old_building_from_the_new_and_whose_cubes_went() -> None:
+    s, events = play("map: plain 15x12\nplayers: Red White\nRed: hand=CC\nF: Town@B2\nR: Town@B2{Red:1,White:2}\n",
+                     "Red build Town B2 on M")
+    assert narrate(s, events) == [
+        "Red builds a Town at B2 on Might with CC (+1 Ecu).",
+        "Paradox on Faith: the ripple arriving there removes the old Town at B2.",
+        "Its shadow on Reason goes too, with Red's cube and White's 2 cubes.",
+        "The new Town at B2 ripples to Faith and to Reason.",
+    ]
+
+
 def test_r21_income_and_the_next_turn_are_announced() -> None:
     s, events = play("map: plain 15x12\nround: 4\nRed: hand=M\nM: Keep[Red]@A1 City@C1\n", "Red end")
     assert narrate(s, events) == [

@@ -89,6 +89,8 @@ async def _edit_clicked(interaction: Interaction, reply: Reply) -> None:
         await interaction.edit_original_response(**kwargs)
     else:
         await interaction.response.edit_message(**kwargs)
+    if reply.key is not None and interaction.message is not None:
+        await _posted(interaction, reply, interaction.message.id)
 
 
 async def _acknowledged_in_time(interaction: Interaction, work: Awaitable[Reply], *, thinking: bool = False) -> Reply:
@@ -116,7 +118,18 @@ async def send_reply(interaction: Interaction, reply: Reply) -> None:
     *first, last = pages(render(reply.text, DISCORD))
     for content in first:
         await _send(interaction, reply, content=content, allowed_mentions=mentions_of(reply))
-    await _send(interaction, reply, allowed_mentions=mentions_of(reply), **message_of(reply, content=last))
+    sent = await _send(interaction, reply, allowed_mentions=mentions_of(reply), **message_of(reply, content=last))
+    if reply.public and reply.key is not None and sent is not None:
+        await _posted(interaction, reply, sent)
+
+
+async def _posted(interaction: Interaction, reply: Reply, message_id: int) -> None:
+    """Tell the service which message a keyed public reply became (a lobby: the next takes its
+    buttons); a failure to tidy an older message is logged, never the player's."""
+    try:
+        await service_of(interaction).posted(interaction.channel_id or 0, reply, message_id)
+    except Exception:
+        log.exception("could not take the buttons off an older message in channel %s", interaction.channel_id)
 
 
 def _thinking_privately(interaction: Interaction) -> bool:
@@ -125,11 +138,13 @@ def _thinking_privately(interaction: Interaction) -> bool:
             and interaction.response.type is discord.InteractionResponseType.deferred_channel_message)
 
 
-async def _send(interaction: Interaction, reply: Reply, **kwargs: Any) -> None:
+async def _send(interaction: Interaction, reply: Reply, **kwargs: Any) -> int | None:
+    """Send one message of the answer; its id, where Discord says it."""
     if interaction.response.is_done():
-        await interaction.followup.send(ephemeral=not reply.public, **kwargs)
-    else:
-        await interaction.response.send_message(ephemeral=not reply.public, **kwargs)
+        sent = await interaction.followup.send(ephemeral=not reply.public, wait=True, **kwargs)
+        return sent.id
+    response = await interaction.response.send_message(ephemeral=not reply.public, **kwargs)
+    return response.message_id
 
 
 async def _game_in(interaction: Interaction) -> str:

@@ -206,7 +206,7 @@ class BoardNow(TiempoButton, id="board:{game}"):
 
 class Answer(TiempoButton, id="choose:{game}:{version}:{cell}"):
     """One answer to a pending decision (labelled with what it means); refused if the game moved on
-    since the question."""
+    since the question. Answered with the turn panel, as the panel's own pick and Confirm are."""
 
     style, slow, what = discord.ButtonStyle.success, True, "choose button"
     game: int
@@ -214,7 +214,7 @@ class Answer(TiempoButton, id="choose:{game}:{version}:{cell}"):
     cell: str
 
     async def call(self, service: Tiempo, caller: Caller) -> Reply:
-        return await service.play(caller, "choose", {"cell": self.cell}, self.game, self.version)
+        return await service.answer(caller, self.game, self.version, self.cell)
 
 
 class Join(TiempoButton, id="lobby:{game}:join"):

@@ -204,6 +204,23 @@ class ChannelOutbox:
         except (TimeoutError, OSError, aiohttp.ClientError) as err:
             raise SendLater(f"the network failed: {err!r}") from err
 
+    async def rewrite(self, channel_id: int, message_id: int, post: Post) -> bool:
+        """Make our earlier message ``message_id`` say ``post`` (its words and buttons: a question
+        answered loses its buttons), keeping its pictures; False if it is gone."""
+        kwargs = message_of(post, edit=True)
+        kwargs.setdefault("view", None)
+        try:
+            message = await self.client.get_partial_messageable(channel_id).fetch_message(message_id)
+            kwargs["attachments"] = message.attachments  # kept, named: a layout's gallery points at them
+            await message.edit(allowed_mentions=discord.AllowedMentions.none(), **kwargs)
+            return True
+        except discord.HTTPException as err:
+            _later_if_discord_s_trouble(err)
+            log.warning("could not rewrite message %s in channel %s (%s)", message_id, channel_id, err)
+            return False
+        except (TimeoutError, OSError, aiohttp.ClientError) as err:
+            raise SendLater(f"the network failed: {err!r}") from err
+
 
 # -- direct messages (/tiempo notify dm): kept apart from the channel posts above ----------------
 

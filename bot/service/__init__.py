@@ -207,6 +207,9 @@ class Tiempo:
     async def panel_undo(self, caller: Caller, game_id: int) -> Reply:
         return await self.panels.undo(caller, game_id)
 
+    async def answer(self, caller: Caller, game_id: int, version: str, cell: str) -> Reply:
+        return await self.panels.answer(caller, game_id, version, cell)
+
     # -- autocompletion --
     async def suggest_cells(self, caller: Caller, command: str, typed: str, *, kind: str | None = None,
                             age: str | None = None, target: str | None = None) -> list[str]:
@@ -263,6 +266,13 @@ class Tiempo:
             except Exception:
                 log.exception("timers failed")
             await asyncio.sleep(every)
+
+    async def posted(self, channel_id: int, reply: Reply, message_id: int) -> None:
+        """The front end posted the public ``reply`` as message ``message_id`` of the channel: a reply
+        with a ``key`` (a lobby) is remembered, so that the next one of that key, or the post that
+        settles it (the start), takes its buttons away."""
+        if reply.key is not None:
+            await self.herald.courier.remember(channel_id, reply.key, message_id, reply)
 
     async def idle(self) -> None:
         """Wait until no AI seat is thinking (for tests and the console)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
 from collections import Counter, OrderedDict
@@ -18,7 +19,18 @@ from typing import NamedTuple
 
 from ..storage import DatabaseBusyError, DatabaseFaultError, QueuedLetter, Storage
 from ..words import Text, lines
-from .messages import DirectOutbox, DMClosed, Editor, Outbox, Post, SendLater, decode_post, encode_post
+from .messages import (
+    DirectOutbox,
+    DMClosed,
+    Editor,
+    Outbox,
+    Post,
+    Rewriter,
+    SendLater,
+    decode_post,
+    encode_post,
+    settled,
+)
 from .reminders import told_why
 
 log = logging.getLogger("tiempo.courier")
@@ -30,6 +42,9 @@ LIVE_MAX = 1800
 #: the channels whose last live message is remembered (the least recently posted to are forgotten:
 #: their next post starts a new message rather than growing the old one)
 LIVE_KEPT = 1024
+#: the keyed messages remembered (``Post.key``: a decision, a lobby, an AI's "thinking…"), the least
+#: recently sent forgotten first: a forgotten one keeps its buttons, which answer as any stale button
+KEYED_KEPT = 1024
 
 
 async def cancel_all(tasks: Iterable[asyncio.Task[None]]) -> None:
@@ -66,6 +81,10 @@ class Courier:
         self._letters_again = False
         #: unix seconds (the service's clock: tests pass a fake), for the direct messages that are due
         self.clock: Callable[[], float] = time.time
+        #: per channel and key, the keyed message sent last (``Post.key``), to settle it later; in
+        #: memory only: after a restart the messages sent before it keep their buttons (pressed,
+        #: they answer as any stale button: the game as it is now)
+        self._keyed: OrderedDict[tuple[int, str], _Keyed] = OrderedDict()
 
     def kick(self, channel_id: int) -> None:
         """Posts were stored for ``channel_id``: send them (now, or after the ones being sent)."""
@@ -163,23 +182,67 @@ class Courier:
         """Send ``post``; a turn's ``live`` post is added to the channel's last message when that is
         the same turn's live message (and the front end can edit: Discord), so that a turn played
         action by action reads as one message that grows, not one message an action."""
+        if post.settles is not None:  # no new message: an earlier one loses its buttons
+            await self.settle(channel_id, post.settles, post.text)
+            return
         if post.live is None or not isinstance(self.outbox, Editor):
-            await self.outbox.post(channel_id, post, nonce=nonce)
+            sent = await self.outbox.post(channel_id, post, nonce=nonce)
             self._live.pop(channel_id, None)  # another post ends the live message
+            if post.key is not None and isinstance(sent, int):
+                await self.remember(channel_id, post.key, sent, post)
             return
         held = self._live.get(channel_id)
         if held is not None and held.post_id == post_id:  # added already; only forgetting it failed
             return
         if held is not None and held.key == post.live:
-            grown = lines([held.words, post.text])
+            # an undo (``retracts``) takes the place of the account of what it takes back
+            entries = (*(held.entries[:-1] if post.retracts else held.entries), post.text)
+            grown = lines(entries)
             if len(grown.plain()) <= LIVE_MAX and await self.outbox.edit(channel_id, held.message_id, Post(grown)):
-                self._keep_live(channel_id, _Live(post.live, held.message_id, grown, post_id))
+                self._keep_live(channel_id, _Live(post.live, held.message_id, entries, post_id))
                 return
         sent = await self.outbox.post(channel_id, post, nonce=nonce)
         if isinstance(sent, int):
-            self._keep_live(channel_id, _Live(post.live, sent, post.text, post_id))
+            self._keep_live(channel_id, _Live(post.live, sent, (post.text,), post_id))
         else:
             self._live.pop(channel_id, None)
+
+    async def remember(self, channel_id: int, key: str, message_id: int, post: Post) -> None:
+        """The channel's message ``message_id`` says ``post``, named ``key`` (sent by the courier, or by
+        the front end as a public reply): a later post settles it. The message sent before it with the
+        same key is settled now (its buttons go, its words stay)."""
+        if not isinstance(self.outbox, Rewriter):
+            return
+        before = self._keyed.get((channel_id, key))
+        self._keyed[(channel_id, key)] = _Keyed(message_id, _named(post))
+        self._keyed.move_to_end((channel_id, key))
+        while len(self._keyed) > KEYED_KEPT:
+            self._keyed.popitem(last=False)
+        if before is not None and before.message_id != message_id:
+            now = settled(before.post, None)
+            if now.controls != before.post.controls:  # it had buttons to lose
+                try:  # (the new message is out: Discord's trouble now only leaves the old one's buttons)
+                    await self._rewrite(channel_id, before.message_id, now)
+                except SendLater as err:
+                    log.warning("the buttons of message %s in channel %s stay (%s)", before.message_id,
+                                channel_id, err)
+
+    async def settle(self, channel_id: int, key: str, note: Text | None = None) -> None:
+        """The channel's message named ``key`` stopped meaning anything: its buttons go (but the
+        lasting ones), its last line becomes ``note`` when there is one. Nothing when the front end
+        cannot edit (the console) or the message is not remembered (sent before a restart)."""
+        held = self._keyed.get((channel_id, key))
+        if held is None or not isinstance(self.outbox, Rewriter):
+            return
+        now = settled(held.post, note)
+        if await self._rewrite(channel_id, held.message_id, now):
+            self._keyed[(channel_id, key)] = _Keyed(held.message_id, now)
+        else:
+            self._keyed.pop((channel_id, key), None)
+
+    async def _rewrite(self, channel_id: int, message_id: int, post: Post) -> bool:
+        assert isinstance(self.outbox, Rewriter)
+        return await self.outbox.rewrite(channel_id, message_id, post)
 
     def _keep_live(self, channel_id: int, live: _Live) -> None:
         """Remember the channel's live message, as the most recent of at most ``LIVE_KEPT``."""
@@ -251,5 +314,18 @@ class _Live(NamedTuple):
 
     key: str  #: the posts' ``live``
     message_id: int
-    words: Text  #: what it says
+    entries: tuple[Text, ...]  #: what it says: the posts added to it, one after the other
     post_id: int  #: the outbox post added last (sent again after a failure to forget it: not twice)
+
+
+class _Keyed(NamedTuple):
+    """A keyed message (``Post.key``): its id, and what it says (its pictures named, not kept)."""
+
+    message_id: int
+    post: Post
+
+
+def _named(post: Post) -> Post:
+    """``post`` with its pictures' bytes left out (a rewrite keeps the message's attachments)."""
+    return dataclasses.replace(post, png=b"" if post.png is not None else None,
+                               gallery=tuple(dataclasses.replace(p, png=b"") for p in post.gallery))

@@ -20,7 +20,7 @@ from .courier import Courier
 from .course import tips_on
 from .games import Games, is_ai, version_of
 from .lessons import Lessons
-from .messages import Answers, HandButtons, Outbox, Picture, PlayButton, Post, RematchButton
+from .messages import Answers, HandButtons, Outbox, Picture, PlayButton, Post, RematchButton, encode_post
 from .reminders import Reminders
 from .steps import choice_label, decision_question
 
@@ -33,6 +33,16 @@ MAX_CHOICE_BUTTONS = 20
 def live_key(game: GameRecord, state: GameState) -> str:
     """The ``live`` key of the current turn's running account in the channel."""
     return f"{game.id}-{state.turn}"
+
+
+def ask_key(game_id: int) -> str:
+    """The ``key`` of the post asking game ``game_id``'s pending decision (one at a time)."""
+    return f"ask-{game_id}"
+
+
+def think_key(game_id: int, turn: int) -> str:
+    """The ``key`` of the post that ends "… (AI) is thinking…" before turn ``turn`` of game ``game_id``."""
+    return f"think-{game_id}-{turn}"
 
 
 def mention(seat: SeatRecord) -> Part:
@@ -110,9 +120,13 @@ class Herald:
         ended = next((e for e in events if isinstance(e, ev.TurnEnded)), None)
         if ended is not None:
             turn_events = await self.games.turn_events(game)
+            thought: list[Post] = []
             if is_ai(game.seats[ended.player]):  # an AI's turn is told in one message, with the board
                 narration = narrate(state, [e for e in turn_events if not isinstance(e, ev.TurnBegan)])
-            return [await self.board_post(game, state, narration, turn_events, await self.tips(game, turn_events))]
+                played = say("{name} (AI) has played: its turn is below.", name=game.seats[ended.player].name)
+                thought = [Post(played, settles=think_key(game.id, state.turn - 1))]  # "is thinking…" no more
+            return [*thought, await self.board_post(game, state, narration, turn_events,
+                                                    await self.tips(game, turn_events))]
         if state.pending is not None and any(isinstance(e, ev.DecisionRequested) for e in events):
             narration = narrate(state, [e for e in events if not isinstance(e, (ev.TurnBegan, ev.DecisionRequested))])
             gallery = await asyncio.to_thread(self.decision_card, game, state)
@@ -141,6 +155,14 @@ class Herald:
             except Exception:
                 log.exception("could not record the results of game %s", game.id)
 
+    async def still_thinking(self, game: GameRecord, turn: int, name: str, level: str) -> None:
+        """An AI seat's turn ``turn`` runs long: its "is thinking…" post says so (through the outbox)."""
+        note = say("{name} (AI) is still thinking: a {level} player's turn can take a while…", name=name,
+                   level=level)
+        post = Post(note, settles=think_key(game.id, turn))
+        await self.games.storage.posts.add(game, [encode_post(post)], self.games.clock())
+        self.courier.kick(game.channel_id)
+
     def decision_post(self, game: GameRecord, state: GameState, before: Sequence[Text | str]) -> Post:
         """The question of the pending decision, to the player it is for, with a button per answer."""
         if state.pending is None:
@@ -157,7 +179,7 @@ class Herald:
         answers = (Answers(game.id, version_of(game), choices),) if choices else ()
         play = () if is_ai(seat) else (PlayButton(game.id),)
         return Post(lines([*before, ask]), controls=(*answers, *play),
-                    mentions=(seat.user_id,) if not is_ai(seat) else ())
+                    mentions=(seat.user_id,) if not is_ai(seat) else (), key=ask_key(game.id))
 
     async def board_post(self, game: GameRecord, state: GameState, narration: list[str],
                          events: Sequence[ev.Event], tips: Sequence[Text] = ()) -> Post:
@@ -175,7 +197,8 @@ class Herald:
         play = () if is_ai(seat) else (PlayButton(game.id),)
         return Post(lines([*narration, *tips, "", scores, "", turn]), gallery=gallery,
                     controls=(*play, HandButtons(game.id, version_of(game))),
-                    mentions=(seat.user_id,) if not is_ai(seat) else ())
+                    mentions=(seat.user_id,) if not is_ai(seat) else (),
+                    key=think_key(game.id, state.turn) if is_ai(seat) else None)
 
     async def tips(self, game: GameRecord, events: Sequence[ev.Event]) -> list[Text]:
         """The first-time tips a turn's ``events`` give the people seated (each tip once per person,

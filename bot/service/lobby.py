@@ -11,10 +11,10 @@ from ..ai import LEVEL_NAMES, LEVELS
 from ..play import Refusal, RefusalCode
 from ..storage import ChannelBusyError, GameRecord, Letter, SeatRecord, Status
 from ..texts import who
-from ..words import HERE, Button, Command, Here, Mention, Name, Strong, Text, lines, say
+from ..words import HERE, Button, Command, Here, Mention, Name, Strong, Text, as_text, lines, say
 from .games import Games, is_ai, turn_deadline
 from .herald import Herald
-from .messages import Caller, CancelButton, LobbyButtons, Reply, encode_post
+from .messages import Caller, CancelButton, LobbyButtons, Post, Reply, encode_post
 
 AI_LEVELS = LEVEL_NAMES
 AI_NAMES = {level.name: level.display for level in LEVELS}
@@ -77,7 +77,9 @@ class Lobby:
         return lines(out)
 
     def _reply(self, game: GameRecord, headline: Text | str) -> Reply:
-        return Reply(headline + "\n" + self.describe(game), controls=(LobbyButtons(game.id),), public=True)
+        """The lobby as a public message; the next one (or the start) takes the buttons of this one."""
+        return Reply(headline + "\n" + self.describe(game), controls=(LobbyButtons(game.id),), public=True,
+                     key=lobby_key(game.id))
 
     async def _lobby(self, caller: Caller, game_id: int | None = None) -> GameRecord:
         game = await (self.games.storage.get_game(game_id) if game_id is not None else self.games.here(caller))
@@ -136,6 +138,9 @@ class Lobby:
             seats = [s for s in game.seats if s.user_id != caller.user_id]
             if not seats:
                 await self.games.storage.set_status(game.id, Status.CANCELLED, now=self.clock())
+                gone = Post(as_text("This game was cancelled."), settles=lobby_key(game.id))
+                await self.games.storage.posts.add(game, [encode_post(gone)], self.clock())
+                self.herald.courier.kick(game.channel_id)
                 return Reply(say("{name} leaves; nobody is left, so game #{id} is cancelled.", name=Name(caller.name),
                                  id=game.id), public=True)
             game = await self.games.storage.update_lobby(game.id, seats=seats, now=self.clock())
@@ -158,6 +163,10 @@ class Lobby:
             if not fresh.status.is_active:
                 raise Refusal(f"Game #{game.id} is already over.", RefusalCode.GAME_OVER)
             await self.games.storage.set_status(game.id, Status.CANCELLED, now=self.clock())
+            if fresh.status is Status.LOBBY:  # its lobby's buttons go
+                gone = Post(as_text("This game was cancelled."), settles=lobby_key(game.id))
+                await self.games.storage.posts.add(fresh, [encode_post(gone)], self.clock())
+        self.herald.courier.kick(game.channel_id)
         self.stop(game.id)
         return Reply(say("Game #{id} is cancelled by {name}.", id=game.id, name=Name(caller.name)), public=True)
 
@@ -177,8 +186,9 @@ class Lobby:
             # the first board is stored with the start (the outbox): a crash right after cannot lose it
             started = dataclasses.replace(game, status=Status.PLAYING, snapshot=snapshot)
             post = await self.herald.board_post(started, state, [opening], ())
+            begun = Post(as_text("The game has started: its first board is below."), settles=lobby_key(game.id))
             posts = [p if isinstance(p, Letter) else encode_post(p)  # the first player told as they chose
-                     for p in await self.herald.reminders.apply(started, state, [post])]
+                     for p in [begun, *await self.herald.reminders.apply(started, state, [post])]]
             game = await self.games.storage.start_game(game.id, snapshot,
                                                        turn_deadline=turn_deadline(game, self.clock()),
                                                        now=self.clock(), posts=posts)
@@ -208,6 +218,11 @@ class Lobby:
                           RefusalCode.BUSY) from None
         return self._reply(game, say("{name} asks for a rematch of game #{id}: same seats.", name=Name(caller.name),
                                      id=old.id))
+
+
+def lobby_key(game_id: int) -> str:
+    """The ``key`` of game ``game_id``'s lobby message (one at a time: the newest has the buttons)."""
+    return f"lobby-{game_id}"
 
 
 def _free_colour(game: GameRecord) -> str:

@@ -202,6 +202,8 @@ class ReplayControls:
 #: what a message can carry besides words and pictures, in the order it is shown
 Control = (HandButtons | LobbyButtons | RematchButton | Answers | PlayButton | PanelControls | ConfirmButton
            | CancelButton | ReplayControls | LessonControls)
+#: the controls a settled message keeps: they show the game as it is now, whenever they are pressed
+LASTING_CONTROLS = (HandButtons, RematchButton)
 #: the controls only a private reply carries (never a channel's post): never stored in the outbox
 PRIVATE_CONTROLS = (PanelControls, ConfirmButton, CancelButton, ReplayControls, LessonControls)
 
@@ -212,7 +214,17 @@ class Post:
     lists) in the order they are shown. ``mentions`` are the users this message may ping. ``live``
     names a turn's running account: where the front end can edit its messages, a post with the same
     ``live`` as the channel's last post is added to that message (an edit) rather than sent as a new
-    one."""
+    one.
+
+    ``key`` names the message a post becomes (``"ask-12"``: game 12's pending decision), so that a
+    later post can settle it: where the front end can edit its messages, a post that ``settles`` a
+    key is no new message but an edit of the channel's message of that key: its buttons go (but the
+    lasting ones, ``LASTING_CONTROLS``), and its last line (a keyed post ends with its call to act:
+    the question, "is thinking…") becomes the settling post's words, when it has any. A new message
+    with the same key settles the one before it (its buttons go, its words stay).
+
+    ``retracts``: a ``live`` post (an undo) that takes the place of the last post added to the live
+    message (the account of the action it takes back), rather than following it."""
 
     text: Text
     png: bytes | None = None
@@ -221,6 +233,9 @@ class Post:
     controls: tuple[Control, ...] = ()
     mentions: tuple[int, ...] = ()
     live: str | None = None
+    key: str | None = None
+    settles: str | None = None
+    retracts: bool = False
 
     def control(self, kind: type[C]) -> C | None:
         """The post's first control of type ``kind``, if it has one."""
@@ -280,6 +295,33 @@ class DirectOutbox(Protocol):
         """Send ``post`` to ``user_id`` privately (its ``nonce`` as ``post``'s). Raises DMClosed when
         they do not take direct messages, SendLater when it may go through later; a message that never
         will for another reason is the front end's to log, and dropped."""
+
+
+@runtime_checkable
+class Rewriter(Protocol):
+    """An ``Outbox`` that can rewrite any earlier message of its own (Discord): a post that stopped
+    meaning anything loses its buttons (``Post.settles``)."""
+
+    async def rewrite(self, channel_id: int, message_id: int, post: Post) -> bool:
+        """Make the message ``message_id`` say ``post`` (words and controls), keeping its pictures
+        (``post``'s pictures are named, not sent again); False if it is gone. Raises SendLater as
+        ``post`` does."""
+
+
+def settled(post: Post, note: Text | None) -> Post:
+    """``post`` as it reads once settled: without its buttons (but ``LASTING_CONTROLS``), its last
+    line replaced by ``note`` when there is one."""
+    words = post.text
+    if note is not None and note.plain():
+        parts = list(post.text.parts)
+        words = note
+        for i in range(len(parts) - 1, -1, -1):
+            part = parts[i]
+            if isinstance(part, str) and "\n" in part:
+                words = Text((*parts[:i], part.rsplit("\n", 1)[0] + "\n")) + note
+                break
+    return dataclasses.replace(post, text=words, settles=None,
+                               controls=tuple(c for c in post.controls if isinstance(c, LASTING_CONTROLS)))
 
 
 # -- posts as stored in the outbox ---------------------------------------------------------------
@@ -349,6 +391,9 @@ def encode_post(post: Post) -> str:
         "controls": [_control_json(c) for c in post.controls],
         "mentions": list(post.mentions),
         "live": post.live,
+        "key": post.key,
+        "settles": post.settles,
+        "retracts": post.retracts,
     })
 
 
@@ -365,4 +410,7 @@ def decode_post(body: str) -> Post:
         controls=controls,
         mentions=tuple(data.get("mentions", ())),
         live=data.get("live"),
+        key=data.get("key"),
+        settles=data.get("settles"),
+        retracts=bool(data.get("retracts", False)),
     )

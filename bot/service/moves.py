@@ -17,9 +17,9 @@ from ..storage import GameRecord, Letter, Status
 from ..texts import describe_draw, describe_hand, describe_status, narrate, who
 from ..words import Button, Command, Strong, lines, say, text
 from .games import Games, History, find_seat, is_ai, turn_deadline, version_of
-from .herald import Herald, live_key, mention
+from .herald import Herald, ask_key, live_key, mention
 from .messages import Caller, ConfirmButton, Post, Reply, encode_post
-from .steps import harms
+from .steps import choice_label, harms
 from .suggest import upgrade_origin
 
 log = logging.getLogger("tiempo.service")
@@ -42,6 +42,15 @@ def _ask_to_confirm(game_id: int, version: str, notation: str, after: GameState,
     return Reply(lines([Strong("This harms your own game. Nothing is played yet."), *(f"• {x}" for x in said),
                         *(f"⚠️ It {h}." for h in hurt), anyway]),
                  controls=(ConfirmButton(game_id, version, notation),))
+
+
+def _answered(game: GameRecord, before: GameState, action: Action) -> list[Post]:
+    """When ``action`` answers the pending decision: its question's post settled (no more buttons),
+    saying who answered what."""
+    if before.pending is None or not isinstance(action, Choose):
+        return []
+    said = say("✅ {who} answered: {answer}.", who=who(before, action.player), answer=choice_label(before, action))
+    return [Post(said, settles=ask_key(game.id))]
 
 
 def _hand_after(game: GameRecord, caller: Caller, state: GameState, drew: str = "") -> Reply:
@@ -153,7 +162,9 @@ class Moves:
                 await opened.commit(action, new, events, caller.user_id)
         except Stale:
             fresh = await self.games.storage.get_game(game.id)
-            raise Stale("That question was already answered; here is the game as it is now.\n"
+            asked = int(version.split("-")[0]) if version and version.split("-")[0].isdigit() else 0
+            gone = "taken back" if fresh.action_count < asked else "already answered"
+            raise Stale(f"That question was {gone}; here is the game as it is now.\n"
                         + describe_status(self.games.state_of(fresh))) from None
         return _hand_after(opened.game, caller, new, describe_draw(state, new, action))
 
@@ -195,8 +206,9 @@ class Moves:
             await self.games.turn_events(game)                 # so far is cached, and note() adds this action
         self.games.note(after, action, events, new, actor_id, text)
         try:
+            answered = _answered(game, before, action)
             posts = [p if isinstance(p, Letter) else encode_post(p)
-                     for p in [*lead, *await self.herald.posts_and_letters(after, new, events)]]
+                     for p in [*lead, *answered, *await self.herald.posts_and_letters(after, new, events)]]
             deadline = (dict(turn_deadline=None if new.finished else turn_deadline(game, self.clock()))
                         if any(isinstance(e, (ev.TurnBegan, ev.GameEnded)) for e in events) else {})
             game = await storage.append_action(game.id, game.next_seq, actor_id, text, snapshot, status=status,
@@ -230,7 +242,13 @@ class Moves:
             others = tuple(dict.fromkeys(game.seats[p].user_id for p, _ in answers if p != seat
                                          and not is_ai(game.seats[p])))
             # told in the turn's running account, unless it takes back others' answers: they are pinged
-            posts = [encode_post(Post(told, mentions=others, live=None if others else live_key(game, before)))]
+            # the account of a lone action told in it is replaced by the undo's line, not followed by it
+            alone = count == 1 and not any(isinstance(e, (ev.DecisionRequested, ev.TurnEnded)) for e in taken[0][2])
+            posts = [encode_post(Post(told, mentions=others, live=None if others else live_key(game, before),
+                                      retracts=alone and not others))]
+            if state.pending is not None or answers:  # the question it asked is no more
+                posts.insert(0, encode_post(Post(say("↩️ Taken back by {who}: no answer is needed.",
+                                                     who=who(before, seat)), settles=ask_key(game.id))))
             game = await self.games.storage.truncate_last_action(game.id, game.action_count, to_json(before),
                                                                  count=count, now=self.clock(), posts=posts)
             self.games.forget_last(game, h, before, count)

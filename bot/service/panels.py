@@ -99,7 +99,7 @@ class Panels:
                      controls=(PanelControls(PanelView(
                          game.id, version_of(game), current.path, current.next_base, current.question, current.choices,
                          _back_of(state, current), current.preview is not None,
-                         undo=state.acted and state.pending is None and not current.path,
+                         undo=_can_undo(state, seat, current),
                          harms=current.preview is not None and bool(current.preview.harms))),))
 
     async def confirm(self, caller: Caller, game_id: int, version: str, path: Sequence[str]) -> Reply:
@@ -124,6 +124,13 @@ class Panels:
         note = lines([Strong("Done."), *done[:6], *([drew] if drew else [])])
         return await self.show(caller, game.id, None, (), note)  # as the game is now (an AI may have played)
 
+    async def answer(self, caller: Caller, game_id: int, version: str, cell: str) -> Reply:
+        """Answer the pending decision with ``cell`` by the channel's button, then show the panel, as
+        the panel's own pick and Confirm do. Refused as the typed ``choose`` is (an old button: the
+        question was answered, or taken back)."""
+        await self.moves.play(caller, "choose", {"cell": cell}, game_id, version)
+        return await self.show(caller, game_id, None, (), text(Strong("Done."), f" You answered {cell}."))
+
     async def undo(self, caller: Caller, game_id: int) -> Reply:
         """Take back the caller's last action of the turn, then show the panel again."""
         try:
@@ -132,6 +139,16 @@ class Panels:
         except Refusal as refusal:
             note = refusal.text
         return await self.show(caller, game_id, None, (), note)
+
+
+def _can_undo(state: GameState, seat: int, current: Step) -> bool:
+    """Whether the panel offers Undo: on the menu once the player has acted this turn, and on a
+    question their own action asked them (taking that action back takes the question away)."""
+    if not state.acted or state.active != seat:
+        return False
+    if state.pending is not None:
+        return current.path == ("choose",) and state.pending.decision.player == seat
+    return not current.path
 
 
 def _back_of(state: GameState, current: Step) -> tuple[str, ...] | None:

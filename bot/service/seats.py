@@ -24,6 +24,8 @@ log = logging.getLogger("tiempo.service")
 
 #: after a database fault (a full disk, PostgreSQL restarting), an AI seat tries again this many seconds later
 FAULT_RETRY_S = 5.0
+#: an AI's turn thought longer than this, in seconds, says so in its "is thinking…" post
+SLOW_S = 2.0
 
 
 class AISeats:
@@ -40,6 +42,8 @@ class AISeats:
         self.herald = herald
         self.moves = moves
         self.think_seconds = think_seconds
+        #: a turn thought longer than this (in seconds) says so in the channel
+        self.slow_after = SLOW_S
         self.processes = processes
         self._choose = choose
         self._tasks: dict[int, asyncio.Task[None]] = {}
@@ -73,6 +77,7 @@ class AISeats:
 
     async def _run(self, game_id: int) -> None:
         storage = self.games.storage
+        told = -1  # the turn whose "is thinking…" says it takes a while
         try:
             while not self._closing:
                 game = await storage.get_game(game_id)
@@ -82,7 +87,7 @@ class AISeats:
                 seat = game.seats[state.waiting_on]
                 if state.finished or seat.ai_level is None:
                     return
-                action = await self.think(state, state.waiting_on, seat.ai_level, game.seed * 1000 + state.turn)
+                action, told = await self._thinking(game, state, told)
                 try:
                     async with self.moves.open(game_id, version=game) as opened:  # unless the game moved on
                         await opened.play(action, seat.user_id, offered=True)
@@ -102,6 +107,24 @@ class AISeats:
             log.exception("AI seat failed in game #%s", game_id)
             with contextlib.suppress(Exception):
                 await self._tell_failed(await storage.get_game(game_id))
+
+    async def _thinking(self, game: GameRecord, state: GameState, told: int) -> tuple[Action, int]:
+        """The AI seat's action (``think``), and the turn last told of; a turn that runs past
+        ``slow_after`` seconds says so in its "is thinking…" post (once: ``told`` is the turn last told)."""
+        seat = game.seats[state.waiting_on]
+        assert seat.ai_level is not None
+        task = asyncio.ensure_future(self.think(state, state.waiting_on, seat.ai_level, game.seed * 1000 + state.turn))
+        try:
+            done, _ = await asyncio.wait({task}, timeout=self.slow_after)
+            if not done and told != state.turn and state.pending is None:
+                told = state.turn
+                try:  # a word in the channel: its failure (a busy database) never stops the AI
+                    await self.herald.still_thinking(game, state.turn, seat.name, seat.ai_level)
+                except Exception as err:
+                    log.warning("game #%s: could not say that the AI thinks long (%s)", game.id, err)
+            return await task, told
+        finally:
+            task.cancel()
 
     async def _tell_failed(self, game: GameRecord) -> None:
         """Tell the channel, through the outbox like every post, that the game's AI player stopped."""

@@ -59,6 +59,8 @@ from ..texts import cards_in_words, narrate
 MAX_CHOICES = 25
 #: the path separator in a custom id
 SEP = "."
+#: the buildings of one cell: their place has no "top-left cell" to explain
+ONE_CELL = frozenset(k for k in Kind if k.level == 1)
 #: an area of the board for narrowing: this many columns by this many rows (at most 20 cells)
 AREA_COLUMNS, AREA_ROWS = 5, 4
 
@@ -167,13 +169,23 @@ def pay_key(p: Payment) -> str:
 
 
 def pay_label(p: Payment) -> str:
-    """``MM, 1 through each pawn`` / ``MMR, 2 through pawn 1 and 1 through pawn 2``."""
+    """``MM, 1 through each pawn`` / ``MMR, 2 through pawn 1 and 1 through pawn 2`` / ``RR, both
+    through pawn 1``."""
     a, b = p.pawns
     if a and b:
         how = f"{a} through each pawn" if a == b else f"{a} through pawn 1 and {b} through pawn 2"
     else:
-        how = f"all through pawn {1 if a else 2}"
+        how = f"{'both ' if a + b == 2 else ''}through pawn {1 if a else 2}"
     return f"{p.cards}, {how}"
+
+
+def pay_left(s: GameState, a: Action) -> str:
+    """What a payment leaves of each pawn's allowance this turn (R16: at most 2 cards a pawn):
+    ``then pawn 1 may play 0 more cards, pawn 2 may play 2``."""
+    p, player = _pay(a), s.players[a.player]
+    left = [player.allowance(i) - p.pawns[i] for i in (0, 1)]
+    return (f"then pawn 1 may play {left[0]} more card{'s' if left[0] != 1 else ''}, "
+            f"pawn 2 may play {left[1]}")
 
 
 def pay_words(p: Payment) -> str:
@@ -251,8 +263,22 @@ def _pay(a: Action) -> Payment:
     return payment
 
 
-PAYMENT = _Level("Pay another way?", lambda s, a: pay_key(_pay(a)), lambda s, a: pay_label(_pay(a)), suggested=True)
-BOARD = _Level("On which board?", _age_key, _age_label)
+#: R16, said where a player picks the pawns that pay
+ALLOWANCE = "Each pawn plays at most 2 cards a turn, on the board where it stands (R16)."
+PAYMENT = _Level(f"Pay another way? {ALLOWANCE}", lambda s, a: pay_key(_pay(a)), lambda s, a: pay_label(_pay(a)),
+                 pay_left, suggested=True)
+
+
+def _board_bonus(s: GameState, a: Action) -> str:
+    """The Ecus building there pays at once (R28): ``earns 2 Ecus`` on Faith for a value-2 building."""
+    kind = getattr(a, "kind", None)
+    if not isinstance(a, (Construct, Upgrade)) or not isinstance(kind, Kind) or kind.level < 2:
+        return ""
+    bonus = {Age.MIGHT: 1, Age.FAITH: 2}.get(a.age, 0)
+    return f"earns {bonus} Ecu{'s' if bonus != 1 else ''}" if bonus else "no Ecu bonus on Reason"
+
+
+BOARD = _Level("On which board?", _age_key, _age_label, _board_bonus)
 
 #: the questions for each kind of action, in order; the first word of each label is the menu's
 LEVELS: dict[Verb, tuple[_Level, ...]] = {
@@ -375,8 +401,13 @@ def decision_question(s: GameState) -> str:
             "follow.")
 
 
-def _question(level: _Level, state: GameState) -> str:
-    return level.question(state) if callable(level.question) else level.question
+def _question(level: _Level, state: GameState, actions: Sequence[Action] = ()) -> str:
+    """The level's question; where every place is one cell (a 1×1 building), without the top-left
+    cell, which only a bigger building has."""
+    words = level.question(state) if callable(level.question) else level.question
+    if level.builds and actions and all(getattr(a, "kind", None) in ONE_CELL for a in actions):
+        words = words.split(" (")[0]
+    return words
 
 
 # ---------------------------------------------------------------------------------------------
@@ -427,7 +458,8 @@ def step(state: GameState, seat: int, path: Sequence[str] = (), *, legal: Sequen
             key = given.pop(0) if given else level.key(state, _suggested(state, actions))
             first = {level.key(state, a): a for a in reversed(actions)}
             base = tuple(taken)
-            others = tuple(Choice(k, level.label(state, a)) for k, a in first.items() if k != key)
+            others = tuple(Choice(k, level.label(state, a), level.detail(state, a)) for k, a in first.items()
+                           if k != key)
             actions = [a for a in actions if level.key(state, a) == key]
             if not actions:
                 raise StalePath(f"{key!r} is not an answer to {_question(level, state)!r} now")
@@ -452,7 +484,8 @@ def step(state: GameState, seat: int, path: Sequence[str] = (), *, legal: Sequen
         if not kept:
             raise StalePath(f"{key!r} is not an answer to {_question(level, state)!r} now")
         actions = kept
-        asked.append(len(taken))
+        if not (verb is Construct and len(taken) == 1):  # the menu names the building: Back goes there
+            asked.append(len(taken))
         taken.append(key)
         chosen.append(level.label(state, actions[0]))
     if given:
@@ -460,7 +493,7 @@ def step(state: GameState, seat: int, path: Sequence[str] = (), *, legal: Sequen
     if len(actions) != 1:
         raise StalePath(f"{SEP.join(path)!r} names {len(actions)} actions")
     shown = preview(state, actions[0]) if with_preview else Preview(actions[0], (), ())
-    return Step(tuple(taken), "Pay another way?" if others else "Confirm?", tuple(chosen), others, shown,
+    return Step(tuple(taken), _question(PAYMENT, state) if others else "Confirm?", tuple(chosen), others, shown,
                 back=_back(taken, asked), base=base)
 
 
@@ -562,7 +595,7 @@ def _ask(state: GameState, level: _Level, actions: list[Action], taken: tuple[st
             Choice(k, _area_label(state, k), f"{len(keys)} places") if len(keys) > 1 else  # one place: itself
             _choice(state, level, keys[0], first[keys[0]])
             for k, keys in sorted(areas.items(), key=lambda kv: (kv[0][2], kv[0][1])))
-        return Step(taken, _question(level, state) + " First pick an area of the board.", chosen, choices,
+        return Step(taken, _question(level, state, actions) + " First pick an area of the board.", chosen, choices,
                     back=back)
     if area is not None:
         first = {k: a for k, a in first.items() if _in_area(k, area)}
@@ -571,7 +604,7 @@ def _ask(state: GameState, level: _Level, actions: list[Action], taken: tuple[st
     if level.cells and first and not isinstance(a := next(iter(first.values())), Choose):  # (a question shows its own)
         places = Places(getattr(a, "age", Age.REASON), getattr(a, "kind", None) if level.builds else None,
                         tuple(Cell.parse(k) for k in first))
-    return Step(taken, _question(level, state), chosen, choices, back=back, places=places)
+    return Step(taken, _question(level, state, actions), chosen, choices, back=back, places=places)
 
 
 # ---------------------------------------------------------------------------------------------
