@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from rules import INCOME_ROUNDS, Age, Choose
+from rules import Age, Choose
 
 from ..play import Refusal, RefusalCode
 from ..storage import GameRecord, Status
-from ..texts import RULES, describe_hand, describe_income, describe_status, ecu_word, narrate, who
+from ..texts import RULES, describe_hand, describe_status, narrate, who
 from ..words import Code, Command, Strong, as_text, lines, say, text
 from .games import Games, find_seat, version_of
 from .herald import Herald
@@ -82,12 +82,6 @@ class Info:
         if game.turn_deadline is not None and not state.finished:
             left = max(0, int(game.turn_deadline - self.clock()))
             out += f"\nTurn time left: {left // 60} min {left % 60:02d} s."
-        if state.round in INCOME_ROUNDS and not state.finished and state.pending is None:
-            rows: list[str] = ["Income is paid at the end of each player's own turn this round. If it were paid now:"]
-            for i in range(len(state.players)):
-                total, boards = describe_income(state, i)
-                rows += [f"{who(state, i)}: {total} {ecu_word(total)}", *(f"  {b}" for b in boards)]
-            out += "\n" + lines(rows)
         return Reply(out)
 
     async def log(self, caller: Caller, count: int = 15) -> Reply:
