@@ -328,16 +328,18 @@ def outlook_ages(o: Outlook) -> str:
 
 
 def income_when(e: Economy, s: GameState) -> str:
-    """When income is counted: ``counted in rounds 4 and 7 (next: round 4)``."""
+    """When income is counted: ``counted in rounds 4 and 7, at the end of each player's own turn; next:
+    round 4``."""
     if e.next_income is None:
         return "no income is counted any more (it was in rounds 4 and 7)"
-    nxt = "this round" if e.next_income == s.round else f"next: round {e.next_income}"
-    return f"counted in rounds {' and '.join(map(str, INCOME_ROUNDS))}, at the end of each player's own turn ({nxt})"
+    nxt = "this round" if e.next_income == s.round else f"round {e.next_income}"
+    rounds = " and ".join(map(str, INCOME_ROUNDS))
+    return f"counted in rounds {rounds}, at the end of each player's own turn; next: {nxt}"
 
 
 def describe_outlook(s: GameState, e: Economy | None = None) -> list[str]:
     """Every player's income outlook, Age by Age (R21, R73–R77), and when income is counted: a heading
-    and a line per player, ``Ana (Red): 5 Ecus — Might 3 · Faith 2 · Reason 0 (no pawn)``."""
+    and a line per player, ``• Ana (Red): 5 Ecus — Might 3 · Faith 2 · Reason 0 (no pawn)``."""
     e = economy(s) if e is None else e
     out = [f"Income if it were counted now ({income_when(e, s)}):"]
     for i, o in enumerate(e.outlooks):
