@@ -35,7 +35,7 @@ from rules import (
     with_article,
 )
 from rules import events as ev
-from rules.economy import AGES, DomainEconomy, Economy, Outlook
+from rules.economy import AGES, DomainEconomy, Economy, EconomyChange, HarmKind, Outlook
 
 from .words import Code, Command, Strong, Text, lines, say
 
@@ -374,6 +374,32 @@ def controlled_by(s: GameState, seats: Sequence[int], viewer: int | None = None)
         return "no one's"
     names = ["yours" if p == viewer else f"{s.players[p].name}'s" for p in seats]
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def describe_hit(s: GameState, change: EconomyChange, seat: int) -> str:
+    """What an action (or a turn) of someone else did to ``seat``'s buildings and domains, and what it
+    cost them in income outlook: ``your Keep at B2 on Might was removed; you lost the Faith domain of
+    F3 — your domains would pay 3 Ecus less at income (5 → 2)``. Empty when it did not hurt them."""
+    said: list[str] = []
+    for h in change.harms:
+        if h.player != seat:
+            continue
+        b = h.building
+        whose = "your" if b.owner == seat else "the"
+        cube = "" if b.owner is not None else " (with your cube)"
+        if h.kind is HarmKind.REMOVED:
+            said.append(f"{whose} {b.kind.value}{cube} at {b.origin} on {h.age.title} was removed")
+        elif h.kind is HarmKind.DOWNSIZED:
+            into = f" to {with_article(h.now.kind.value)}" if h.now is not None else ""
+            said.append(f"{whose} {b.kind.value} at {b.origin} on {h.age.title} was downsized{into}")
+        else:
+            said.append(f"you lost control of the {h.age.title} domain of {b.origin}")
+    if not said:
+        return ""
+    was, now = sum(change.before.outlooks[seat].by_age), sum(change.after.outlooks[seat].by_age)
+    cost = (f" — your domains would pay {was - now} {ecu_word(was - now)} less at income ({was} → {now})"
+            if now < was else " — it costs you nothing at income")
+    return "; ".join(dict.fromkeys(said)) + cost
 
 
 def describe_status(s: GameState) -> Text:
