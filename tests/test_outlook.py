@@ -153,3 +153,17 @@ async def test_a_player_hit_by_someone_elses_turn_is_mentioned_once_and_told_in_
             await service.close()
             await storage.close()
     raise AssertionError("no game had a turn that hurt the other player")
+
+
+async def test_cell_autocompletion_says_what_each_place_does_to_the_score(sim: DiscordSim,  # noqa: F811
+                                                                           tmp_path: Path) -> None:
+    _, _, state, player = await two_at_the_table(sim, tmp_path)
+    iid = sim.inject(sim.autocomplete("tiempo", "build", {"kind": "Watchtower", "age": "Might", "cell": ""},
+                                      "cell", user=player))
+    offered = await sim.choices(iid)
+    legal = {str(a.origin) for a in legal_actions(state) if isinstance(a, Construct)
+             and a.kind.value == "Watchtower" and a.age.title == "Might"}
+    assert 0 < len(offered) <= 25 and {c["value"] for c in offered} <= legal
+    for c in offered:
+        assert len(c["name"]) <= 100 and c["name"].startswith(f"{c['value']} · ")
+        assert " the Might domain of " in c["name"] and c["name"].endswith(("yours)", "no one's)", "'s)"))
