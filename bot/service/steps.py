@@ -56,7 +56,7 @@ from rules import (
 from rules import events as ev
 from rules.economy import Economy, EconomyChange, HarmKind
 
-from ..texts import cards_in_words, controlled_by, ecu_word, narrate
+from ..texts import cards_in_words, controlled_by, domain_words, ecu_word, narrate
 
 #: Discord shows at most 25 options in a select menu
 MAX_CHOICES = 25
@@ -143,6 +143,8 @@ class _Level:
     final: bool = False
     #: not asked: the engine's sensible choice is taken, and the others are offered with the preview
     suggested: bool = False
+    #: the options are buildings: each names its domain as it is now (its value, who controls it)
+    in_domain: bool = False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -273,7 +275,8 @@ LEVELS: dict[Verb, tuple[_Level, ...]] = {
     ),
     Upgrade: (
         BOARD,
-        _Level("Which building?", lambda s, a: str(_as(a, Upgrade).target), _target_label, cells=True),
+        _Level("Which building?", lambda s, a: str(_as(a, Upgrade).target), _target_label, cells=True,
+               in_domain=True),
         _Level("Into what?", lambda s, a: _as(a, Upgrade).kind.name, lambda s, a: kind_label(_as(a, Upgrade).kind)),
         _Level("Where does the bigger building go? (its top-left cell)", lambda s, a: str(_as(a, Upgrade).origin),
                lambda s, a: span(s, _as(a, Upgrade).origin, _as(a, Upgrade).kind), _cost, cells=True, builds=True,
@@ -557,6 +560,10 @@ def _choice(state: GameState, level: _Level, key: str, a: Action, known: Economy
         hits = tuple(state.players[p].name for p in change.harmed(besides=a.player))
         if hits:
             detail = " · ".join(x for x in (hurts_words(state, change, a.player), detail) if x)
+    elif level.in_domain and known is not None and (where := _where(a)) is not None:
+        d = known.domain_at(where[0], Cell.parse(key))
+        if d is not None:
+            label = f"{label} · in {domain_words(state, d, a.player)}"
     if hurt:
         detail = " · ".join(x for x in (detail, f"{hurt[0][0].upper()}{hurt[0][1:]}") if x)
     return Choice(key, _clip(label), _clip(detail), harms=bool(hurt), hurts=hits)
@@ -629,7 +636,7 @@ def _ask(state: GameState, level: _Level, actions: list[Action], taken: tuple[st
     first: dict[str, Action] = {}
     for a in actions:
         first.setdefault(level.key(state, a), a)
-    known = economy(state) if level.final else None  # (once for the whole list)
+    known = economy(state) if level.final or level.in_domain else None  # (once for the whole list)
     if level.cells and len(first) > MAX_CHOICES and area is None:
         areas: dict[str, list[str]] = {}
         for key in first:
