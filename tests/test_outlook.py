@@ -18,7 +18,7 @@ from rules import events as ev
 from tests.discord_sim import DiscordSim
 from tests.gameplay import choose
 from tests.scenario import play
-from tests.test_bot_e2e import answer, public
+from tests.test_bot_e2e import answer, public, state_of
 from tests.test_panel_e2e import pick_to, sim, two_at_the_table  # noqa: F401  (the fixture)
 from tests.test_retold import seated_game
 
@@ -167,3 +167,36 @@ async def test_cell_autocompletion_says_what_each_place_does_to_the_score(sim: D
     for c in offered:
         assert len(c["name"]) <= 100 and c["name"].startswith(f"{c['value']} · ")
         assert " the Might domain of " in c["name"] and c["name"].endswith(("yours)", "no one's)", "'s)"))
+
+
+async def test_a_places_list_by_taps_marks_a_place_that_takes_a_domain_from_another_player(
+        sim: DiscordSim, tmp_path: Path) -> None:  # noqa: F811
+    """Two players build (the player of ``_seeking``) until one could take the other's domain; that
+    player's places list, opened by taps, marks the place 💥 and names whom it hurts."""
+    bot, game_id, state, _ = await two_at_the_table(sim, tmp_path)
+    users = {u.name: u for u in sim.users.values()}
+    rng = random.Random(1)
+    harmful: Construct | None = None
+    for _ in range(150):
+        _, state = await state_of(bot, sim)
+        assert not state.finished
+        if state.pending is None:
+            known = economy(state)
+            harmful = next((a for a in legal_actions(state) if isinstance(a, Construct)
+                            and economy_change(state, *apply(state, a), known=known).harmed(besides=a.player)), None)
+            if harmful is not None:
+                break
+        action = _seeking(rng, state)
+        seat = state.players[action.player]
+        caller = Caller(sim.guild.id, sim.channel.id, users[seat.name].id, seat.name)
+        game = await bot.service.storage.get_game(game_id)
+        await bot.service.moves.play_action(caller, game_id, version_of(game), lambda s, p, a=action: a)
+    assert harmful is not None
+    player = users[state.players[harmful.player].name]
+    panel = await answer(sim, sim.click(f"tiempo:play:{game_id}", public(sim)[-1], user=player))
+    listed: list[dict[str, object]] = []
+    await pick_to(sim, panel, player, path_to(state, state.active, harmful), listed)
+    other = state.players[1 - harmful.player].name
+    marked = [o for o in listed if "💥" in str(o.get("emoji"))]
+    assert marked and all(str(o["description"]).startswith(f"💥 Hurts {other}: ") for o in marked), marked
+    assert any(o["value"] == str(harmful.origin) for o in marked)
