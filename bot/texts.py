@@ -16,10 +16,15 @@ from rules import (
     Cards,
     Construct,
     Demolish,
+    DomainEconomy,
+    Economy,
+    EconomyChange,
     EndTurn,
     Exchange,
     GameState,
+    HarmKind,
     Kind,
+    Outlook,
     Populate,
     Renovate,
     Swap,
@@ -35,7 +40,6 @@ from rules import (
     with_article,
 )
 from rules import events as ev
-from rules.economy import AGES, DomainEconomy, Economy, EconomyChange, HarmKind, Outlook
 
 from .words import Code, Command, Strong, Text, lines, say
 
@@ -318,7 +322,7 @@ def outlook_ages(o: Outlook) -> str:
     """``Might 3 · Faith 2 · Reason 0 (no pawn)``: what each Age would pay ``o``'s player if income were
     counted now; an Age without their pawn pays nothing (R73), and what it would pay with one is said."""
     out: list[str] = []
-    for age in AGES:
+    for age in (Age.MIGHT, Age.FAITH, Age.REASON):
         v = o.by_age[age]
         if o.present[age]:
             out.append(f"{age.title} {v}")

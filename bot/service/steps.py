@@ -31,9 +31,12 @@ from rules import (
     Construct,
     DecisionKind,
     Demolish,
+    Economy,
+    EconomyChange,
     EndTurn,
     Exchange,
     GameState,
+    HarmKind,
     Kind,
     NotationError,
     Payment,
@@ -54,7 +57,6 @@ from rules import (
     with_article,
 )
 from rules import events as ev
-from rules.economy import Economy, EconomyChange, HarmKind
 
 from ..texts import cards_in_words, controlled_by, domain_words, ecu_word, narrate
 
