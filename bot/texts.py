@@ -18,16 +18,22 @@ from rules import (
     Cell,
     Construct,
     Demolish,
+    DomainEconomy,
+    Economy,
+    EconomyChange,
     EndTurn,
     Exchange,
     GameState,
+    HarmKind,
     Kind,
+    Outlook,
     Populate,
     Renovate,
     Swap,
     Travel,
     Upgrade,
     describe_decision,
+    economy,
     income,
     income_sources,
     legal_actions,
@@ -345,8 +351,96 @@ def describe_reserve(s: GameState) -> str:
     return f"Reserve (face up): {cards_in_words(s.reserve)} ({s.reserve})."
 
 
+def outlook_ages(o: Outlook) -> str:
+    """``Might 3 · Faith 2 · Reason 0 (no pawn)``: what each Age would pay ``o``'s player if income were
+    counted now; an Age without their pawn pays nothing (R73), and what it would pay with one is said."""
+    out: list[str] = []
+    for age in (Age.MIGHT, Age.FAITH, Age.REASON):
+        v = o.by_age[age]
+        if o.present[age]:
+            out.append(f"{age.title} {v}")
+        else:
+            out.append(f"{age.title} 0 (no pawn{f'; {v} with one' if v else ''})")
+    return " · ".join(out)
+
+
+def income_when(e: Economy, s: GameState) -> str:
+    """When income is counted: ``counted in rounds 4 and 7, at the end of each player's own turn; next:
+    round 4``."""
+    if e.next_income is None:
+        return "no income is counted any more (it was in rounds 4 and 7)"
+    nxt = "this round" if e.next_income == s.round else f"round {e.next_income}"
+    rounds = " and ".join(map(str, INCOME_ROUNDS))
+    return f"counted in rounds {rounds}, at the end of each player's own turn; next: {nxt}"
+
+
+def describe_outlook(s: GameState, e: Economy | None = None) -> list[str]:
+    """Every player's income outlook, Age by Age (R21, R73–R77), and when income is counted: a heading
+    and a line per player, ``• Ana (Red): 5 Ecus — Might 3 · Faith 2 · Reason 0 (no pawn)``."""
+    e = economy(s) if e is None else e
+    out = [f"Income if it were counted now ({income_when(e, s)}):"]
+    for i, o in enumerate(e.outlooks):
+        out.append(f"• {who(s, i)}: {o.total} {ecu_word(o.total)} — {outlook_ages(o)}")
+    return out
+
+
+def outlook_line(s: GameState, seat: int, e: Economy | None = None, *, you: bool = True) -> str:
+    """The panel's one line: ``Income if counted now: you 5 (Might 3 · Faith 2 · Reason 0 (no pawn)) ·
+    Bob 2 · Carol 0 — next income: round 4``: every player, the viewer Age by Age (left out without
+    ``you``: said already)."""
+    e = economy(s) if e is None else e
+    mine = e.outlooks[seat]
+    others = [f"{s.players[o.player].name} {o.total}" for o in e.outlooks if o.player != seat]
+    nxt = ("no more income rounds" if e.next_income is None else
+           "income round" if e.next_income == s.round else f"next income: round {e.next_income}")
+    if not you:
+        return "The others if counted now: " + " · ".join(others) + f" — {nxt}"
+    return (f"Income if counted now: you {mine.total} ({outlook_ages(mine)})"
+            + "".join(f" · {x}" for x in others) + f" — {nxt}")
+
+
+def domain_words(s: GameState, d: DomainEconomy, viewer: int | None = None) -> str:
+    """``the Faith domain of F3 (worth 2, Bob's)``: a domain, what it would pay and to whom."""
+    return f"the {d.age.title} domain of {d.name} ({'worth ' + str(d.value) + ', ' if d.controllers else ''}" \
+           f"{controlled_by(s, d.controllers, viewer)})"
+
+
+def controlled_by(s: GameState, seats: Sequence[int], viewer: int | None = None) -> str:
+    """``yours``, ``Bob's``, ``yours and Bob's``, ``no one's``: who controls a domain."""
+    if not seats:
+        return "no one's"
+    names = ["yours" if p == viewer else f"{s.players[p].name}'s" for p in seats]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def describe_hit(s: GameState, change: EconomyChange, seat: int) -> str:
+    """What an action (or a turn) of someone else did to ``seat``'s buildings and domains, and what it
+    cost them in income outlook: ``your Keep at B2 on Might was removed; you lost the Faith domain of
+    F3 — your domains would pay 3 Ecus less at income (5 → 2)``. Empty when it did not hurt them."""
+    said: list[str] = []
+    for h in change.harms:
+        if h.player != seat:
+            continue
+        b = h.building
+        whose = "your" if b.owner == seat else "the"
+        cube = "" if b.owner is not None else " (with your cube)"
+        if h.kind is HarmKind.REMOVED:
+            said.append(f"{whose} {b.kind.value}{cube} at {b.origin} on {h.age.title} was removed")
+        elif h.kind is HarmKind.DOWNSIZED:
+            into = f" to {with_article(h.now.kind.value)}" if h.now is not None else ""
+            said.append(f"{whose} {b.kind.value} at {b.origin} on {h.age.title} was downsized{into}")
+        else:
+            said.append(f"you lost control of the {h.age.title} domain of {b.origin}")
+    if not said:
+        return ""
+    was, now = sum(change.before.outlooks[seat].by_age), sum(change.after.outlooks[seat].by_age)
+    cost = (f" — your domains would pay {was - now} {ecu_word(was - now)} less at income ({was} → {now})"
+            if now < was else " — it costs you nothing at income")
+    return "; ".join(dict.fromkeys(said)) + cost
+
+
 def describe_status(s: GameState) -> Text:
-    """Round, whose turn, public scores and stock (no hands)."""
+    """Round, whose turn, public scores, every player's income outlook and stock (no hands)."""
     income = " — income round" if s.round in INCOME_ROUNDS else ""
     head = Strong(f"Round {s.round} of 7") + f"{income}. " + (
         "The game is over." if s.finished else f"{who(s, s.active)} to play.")
@@ -362,6 +456,8 @@ def describe_status(s: GameState) -> Text:
     rows.append(f"Stock: {stock}. Deck {len(s.deck)}, discard {len(s.discard)}.")
     if s.options.holdem:
         rows.append(describe_reserve(s))
+    if not s.finished:
+        rows += describe_outlook(s)
     if s.pending is not None:
         d = s.pending.decision
         rows.append(f"Waiting for {who(s, d.player)} to {describe_decision(s, d)}.")

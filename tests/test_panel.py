@@ -108,7 +108,8 @@ def test_building_sizes_and_covered_cells_are_named() -> None:
     area = next(c.key for c in places.choices if c.label.startswith("Columns A–E, rows 1–4"))
     cells = step(state, 0, (*places.path, area))
     c4 = next(c for c in cells.choices if c.key == "C4")
-    assert c4.label == "C4–D5" and c4.detail == "2 Military cards; earns 1 Ecu"
+    assert c4.label == "C4–D5 · founds the Might domain of C4 (worth 0, yours)"
+    assert c4.detail == "2 Military cards; earns 1 Ecu"
 
 
 def test_a_forest_surcharge_is_named_in_the_cost() -> None:
@@ -236,15 +237,22 @@ def test_a_question_the_game_waits_on_is_asked_in_words() -> None:
 def test_the_header_names_cards_in_words_and_income_only_on_the_players_own_turn() -> None:
     """R73: in an income round the panel says what ending the turn now would collect — to the player
     whose turn it is (in full on the menu, in a few words once an action is being picked), not to
-    the others; the hand is named in words (R is Religious, not Reason or Red)."""
+    the others; in every round it gives every player's income outlook in one line (issue 19); the
+    hand is named in words (R is Religious, not Reason or Red)."""
     state, _ = play("map: plain 15x12\nround: 4\nRed: hand=MRRC pawns=M,M\nM: Keep[Red]@A1 City@C1\n")
     red = _header(state, 0).plain()
     assert "hand: 1 Military, 2 Religious, 1 Civil" in red and "hand MRRC" not in red
-    assert "Income round: if your turn ended now you would collect 3 Ecus (Might: 3 Ecus" in red
+    assert ("Income round: if your turn ended now you would collect 3 Ecus (Might 3 · Faith 0 (no pawn) · "
+            "Reason 0 (no pawn))") in red
     assert _header(state, 0, brief=True).plain().endswith("Income round: ending your turn now collects 3 Ecus.")
-    assert "Income" not in _header(state, 1).plain()
+    assert "Income round" not in _header(state, 1).plain()
+    assert "Income if counted now: you 0 (" in _header(state, 1).plain() and " · Red 3 · " in _header(state, 1).plain()
+    assert _header(state, 0).plain().endswith(" · Blue 0 — income round")
     later, _ = play("map: plain 15x12\nround: 5\nRed: hand=M\nM: Keep[Red]@A1 City@C1\n")
-    assert "Income" not in _header(later, 0).plain()
+    assert "Income round" not in _header(later, 0).plain()
+    head = _header(later, 0).plain()
+    assert "\nIncome if counted now: you 3 (Might 3 · Faith 0 (no pawn) · Reason 0 (no pawn)) · " in head
+    assert head.endswith(" 0 — next income: round 7")
 
 
 def test_a_place_that_harms_the_player_is_marked_in_the_list() -> None:

@@ -39,9 +39,11 @@ async def cells(interaction: Interaction, command: str, current: str) -> Choices
     kind = getattr(ns, "kind", None) or getattr(ns, "to", None)
     target = getattr(ns, "cell", None) if command == "upgrade-at" else None
     try:
-        found = await service_of(interaction).suggest_cells(
+        found = await service_of(interaction).suggest_described_cells(
             caller_of(interaction), command, current, kind=kind, age=getattr(ns, "age", None), target=target)
-        return await _explained(interaction, command, current, found, kind=kind, target=target)
+        if found:  # the cell, and what it does to the score: "C4 · +1 Ecu at income: joins the Might domain …"
+            return [app_commands.Choice(name=words[:100], value=cell) for cell, words in found]
+        return await _explained(interaction, command, current, [], kind=kind, target=target)
     except Exception:
         log.exception("cell autocompletion failed")
         return []

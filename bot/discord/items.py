@@ -168,7 +168,8 @@ class TiempoSelect(_Persistent, discord.ui.DynamicItem[discord.ui.Select[discord
     def __init__(self, *values: Any, question: str = "", choices: tuple[Choice, ...] = (), chosen: str = "") -> None:
         custom_id = self._fields_from(values)
         options = [discord.SelectOption(label=c.label, value=c.key, description=c.detail or None,
-                                        emoji="⚠️" if c.harms else None, default=c.key == chosen) for c in choices]
+                                        emoji="⚠️" if c.harms else "💥" if c.hurts else None,  # own harm, others'
+                                        default=c.key == chosen) for c in choices]
         super().__init__(discord.ui.Select(custom_id=custom_id, placeholder=question[:150] or None,
                                            options=options or [discord.SelectOption(label="-")]))
 

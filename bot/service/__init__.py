@@ -215,6 +215,10 @@ class Tiempo:
                             age: str | None = None, target: str | None = None) -> list[str]:
         return await self.suggestions.cells(caller, command, typed, kind=kind, age=age, target=target)
 
+    async def suggest_described_cells(self, caller: Caller, command: str, typed: str, *, kind: str | None = None,
+                                      age: str | None = None, target: str | None = None) -> list[tuple[str, str]]:
+        return await self.suggestions.described_cells(caller, command, typed, kind=kind, age=age, target=target)
+
     async def why_no_suggestion(self, caller: Caller, command: str, typed: str = "", *, kind: str | None = None,
                                 target: str | None = None) -> str:
         return await self.suggestions.why_none(caller, command, typed, kind=kind, target=target)

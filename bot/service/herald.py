@@ -9,11 +9,11 @@ import logging
 from collections.abc import Sequence
 
 from render import age_card, changed_ages, turn_cards
-from rules import Age, Choose, GameState
+from rules import Age, Choose, GameState, apply, economy_change
 from rules import events as ev
 
 from ..storage import GameRecord, Letter, SeatRecord
-from ..texts import describe_status, ecu_word, narrate, ranking, who
+from ..texts import describe_hit, describe_status, ecu_word, narrate, ranking, who
 from ..words import Button, Command, Mention, Name, Part, Strong, Text, lines, say, text
 from .community import final_lines, record_finished
 from .courier import Courier
@@ -125,8 +125,12 @@ class Herald:
                 narration = narrate(state, [e for e in turn_events if not isinstance(e, ev.TurnBegan)])
                 played = say("{name} (AI) has played: its turn is below.", name=game.seats[ended.player].name)
                 thought = [Post(played, settles=think_key(game.id, state.turn - 1))]  # "is thinking…" no more
-            return [*thought, await self.board_post(game, state, narration, turn_events,
-                                                    await self.tips(game, turn_events))]
+            post = await self.board_post(game, state, narration, turn_events, await self.tips(game, turn_events))
+            hits, pinged = await self.hits(game, state, turn_events, ended.player)
+            if hits:  # (first: what the turn cost the others)
+                post = dataclasses.replace(post, text=lines([*hits, post.text]),
+                                           mentions=tuple(dict.fromkeys((*post.mentions, *pinged))))
+            return [*thought, post]
         if state.pending is not None and any(isinstance(e, ev.DecisionRequested) for e in events):
             narration = narrate(state, [e for e in events if not isinstance(e, (ev.TurnBegan, ev.DecisionRequested))])
             gallery = await asyncio.to_thread(self.decision_card, game, state)
@@ -180,6 +184,30 @@ class Herald:
         play = () if is_ai(seat) else (PlayButton(game.id),)
         return Post(lines([*before, ask]), controls=(*answers, *play),
                     mentions=(seat.user_id,) if not is_ai(seat) else (), key=ask_key(game.id))
+
+    async def hits(self, game: GameRecord, state: GameState, turn_events: Sequence[ev.Event], actor: int
+                   ) -> tuple[list[Text], tuple[int, ...]]:
+        """A line for each player the turn just ended (``actor``'s) hurt: what happened to their
+        buildings and domains and what it cost them in income outlook, mentioning them once; and the
+        user ids to ping. None when the turn hurt no one else (or its start cannot be found)."""
+        h = await self.games.history(game)
+        actions = [a for r, a, _ in h.actions if r.seq < game.action_count]  # (the action just played is not in)
+        ends = [i for i, (r, _, events) in enumerate(h.actions) if r.seq < game.action_count
+                and any(isinstance(e, ev.TurnEnded) for e in events)]
+        before = self.games.first_state(game)
+        for a in actions[:ends[-1] + 1 if ends else 0]:
+            before, _ = apply(before, a)
+        change = economy_change(before, state, turn_events)
+        out: list[Text] = []
+        pinged: list[int] = []
+        for p in change.harmed(besides=actor):
+            hit = describe_hit(state, change, p)
+            if hit:
+                seat = game.seats[p]
+                out.append(say("💥 {who}: {hit}.", who=mention(seat), hit=hit[:1].upper() + hit[1:]))
+                if not is_ai(seat):
+                    pinged.append(seat.user_id)
+        return out, tuple(pinged)
 
     async def board_post(self, game: GameRecord, state: GameState, narration: list[str],
                          events: Sequence[ev.Event], tips: Sequence[Text] = ()) -> Post:

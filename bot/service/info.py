@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from rules import INCOME_ROUNDS, Age, Choose
+from rules import Age, Choose, economy_change
 
 from ..play import Refusal, RefusalCode
 from ..storage import GameRecord, Status
-from ..texts import RULES, describe_hand, describe_income, describe_status, ecu_word, narrate, who
+from ..texts import RULES, describe_hand, describe_hit, describe_status, narrate, who
 from ..words import Code, Command, Strong, as_text, lines, say, text
-from .games import Games, find_seat, version_of
+from .games import Games, History, find_seat, version_of
 from .herald import Herald
 from .messages import Caller, HandButtons, Reply
 
@@ -41,7 +41,8 @@ class Info:
             return Reply(f"You are not playing in game #{game.id}; here is where it stands.\n"
                          + describe_status(state))
         out = describe_hand(state, seat)
-        since = await self.recap(game, seat, limit=None) if recap else ""
+        since = "\n".join(x for x in (await self.recap(game, seat, limit=None),
+                                       *await self.hits(game, seat)) if x) if recap else ""
         if since:
             out = text(Strong("Since your last turn:"), "\n", since, "\n\n", out)
         if game.status is Status.CANCELLED:
@@ -52,13 +53,34 @@ class Info:
         """What the other players did since ``seat``'s last action, in words (at most ``limit`` lines,
         the last ones; all of them with ``None``)."""
         h = await self.games.history(game)
-        start = next((len(h.actions) - i for i, (_, action, _) in enumerate(reversed(h.actions))
-                      if action.player == seat and not isinstance(action, Choose)), 0)
-        out = [line for _, events, after in self.games.retold(game, h, start) for line in narrate(after, events)]
+        out = [line for _, events, after in self.games.retold(game, h, self._since(h, seat))
+               for line in narrate(after, events)]
         if limit is not None and len(out) > limit:
             earlier = len(out) - limit
             out = [f"… ({earlier} earlier line{'s' if earlier != 1 else ''})", *out[-limit:]]
         return "\n".join(out)
+
+    async def hits(self, game: GameRecord, seat: int) -> list[str]:
+        """What the others' actions since ``seat``'s last one did to their buildings and domains, and
+        what each cost them in income outlook (``rules.economy_change``): a line per action that hurt
+        them."""
+        h = await self.games.history(game)
+        start = self._since(h, seat)
+        out: list[str] = []
+        before = self.games.first_state(game)
+        for i, (_, events, after) in enumerate(self.games.retold(game, h)):
+            if i >= start and before.active != seat:  # (an answer to a question counts as the mover's)
+                hit = describe_hit(after, economy_change(before, after, events), seat)
+                if hit:
+                    out.append(f"💥 {who(after, before.active)}'s move: {hit}.")
+            before = after
+        return out
+
+    @staticmethod
+    def _since(h: History, seat: int) -> int:
+        """The index of the first action after ``seat``'s last one (answers to questions aside)."""
+        return next((len(h.actions) - i for i, (_, action, _) in enumerate(reversed(h.actions))
+                     if action.player == seat and not isinstance(action, Choose)), 0)
 
     async def board(self, caller: Caller, age: Age | None = None, game_id: int | None = None) -> Reply:
         """The picture of the whole game or of one Age, for the caller alone."""
@@ -82,12 +104,6 @@ class Info:
         if game.turn_deadline is not None and not state.finished:
             left = max(0, int(game.turn_deadline - self.clock()))
             out += f"\nTurn time left: {left // 60} min {left % 60:02d} s."
-        if state.round in INCOME_ROUNDS and not state.finished and state.pending is None:
-            rows: list[str] = ["Income is paid at the end of each player's own turn this round. If it were paid now:"]
-            for i in range(len(state.players)):
-                total, boards = describe_income(state, i)
-                rows += [f"{who(state, i)}: {total} {ecu_word(total)}", *(f"  {b}" for b in boards)]
-            out += "\n" + lines(rows)
         return Reply(out)
 
     async def log(self, caller: Caller, count: int = 15) -> Reply:

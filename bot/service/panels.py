@@ -8,12 +8,12 @@ import logging
 from collections.abc import Sequence
 
 from render import age_card, changed_ages, places_card
-from rules import INCOME_ROUNDS, Action, Age, GameState
+from rules import INCOME_ROUNDS, Action, Age, GameState, economy
 from rules import events as ev
 
 from ..play import Refusal, RefusalCode
 from ..storage import Status
-from ..texts import cards_in_words, describe_draw, describe_income, ecu_word, narrate, who
+from ..texts import cards_in_words, describe_draw, ecu_word, narrate, outlook_ages, outlook_line, who
 from ..words import Button, Strong, Text, lines, say, text
 from .games import Games, find_seat, version_of
 from .messages import Caller, PanelControls, PanelView, Picture, Reply
@@ -160,21 +160,23 @@ def _back_of(state: GameState, current: Step) -> tuple[str, ...] | None:
 
 
 def _header(state: GameState, seat: int, *, brief: bool = False) -> Text:
-    """``Round 3 of 7 · 6 Ecus · hand: 2 Military, 1 Religious · pawn 1 on Might (2 cards left) …``; in
-    rounds 4 and 7, on the player's own turn, what ending it now would collect (in full on the menu,
-    ``brief``ly once an action is being picked)."""
+    """``Round 3 of 7 · 6 Ecus · hand: 2 Military, 1 Religious · pawn 1 on Might (2 cards left) …``, then
+    every player's income outlook in one line (``rules.economy``: the viewer's Age by Age, the others'
+    totals, and when income is counted); in rounds 4 and 7, on the player's own turn, what ending it now
+    would collect (``brief``ly once an action is being picked)."""
     p = state.players[seat]
     pawns = ", ".join(f"pawn {i + 1} on {p.pawns[i].title} ({p.allowance(i)} card{'s' if p.allowance(i) != 1 else ''}"
                       " left)" for i in (0, 1))
     reserve = f" · reserve: {cards_in_words(state.reserve)}" if state.options.holdem else ""
     money = f"{p.ecus} {ecu_word(p.ecus)}"
     head = text(Strong(f"Round {state.round} of 7"), f" · {money} · hand: {cards_in_words(p.hand)} · {pawns}{reserve}")
+    e = economy(state)
     if state.round in INCOME_ROUNDS and state.pending is None and state.active == seat:
-        total, boards = describe_income(state, seat, you=True)
-        head = head + (f"\nIncome round: ending your turn now collects {total} {ecu_word(total)}." if brief else
+        total = e.outlooks[seat].total
+        return head + (f"\nIncome round: ending your turn now collects {total} {ecu_word(total)}." if brief else
                        f"\nIncome round: if your turn ended now you would collect {total} {ecu_word(total)} ("
-                       + "; ".join(boards) + ").")
-    return head
+                       f"{outlook_ages(e.outlooks[seat])}).\n{outlook_line(state, seat, e, you=False)}")
+    return head + f"\n{outlook_line(state, seat, e)}"
 
 
 def _body(s: Step) -> list[Text | str]:

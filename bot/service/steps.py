@@ -31,9 +31,12 @@ from rules import (
     Construct,
     DecisionKind,
     Demolish,
+    Economy,
+    EconomyChange,
     EndTurn,
     Exchange,
     GameState,
+    HarmKind,
     Kind,
     NotationError,
     Payment,
@@ -44,6 +47,8 @@ from rules import (
     Travel,
     Upgrade,
     apply,
+    economy,
+    economy_change,
     format_action,
     income,
     legal_actions,
@@ -53,7 +58,7 @@ from rules import (
 )
 from rules import events as ev
 
-from ..texts import cards_in_words, narrate
+from ..texts import cards_in_words, controlled_by, domain_words, ecu_word, narrate
 
 #: Discord shows at most 25 options in a select menu
 MAX_CHOICES = 25
@@ -71,12 +76,15 @@ T = TypeVar("T")
 @dataclass(frozen=True)
 class Choice:
     """One option of a step: ``key`` goes into the path, ``label`` (at most 100 characters) and
-    ``detail`` are what the player reads; ``harms`` marks an option that hurts the player."""
+    ``detail`` are what the player reads; ``harms`` marks an option that hurts the player, ``hurts``
+    names the other players it hurts (a building of theirs removed or downsized, a domain's control
+    taken: ``rules.economy_change``)."""
 
     key: str
     label: str
     detail: str = ""
     harms: bool = False
+    hurts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -139,6 +147,8 @@ class _Level:
     final: bool = False
     #: not asked: the engine's sensible choice is taken, and the others are offered with the preview
     suggested: bool = False
+    #: the options are buildings: each names its domain as it is now (its value, who controls it)
+    in_domain: bool = False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -293,7 +303,8 @@ LEVELS: dict[Verb, tuple[_Level, ...]] = {
     ),
     Upgrade: (
         BOARD,
-        _Level("Which building?", lambda s, a: str(_as(a, Upgrade).target), _target_label, cells=True),
+        _Level("Which building?", lambda s, a: str(_as(a, Upgrade).target), _target_label, cells=True,
+               in_domain=True),
         _Level("Into what?", lambda s, a: _as(a, Upgrade).kind.name, lambda s, a: kind_label(_as(a, Upgrade).kind)),
         _Level("Where does the bigger building go? (its top-left cell)", lambda s, a: str(_as(a, Upgrade).origin),
                lambda s, a: span(s, _as(a, Upgrade).origin, _as(a, Upgrade).kind), _cost, cells=True, builds=True,
@@ -565,17 +576,90 @@ def _in_area(key: str, area: str) -> bool:
     return _area_key(Cell.parse(key)) == area
 
 
-def _choice(state: GameState, level: _Level, key: str, a: Action) -> Choice:
+def _choice(state: GameState, level: _Level, key: str, a: Action, known: Economy | None = None) -> Choice:
     """The option ``key`` of a step, ``a`` an action it leads to. A place whose action harms its
-    player (their building removed or downsized, income lost) is marked, and says how."""
+    player (their building removed or downsized, income lost) is marked, and says how; a place that
+    hurts another player is marked and names them; a place says what it does to the economy (the
+    domain it joins or founds, who controls it then, the player's change in income outlook)."""
     detail = level.detail(state, a)
+    label = level.label(state, a)
     hurt: list[str] = []
+    hits: tuple[str, ...] = ()
     if level.final:  # (earlier, what the action does still hangs on a later choice)
         after, events = apply(state, a)
         hurt = harms(state, after, a.player, events)
+        change = economy_change(state, after, events, known=known if known is not None else economy(state))
+        said = economy_words(state, a, change)
+        if said:
+            label = f"{label} · {said}"
+        hits = tuple(state.players[p].name for p in change.harmed(besides=a.player))
+        if hits:
+            detail = " · ".join(x for x in (hurts_words(state, change, a.player), detail) if x)
+    elif level.in_domain and known is not None and (where := _where(a)) is not None:
+        d = known.domain_at(where[0], Cell.parse(key))
+        if d is not None:
+            label = f"{label} · in {domain_words(state, d, a.player)}"
     if hurt:
         detail = " · ".join(x for x in (detail, f"{hurt[0][0].upper()}{hurt[0][1:]}") if x)
-    return Choice(key, level.label(state, a)[:100], _clip(detail), harms=bool(hurt))
+    return Choice(key, _clip(label), _clip(detail), harms=bool(hurt), hurts=hits)
+
+
+def _where(a: Action) -> tuple[Age, Cell] | None:
+    """The board and cell an action builds on or picks."""
+    if isinstance(a, Construct):
+        return a.age, a.origin
+    if isinstance(a, Upgrade):
+        return a.age, a.origin
+    if isinstance(a, Demolish):
+        return a.age, a.target
+    if isinstance(a, (Populate, Renovate)):
+        return Age.REASON, a.target
+    return None
+
+
+def economy_words(state: GameState, a: Action, change: EconomyChange) -> str:
+    """What an action does to its player's economy, in a few words: ``+3 Ecus at income: joins the Faith
+    domain of F3 (worth 3, yours)`` (the change is what the domains would pay them, pawns aside)."""
+    where = _where(a)
+    if where is None:
+        return ""
+    age, cell = where
+    delta = sum(change.delta(a.player))
+    gain = f"{delta:+d} {ecu_word(abs(delta))} at income" if delta else ""
+    d = change.after.domain_at(age, cell)
+    if d is None:  # (demolished)
+        was = change.before.domain_at(age, cell)
+        what = f"leaves the {age.title} domain of {was.name}" if was is not None else ""
+    else:
+        shift = change.shift_at(age, cell)
+        verb = "in"
+        if shift is not None and shift.founded:
+            verb = "founds"
+        elif shift is not None and shift.joined:
+            verb = "joins " + " and ".join(str(o.name) for o in shift.before) + " into"
+        name = d.name
+        if isinstance(a, Construct) and shift is not None and len(shift.before) == 1:
+            verb, name = "joins", shift.before[0].name
+        worth = f"worth {d.value}, " if d.controllers else ""
+        what = f"{verb} the {age.title} domain of {name} ({worth}{controlled_by(state, d.controllers, a.player)})"
+    return ": ".join(x for x in (gain, what) if x)
+
+
+def hurts_words(state: GameState, change: EconomyChange, player: int) -> str:
+    """``💥 Bob: Keep at B2 removed; Carol: loses the Faith domain of F3``: whom an action hurts and how
+    (the first harm to each)."""
+    out: list[str] = []
+    for p in change.harmed(besides=player):
+        h = next(x for x in change.harms if x.player == p)
+        b = h.building
+        if h.kind is HarmKind.REMOVED:
+            how = f"{b.kind.value} at {b.origin} removed"
+        elif h.kind is HarmKind.DOWNSIZED:
+            how = f"{b.kind.value} at {b.origin} downsized"
+        else:
+            how = f"loses the {h.age.title} domain of {b.origin}"
+        out.append(f"{state.players[p].name}: {how}")
+    return "💥 Hurts " + "; ".join(out) if out else ""
 
 
 def _clip(words: str, limit: int = 100) -> str:
@@ -587,19 +671,20 @@ def _ask(state: GameState, level: _Level, actions: list[Action], taken: tuple[st
     first: dict[str, Action] = {}
     for a in actions:
         first.setdefault(level.key(state, a), a)
+    known = economy(state) if level.final or level.in_domain else None  # (once for the whole list)
     if level.cells and len(first) > MAX_CHOICES and area is None:
         areas: dict[str, list[str]] = {}
         for key in first:
             areas.setdefault(_area_key(Cell.parse(key)), []).append(key)
         choices = tuple(
             Choice(k, _area_label(state, k), f"{len(keys)} places") if len(keys) > 1 else  # one place: itself
-            _choice(state, level, keys[0], first[keys[0]])
+            _choice(state, level, keys[0], first[keys[0]], known)
             for k, keys in sorted(areas.items(), key=lambda kv: (kv[0][2], kv[0][1])))
         return Step(taken, _question(level, state, actions) + " First pick an area of the board.", chosen, choices,
                     back=back)
     if area is not None:
         first = {k: a for k, a in first.items() if _in_area(k, area)}
-    choices = tuple(_choice(state, level, k, a) for k, a in first.items())
+    choices = tuple(_choice(state, level, k, a, known) for k, a in first.items())
     places = None
     if level.cells and first and not isinstance(a := next(iter(first.values())), Choose):  # (a question shows its own)
         places = Places(getattr(a, "age", Age.REASON), getattr(a, "kind", None) if level.builds else None,

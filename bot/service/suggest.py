@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 
 from rules import (
+    Action,
     Age,
     Construct,
     Demolish,
@@ -18,6 +19,9 @@ from rules import (
     RuleError,
     Swap,
     Upgrade,
+    apply,
+    economy,
+    economy_change,
     format_action,
     legal_actions,
     parse_action,
@@ -32,7 +36,7 @@ from ..texts import who
 from ..words import Code, say
 from .games import Games
 from .messages import Caller
-from .steps import pay_words
+from .steps import economy_words, pay_words
 
 #: Discord offers at most 25 suggestions
 LIMIT = 25
@@ -62,6 +66,44 @@ class Suggestions:
         cells = legal_cells(state, seat, command, kind, age, target)
         typed = typed.strip().upper()
         return [c for c in cells if c.startswith(typed)][:limit]
+
+    async def described_cells(self, caller: Caller, command: str, typed: str, *, kind: str | None = None,
+                              age: str | None = None, target: str | None = None, limit: int = LIMIT
+                              ) -> list[tuple[str, str]]:
+        """``cells``, each with what it does to the caller's score when the cell names one action
+        (build, demolish, populate, renovate): ``C4 · +1 Ecu at income: joins the Might domain of G1
+        (worth 1, yours) · 💥 hurts White`` (within Discord's 100 characters); else the cell alone."""
+        seated = await self.games.seated_here(caller)
+        if seated is None:
+            return []
+        state, seat = seated
+        cells = await self.cells(caller, command, typed, kind=kind, age=age, target=target, limit=limit)
+        wanted = {"build": Construct, "demolish": Demolish, "populate": Populate, "renovate": Renovate}.get(command)
+        if wanted is None or not cells or state.active != seat or state.pending is not None:
+            return [(c, c) for c in cells]
+        ages = [AGE_LETTERS[age.upper()[:1]]] if age and age.upper()[:1] in AGE_LETTERS else list(Age)
+        first: dict[str, Action] = {}
+        for a in legal_actions(state):
+            if type(a) is not wanted or a.player != seat or getattr(a, "age", Age.REASON) not in ages:
+                continue
+            if isinstance(a, Construct) and kind and a.kind.value.lower() != kind.strip().lower():
+                continue
+            cell = a.origin if isinstance(a, Construct) else getattr(a, "target", None)
+            first.setdefault(str(cell), a)
+        known = economy(state)
+        out: list[tuple[str, str]] = []
+        for c in cells:
+            picked = first.get(c)
+            if picked is None:
+                out.append((c, c))
+                continue
+            after, events = apply(state, picked)
+            change = economy_change(state, after, events, known=known)
+            hurt = [state.players[p].name for p in change.harmed(besides=seat)]
+            words = " · ".join(x for x in (c, economy_words(state, picked, change),
+                                           "💥 hurts " + " and ".join(hurt) if hurt else "") if x)
+            out.append((c, words if len(words) <= 100 else words[:99] + "…"))
+        return out
 
     async def cards(self, caller: Caller, command: str, typed: str, limit: int = LIMIT) -> list[str]:
         """Card sets in the caller's hand (``MRC`` letters) for paying, exchanging or discarding."""
