@@ -32,6 +32,7 @@ from bot.storage import (
     SchemaError,
     SeatRecord,
     StaleSeqError,
+    StandIn,
     Status,
     StatusError,
     Step,
@@ -42,6 +43,9 @@ from tests.backends import Backend
 from tests.pg_cluster import Cluster
 
 ROOT = Path(__file__).resolve().parent.parent
+#: a game as an older schema holds it, written behind Storage's back (Storage reads the current columns)
+OLD_GAME = ("INSERT INTO games (guild_id, channel_id, opener_id, seed, created_at, updated_at) "
+            "VALUES (1, 2, 101, 7, 1.0, 1.0)")
 SEATS = (SeatRecord(101, "Ana", "Red"), SeatRecord(202, "Bénédicte", "White"), SeatRecord(0, "AI", "Green", "easy"))
 
 
@@ -216,15 +220,51 @@ async def test_a_database_of_schema_3_gains_the_progress_table(backend: Backend,
     """Upgrading a database of schema 3 keeps its games and adds the (empty) progress table."""
     monkeypatch.setattr(schema_module, "MIGRATIONS", schema_module.MIGRATIONS[:3])
     monkeypatch.setattr(schema_module, "SCHEMA_VERSION", 3)
-    s = await Storage.open(backend.target)
-    await s.create_game(guild_id=1, channel_id=2, opener_id=101, seed=7, seats=SEATS, now=1.0)
-    await s.close()
+    await (await Storage.open(backend.target)).close()
     monkeypatch.undo()
+    await backend.fetch(OLD_GAME)
     s = await Storage.open(backend.target)
     try:
         assert await s.schema_version() == SCHEMA_VERSION
         assert len(await s.list_games()) == 1 and await s.progress.done(101) == set()
         assert "progress" in await backend.names()
+    finally:
+        await s.close()
+
+
+async def test_the_seats_the_ai_keeps_warm_are_stored_with_an_action_or_alone(store: Storage) -> None:
+    """Migration step 7: who the AI stands in for (and each seat's time-outs in a row) is kept with the game,
+    written with an action in its transaction or on its own (a person handing their seat over), and only
+    while the game is being played."""
+    g = await playing(store)
+    assert g.stand_ins == () and g.stand_in(1) == StandIn(1)
+    g = await store.append_action(g.id, 1, 101, "Red end", '{"seq": 1}', stand_ins=[StandIn(1, misses=1)])
+    assert g.stand_ins == (StandIn(1, misses=1),)
+    g = await store.append_action(g.id, 2, 202, "White end", '{"seq": 2}')  # KEEP: unchanged
+    assert (await store.get_game(g.id)).stand_ins == (StandIn(1, misses=1),)
+    warm = (StandIn(0, by="away", stood=True), StandIn(1, misses=2, by="time", back=True, stood=True))
+    g = await store.set_stand_ins(g.id, warm, posts=['{"text": "away"}'], now=3000.0)
+    assert (await store.get_game(g.id)).stand_ins == warm and g.updated_at == 3000.0
+    assert [p.body for p in await store.posts.pending(g.channel_id)] == ['{"text": "away"}']
+    g = await store.set_stand_ins(g.id, ())
+    assert (await store.get_game(g.id)).stand_ins == ()
+    await store.set_status(g.id, Status.FINISHED)
+    with pytest.raises(StatusError):
+        await store.set_stand_ins(g.id, warm)
+
+
+async def test_a_database_of_schema_6_gains_the_stand_ins_of_its_games(backend: Backend,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Upgrading a database of schema 6 keeps its games, whose seats the AI keeps warm are none."""
+    monkeypatch.setattr(schema_module, "MIGRATIONS", schema_module.MIGRATIONS[:6])
+    monkeypatch.setattr(schema_module, "SCHEMA_VERSION", 6)
+    await (await Storage.open(backend.target)).close()
+    monkeypatch.undo()
+    await backend.fetch(OLD_GAME)
+    s = await Storage.open(backend.target)
+    try:
+        assert await s.schema_version() == SCHEMA_VERSION == 7
+        assert [g.stand_ins for g in await s.list_games()] == [()]
     finally:
         await s.close()
 
