@@ -93,11 +93,13 @@ COMMANDS: dict[str, ConsoleCommand] = {c.word: c for c in (
     ConsoleCommand("pick", "in the turn panel: pick a numbered choice (typing the number alone does the same)",
                    (Option("number", True),), "pick 2"),
     ConsoleCommand("ok", "in the turn panel: play the action it shows"),
-    ConsoleCommand("back", "in the turn panel: the previous question again"),
+    ConsoleCommand("back", "in the turn panel: the previous question again; while the AI plays your seat: take it "
+                   "back"),
     ConsoleCommand("menu", "in the turn panel: back to the first list"),
     ConsoleCommand("yes", "confirm what you were just asked about (an action that harms you, cancelling the game)"),
     ConsoleCommand("rematch", "after the game: play again with the same seats"),
     ConsoleCommand("cancel", "give the game up (it cannot be resumed)"),
+    ConsoleCommand("away", "hand your seat to the AI (greedy) until you are `back`; it never shows your hand"),
     ConsoleCommand("help", "this list"),
     ConsoleCommand("quit", "leave the table (also Ctrl-D)"),
 )}

@@ -149,6 +149,19 @@ async def _menu(r: Request, panel: PanelView) -> Reply:
     return await r.service.panel(r.caller, panel.game_id, panel.version, ())
 
 
+async def _away(r: Request) -> Reply:
+    return await r.service.away(r.caller)
+
+
+async def _back_or_seat(r: Request) -> Reply:
+    """``back``: while the AI plays the caller's seat, the seat back (``/tiempo back``); else the turn
+    panel's previous question."""
+    seat = next((i for i, s in enumerate(r.at.seats) if s.user_id == r.caller.user_id and s.ai_level is None), None)
+    if seat in r.at.stood_in or r.table.panel is None:
+        return await r.service.back(r.caller)
+    return await _back(r, r.table.panel)
+
+
 async def _yes(r: Request) -> Reply:
     """Confirm what the last answer warned about: cancelling the game, or an action that harms you."""
     if r.table.unconfirmed_cancel is not None:
@@ -177,12 +190,13 @@ def _quit(table: ConsoleTable, options: Options) -> bool:
 SLASH: dict[str, Handler] = {
     **{c.word: _play for c in COMMANDS.values() if c.plays},
     "hand": _hand, "board": _board, "status": _status, "log": _log, "cancel": _cancel,
+    "away": _away,
 }
 #: the console's own words, which are buttons on Discord: the turn panel, confirming, undo (also in a
 #: panel), rematch
 OWN: dict[str, Handler] = {
     "undo": _undo, "rematch": _rematch, "play": _panel_open, "pick": _on_panel(_pick), "ok": _on_panel(_ok),
-    "back": _on_panel(_back), "menu": _on_panel(_menu), "yes": _yes,
+    "back": _back_or_seat, "menu": _on_panel(_menu), "yes": _yes,
 }
 HANDLERS: dict[str, Handler] = {**SLASH, **OWN}
 #: the words that need no game: ``rules`` (a /tiempo command that reads no game), ``help``, ``quit``

@@ -213,5 +213,14 @@ class TiempoGroup(app_commands.Group, name="tiempo", description="Play Khronos: 
     async def undo(self, interaction: Interaction) -> None:
         await self.run(interaction, "undo")
 
+    # -- seats the AI keeps warm --
+    @slash("away")
+    async def away(self, interaction: Interaction) -> None:
+        await self.run(interaction, "away")
+
+    @slash("back")
+    async def back(self, interaction: Interaction) -> None:
+        await self.run(interaction, "back")
+
 
 __all__ = ["TiempoGroup", "slash"]

@@ -188,6 +188,10 @@ CATALOGUE: dict[str, Entry] = {e.word: e for e in (
         _play("choose"), ("choose E1",), plays=True, slow=True),
     Entry("undo", "Take back your last action this turn (not after drawing cards)", (),
           lambda s, c, o: s.undo(c), ("undo",), slow=True),
+    # -- seats the AI keeps warm --
+    Entry("away", "Hand your seat to the AI (greedy) until you are back; it never shows your hand", (),
+          lambda s, c, o: s.away(c), ("away",), slow=True),
+    Entry("back", "Take your seat back from the AI", (), lambda s, c, o: s.back(c), ("back",), slow=True),
 )}
 
 

@@ -15,10 +15,11 @@ from ..storage import DatabaseBusyError, DatabaseFaultError, GameBusyError, Game
 from ..words import Command, say
 from .clock import safe_action
 from .courier import cancel_all
-from .games import Games, is_ai
+from .games import Games
 from .herald import Herald
 from .messages import Post, encode_post
 from .moves import Moves
+from .warm import ai_level_of, played_by_ai
 
 log = logging.getLogger("tiempo.service")
 
@@ -80,11 +81,12 @@ class AISeats:
                     return
                 state = self.games.state_of(game)
                 seat = game.seats[state.waiting_on]
-                if state.finished or seat.ai_level is None:
+                level = ai_level_of(game, state.waiting_on)  # an AI seat's, or the stand-in's for a person away
+                if state.finished or level is None:
                     return
-                action = await self.think(state, state.waiting_on, seat.ai_level, game.seed * 1000 + state.turn)
-                try:
-                    async with self.moves.open(game_id, version=game) as opened:  # unless the game moved on
+                action = await self.think(state, state.waiting_on, level, game.seed * 1000 + state.turn)
+                try:  # unless the game moved on, or the AI no longer plays the seat
+                    async with self.moves.open(game_id, version=game, ai=True) as opened:
                         await opened.play(action, seat.user_id, offered=True)
                 except Refusal:  # the game moved on (or ended) while the AI thought: it looks again
                     continue
@@ -137,7 +139,7 @@ class AISeats:
             if not self.games.mine(game):  # another shard process drives it
                 continue
             state = self.games.state_of(game)
-            if is_ai(game.seats[state.waiting_on]):
+            if played_by_ai(game, state.waiting_on):
                 self.drive(game.id)
 
     async def close(self) -> None:

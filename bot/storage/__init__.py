@@ -32,6 +32,7 @@ from .records import (
     Status,
     StatusError,
     StorageError,
+    with_stand_in,
 )
 from .schema import MIGRATIONS, SCHEMA_VERSION, Step
 from .store import Storage
@@ -62,5 +63,6 @@ __all__ = [
     "Storage",
     "StorageError",
     "is_postgres_url",
+    "with_stand_in",
     "without_password",
 ]

@@ -361,18 +361,15 @@ class Storage:
 
     async def set_stand_ins(self, game_id: int, stand_ins: Sequence[StandIn], *, posts: Sequence[str] = (),
                             now: float | None = None) -> GameRecord:
-        """Make ``stand_ins`` the seats the AI keeps warm in a game being played (a person handed their
-        seat over or took it back, or acted after a time-out), with ``posts`` (what the channel hears of
-        it) in the outbox, in one transaction. Raises GameNotFoundError, StatusError if the game is not
-        being played."""
-        at = now_or(now)
+        """Make ``stand_ins`` the seats the AI keeps warm in a game being played, with ``posts`` in the
+        outbox, in one transaction. Raises GameNotFoundError, StatusError (the game is not being played)."""
         async with self._transaction() as db:
             game = await self._load(db, game_id)
             if game.status is not Status.PLAYING:
                 raise StatusError(game_id, game.status, "change who plays a seat")
             await db.execute("UPDATE games SET stand_ins = ?, updated_at = ? WHERE id = ?",
-                             (stand_ins_json(stand_ins), at, game_id))
-            await queue_posts(db, game, posts, at)
+                             (stand_ins_json(stand_ins), now_or(now), game_id))
+            await queue_posts(db, game, posts, now_or(now))
             return await self._load(db, game_id)
 
     async def truncate_last_action(self, game_id: int, expected_seq: int, snapshot: str, *, count: int = 1,
