@@ -16,6 +16,9 @@ from bot.service import Caller, Post, Refusal, RefusalCode, Tiempo
 from bot.service.clock import safe_action
 from bot.storage import StandIn, Storage
 from rules import Action, GameState
+from tests.discord_sim import DiscordSim, SimMessage
+from tests.test_bot_e2e import Clock as DiscordClock
+from tests.test_bot_e2e import answer, make_bot, open_table, public, state_of, user_of
 
 ANA, BEN = Caller(1, 1, 100, "Ana"), Caller(1, 1, 101, "Ben")
 
@@ -217,3 +220,80 @@ async def test_the_final_ranking_says_the_ai_stood_in_and_the_game_is_rated(tabl
     final = t.channel.said[-1]
     assert "is over" in final and "The AI stood in for Ana for part of the game; the game is rated as usual" in final
     assert "📈 Ratings:" in final and no_hand_in(t.channel.since(0))
+
+
+# -- under the Discord stand-in (tests/discord_sim.py) --------------------------------------------------
+
+
+def safe_ai(state: GameState, seat: int, level: str, *, seed: int, budget_s: float = 2.0) -> Action:
+    """An AI that ends its turn at once (or takes the first answer)."""
+    action = safe_action(state)
+    assert action is not None
+    return action
+
+
+@pytest.fixture
+async def sim(discord_sim: DiscordSim) -> AsyncIterator[DiscordSim]:
+    yield discord_sim
+    assert discord_sim.errors == [], [r.getMessage() for r in discord_sim.errors]
+
+
+def last_board(sim: DiscordSim) -> SimMessage:
+    return next(m for m in reversed(public(sim)) if any(c.startswith("tiempo:hand:") for c in m.custom_ids()))
+
+
+async def test_discord_two_time_outs_hand_the_seat_over_and_a_tap_gives_it_back(sim: DiscordSim,
+                                                                                tmp_path: Path) -> None:
+    clock = DiscordClock()
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3", clock=clock, choose_ai=safe_ai))
+    users = await open_table(sim, bot, "bob", turn_minutes=1)
+    _, state = await state_of(bot, sim)
+    quiet = user_of(users, state, state.active)
+    other = next(u for u in users if u is not quiet)
+    clock.now += 61
+    await bot.service.tick()
+    await sim.wait_for_message(lambda m: "Time is up" in m.content)
+    await answer(sim, sim.slash("tiempo", "end", user=other))
+    clock.now += 61
+    await bot.service.tick()
+    handed = await sim.wait_for_message(lambda m: "ran out twice in a row" in m.content)
+    assert f"<@{quiet.id}>" in handed.content and "AI (greedy level) plays their seat" in handed.content
+    await answer(sim, sim.slash("tiempo", "end", user=other))
+    await bot.service.idle()
+    await sim.wait_for_message(lambda m: f"plays for {quiet.name}, who is away" in m.content)
+    _, state = await state_of(bot, sim)
+    assert user_of(users, state, state.waiting_on) is other  # the AI played the quiet seat's turn
+    board = last_board(sim)
+    tap = await answer(sim, sim.click(board.custom_id("My hand"), board, user=quiet))
+    assert tap.ephemeral and "Your hand" in tap.content
+    await sim.wait_for_message(lambda m: f"{quiet.name} is back" in m.content)
+    await answer(sim, sim.slash("tiempo", "end", user=other))
+    await bot.service.idle()
+    _, state = await state_of(bot, sim)
+    assert user_of(users, state, state.waiting_on) is quiet  # their turn is theirs again
+    assert all("Your hand" not in m.content for m in public(sim))
+
+
+async def test_discord_a_seat_handed_to_the_ai_with_away_and_taken_back_with_back(sim: DiscordSim,
+                                                                                  tmp_path: Path) -> None:
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3", choose_ai=safe_ai))
+    users = await open_table(sim, bot, "bob")
+    _, state = await state_of(bot, sim)
+    mover = user_of(users, state, state.active)
+    other = next(u for u in users if u is not mover)
+    away = await answer(sim, sim.slash("tiempo", "away", user=other))
+    assert away.ephemeral and "plays your seat" in away.content
+    await sim.wait_for_message(lambda m: f"{other.name} hands their seat to the AI" in m.content)
+    await answer(sim, sim.slash("tiempo", "end", user=mover))
+    await bot.service.idle()
+    await sim.wait_for_message(lambda m: f"plays for {other.name}, who is away" in m.content)
+    _, state = await state_of(bot, sim)
+    assert user_of(users, state, state.waiting_on) is mover
+    back = await answer(sim, sim.slash("tiempo", "back", user=other))
+    assert back.ephemeral and "yours again" in back.content
+    await sim.wait_for_message(lambda m: f"{other.name} is back" in m.content)
+    await answer(sim, sim.slash("tiempo", "end", user=mover))
+    await bot.service.idle()
+    _, state = await state_of(bot, sim)
+    assert user_of(users, state, state.waiting_on) is other
+    assert all("Your hand" not in m.content for m in public(sim))
