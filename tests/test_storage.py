@@ -462,13 +462,19 @@ async def test_the_step_that_drops_the_board_message_keeps_every_game(backend: B
     with monkeypatch.context() as older:
         older.setattr(schema_module, "MIGRATIONS", schema_module.MIGRATIONS[:before])
         older.setattr(schema_module, "SCHEMA_VERSION", before)
-        s = await Storage.open(backend.target)
-        g = await playing(s, turn_deadline=500.0)
-        g = await s.append_action(g.id, 1, 101, "Red end", '{"seq": 1}', now=2000.0)
-        await s.close()
+        await (await Storage.open(backend.target)).close()
+    # written behind Storage's back, as the older schema holds it (Storage reads the current columns)
+    await backend.fetch("INSERT INTO games (guild_id, channel_id, opener_id, status, options, seats, seed, "
+                        "created_at, updated_at, snapshot, action_count, turn_deadline, board_message_id) VALUES "
+                        f"(1, 2, 101, 'playing', '{{}}', '{json.dumps([s.to_json() for s in SEATS])}', 7, 1.0, "
+                        "2000.0, '{\"seq\": 1}', 1, 500.0, 99)")
+    await backend.fetch("INSERT INTO actions (game_id, seq, actor_id, action, created_at) "
+                        "VALUES (1, 1, 101, 'Red end', 2000.0)")
     assert "board_message_id" in await backend.columns("games")
     s = await Storage.open(backend.target)
-    assert await s.get_game(g.id) == g
+    g = await s.get_game(1)
+    assert (g.status, g.seats, g.seed, g.snapshot, g.action_count, g.turn_deadline, g.stand_ins) == (
+        Status.PLAYING, SEATS, 7, '{"seq": 1}', 1, 500.0, ())
     assert [a.action for a in await s.list_actions(g.id)] == ["Red end"]
     await s.close()
     assert "board_message_id" not in await backend.columns("games")
