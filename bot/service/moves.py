@@ -211,15 +211,17 @@ class Moves:
         snapshot = to_json(new)
         # the posts are made first and stored with the action (the outbox): a crash after the commit
         # cannot lose them, and they are sent outside the lock
-        warm, back = settled(game if stand_ins is None else dataclasses.replace(game, stand_ins=tuple(stand_ins)),
-                             new)
+        current = game.stand_ins if stand_ins is None else tuple(stand_ins)
+        warm, back = settled(dataclasses.replace(game, stand_ins=current), new)
         after = dataclasses.replace(game, action_count=game.next_seq, snapshot=snapshot,
                                     status=status or game.status, stand_ins=warm)
         if any(isinstance(e, ev.TurnEnded) for e in events):  # its post tells the whole turn: the turn
             await self.games.turn_events(game)                 # so far is cached, and note() adds this action
         self.games.note(after, action, events, new, actor_id, text)
         try:
-            posts = [encode_post(p) for p in [*lead, *back, *await self.herald.posts(after, new, events)]]
+            # told as the AI played it: a turn it ended for a person who is back is told whole, as an AI's
+            told = await self.herald.posts(dataclasses.replace(after, stand_ins=current), new, events)
+            posts = [encode_post(p) for p in [*lead, *back, *told]]
             deadline = (dict(turn_deadline=None if new.finished else turn_deadline(game, self.clock()))
                         if any(isinstance(e, (ev.TurnBegan, ev.GameEnded)) for e in events) else {})
             game = await storage.append_action(game.id, game.next_seq, actor_id, text, snapshot, status=status,
