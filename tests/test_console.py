@@ -351,3 +351,16 @@ def test_a_secret_deal_s_seed_is_never_shown_and_a_chosen_one_is(tmp_path: Path)
     assert greeting == "Khronos at this terminal: game #1, standard rules. Seats: Ana (Red), Ben (White)."
     text = run_console(tmp_path / "b", "quit\n", "--seats", "Ana,Ben", "--seed", "5")
     assert "standard rules, seed 5." in text
+
+
+def test_away_hands_the_seat_to_the_ai_and_back_is_refused_when_the_seat_is_ones_own(tmp_path: Path) -> None:
+    """`away` at the console: the AI (greedy) plays the rest of the turn, the keyboard passes on; `back` from
+    someone whose seat the AI does not play says so (docs/ai.md, seats the AI keeps warm)."""
+    state, _ = first_build(4, ["Ana", "Ben"])
+    first, second = (state.players[state.active], state.players[1 - state.active])
+    out = run_console(tmp_path, "away\nback\nquit\n", "--seats", "Ana,Ben", "--seed", "4", "--no-pictures")
+    assert "The AI (greedy level) plays your seat in game #1 from now on" in out
+    assert f"{first.name} hands their seat to the AI (greedy level) for now" in out
+    assert "> back" in out and "Your seat in game #1 is yours: the AI does not play it." in out
+    assert f"{second.name} ({second.colour.value}) > back" in out
+    assert "Your hand" not in out.split("> away", 1)[1]

@@ -297,3 +297,20 @@ async def test_discord_a_seat_handed_to_the_ai_with_away_and_taken_back_with_bac
     _, state = await state_of(bot, sim)
     assert user_of(users, state, state.waiting_on) is other
     assert all("Your hand" not in m.content for m in public(sim))
+
+
+async def test_the_one_play_path_lets_the_ai_play_a_persons_seat_only_while_it_stands_in(table: Table) -> None:
+    t = table
+    game_id, _ = await t.game()
+    with pytest.raises(Refusal) as refused:  # the game waits on Ana, who plays her own seat
+        async with t.service.moves.open(game_id, ai=True):
+            pass
+    assert refused.value.code is RefusalCode.STOOD_IN
+    t.ai.hold = threading.Event()
+    await t.service.away(ANA)
+    assert await asyncio.to_thread(t.ai.thinking.wait, 10)
+    async with t.service.moves.open(game_id, ai=True) as opened:  # now the AI may play it
+        assert opened.seat == 0
+    t.ai.hold.set()
+    await t.settle()
+    assert t.ai.asked == [(0, "greedy")] and await t.waiting() == BEN
