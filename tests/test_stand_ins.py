@@ -220,6 +220,15 @@ async def test_the_final_ranking_says_the_ai_stood_in_and_the_game_is_rated(tabl
     final = t.channel.said[-1]
     assert "is over" in final and "The AI stood in for Ana for part of the game; the game is rated as usual" in final
     assert "📈 Ratings:" in final and no_hand_in(t.channel.since(0))
+    with pytest.raises(Refusal) as over:
+        await t.service.away(BEN)
+    assert over.value.code is RefusalCode.GAME_OVER
+
+
+async def test_only_a_player_of_the_game_hands_a_seat_over(table: Table) -> None:
+    with pytest.raises(Refusal) as outsider:
+        await table.service.away(Caller(1, 1, 999, "Dora"))
+    assert outsider.value.code is RefusalCode.NOT_SEATED
 
 
 # -- under the Discord stand-in (tests/discord_sim.py) --------------------------------------------------

@@ -113,7 +113,9 @@ class StandIns:
     async def _required(self, caller: Caller) -> tuple[GameRecord, int]:
         found = await self._seated(caller, None)
         if found is None:
-            await self.games.playing_here(caller)  # no game here, a lobby, or one that ended: says which
+            game = await self.games.playing_here(caller)  # no game here, or a lobby: says which
+            if game.status is not Status.PLAYING:
+                raise Refusal(f"Game #{game.id} is {game.status.value}.", RefusalCode.GAME_OVER)
             raise Refusal("You are not playing in this game.", RefusalCode.NOT_SEATED)
         return found
 
