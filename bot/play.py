@@ -52,6 +52,7 @@ class RefusalCode(Enum):
     RULES = "rules"  #: the rules refuse the action (a ``rules.RuleError``: it names the rule)
     BAD_INPUT = "bad input"  #: text or options that cannot be read (a ``rules.NotationError``, a bad value)
     INCOMPLETE = "incomplete"  #: more must be said (an option left out, the board, the origin, the payment)
+    STOOD_IN = "stood in"  #: the AI plays the caller's seat for now (or does not, for ``back``)
     OTHER = "other"  #: a refusal that names no code (a front end's own)
 
 

@@ -98,7 +98,8 @@ def test_the_console_is_built_from_the_command_catalogue() -> None:
     from bot.service import CATALOGUE
 
     ours = {w: c for w, c in console.COMMANDS.items() if c.entry is not None}
-    assert list(ours) == [w for w in CATALOGUE if w not in LOBBY]
+    # (``back`` is the console's own word too: the panel's previous question, or the seat back from the AI)
+    assert list(ours) == [w for w in CATALOGUE if w not in LOBBY and w != "back"]
     for word, command in ours.items():
         entry = CATALOGUE[word]
         assert command.entry is entry and command.summary == entry.summary and command.plays == entry.plays
@@ -413,3 +414,16 @@ def test_notify_is_kept_at_the_console_which_says_direct_messages_are_discord_s(
     assert "Saved, for every game on every server." in text
     assert "Direct messages exist only on Discord: at this table you are named at your turn as before." in text
     assert "`pigeon` is not a choice: channel, dm, off, e.g. `notify mode:dm`." in text
+
+
+def test_away_hands_the_seat_to_the_ai_and_back_is_refused_when_the_seat_is_ones_own(tmp_path: Path) -> None:
+    """`away` at the console: the AI (greedy) plays the rest of the turn, the keyboard passes on; `back` from
+    someone whose seat the AI does not play says so (docs/ai.md, seats the AI keeps warm)."""
+    state, _ = first_build(4, ["Ana", "Ben"])
+    first, second = (state.players[state.active], state.players[1 - state.active])
+    out = run_console(tmp_path, "away\nback\nquit\n", "--seats", "Ana,Ben", "--seed", "4", "--no-pictures")
+    assert "The AI (greedy level) plays your seat in game #1 from now on" in out
+    assert f"{first.name} hands their seat to the AI (greedy level) for now" in out
+    assert "> back" in out and "Your seat in game #1 is yours: the AI does not play it." in out
+    assert f"{second.name} ({second.colour.value}) > back" in out
+    assert "Your hand" not in out.split("> away", 1)[1]

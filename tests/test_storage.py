@@ -33,6 +33,7 @@ from bot.storage import (
     SchemaError,
     SeatRecord,
     StaleSeqError,
+    StandIn,
     Status,
     StatusError,
     Step,
@@ -43,6 +44,9 @@ from tests.backends import Backend
 from tests.pg_cluster import Cluster
 
 ROOT = Path(__file__).resolve().parent.parent
+#: a game as an older schema holds it, written behind Storage's back (Storage reads the current columns)
+OLD_GAME = ("INSERT INTO games (guild_id, channel_id, opener_id, seed, created_at, updated_at) "
+            "VALUES (1, 2, 101, 7, 1.0, 1.0)")
 SEATS = (SeatRecord(101, "Ana", "Red"), SeatRecord(202, "Bénédicte", "White"), SeatRecord(0, "AI", "Green", "easy"))
 
 
@@ -217,10 +221,9 @@ async def test_a_database_of_schema_3_gains_the_progress_table(backend: Backend,
     """Upgrading a database of schema 3 keeps its games and adds the (empty) progress table."""
     monkeypatch.setattr(schema_module, "MIGRATIONS", schema_module.MIGRATIONS[:3])
     monkeypatch.setattr(schema_module, "SCHEMA_VERSION", 3)
-    s = await Storage.open(backend.target)
-    await s.create_game(guild_id=1, channel_id=2, opener_id=101, seed=7, seats=SEATS, now=1.0)
-    await s.close()
+    await (await Storage.open(backend.target)).close()
     monkeypatch.undo()
+    await backend.fetch(OLD_GAME)
     s = await Storage.open(backend.target)
     try:
         assert await s.schema_version() == SCHEMA_VERSION
@@ -279,6 +282,43 @@ async def test_a_refused_direct_message_becomes_a_channel_post_and_says_why_once
     await store.append_action(game.id, 2, 10, "M:build", "s2", now=10.0, posts=[Letter(101, "dm3", "fb3", 10.0, 2)])
     (third,) = await store.notices.due(10.0)
     assert await store.notices.refused(third, "fb3 + why", "fb3") is True
+
+
+async def test_the_seats_the_ai_keeps_warm_are_stored_with_an_action_or_alone(store: Storage) -> None:
+    """Migration step 7: who the AI stands in for (and each seat's time-outs in a row) is kept with the game,
+    written with an action in its transaction or on its own (a person handing their seat over), and only
+    while the game is being played."""
+    g = await playing(store)
+    assert g.stand_ins == () and g.stand_in(1) == StandIn(1)
+    g = await store.append_action(g.id, 1, 101, "Red end", '{"seq": 1}', stand_ins=[StandIn(1, misses=1)])
+    assert g.stand_ins == (StandIn(1, misses=1),)
+    g = await store.append_action(g.id, 2, 202, "White end", '{"seq": 2}')  # KEEP: unchanged
+    assert (await store.get_game(g.id)).stand_ins == (StandIn(1, misses=1),)
+    warm = (StandIn(0, by="away", stood=True), StandIn(1, misses=2, by="time", back=True, stood=True))
+    g = await store.set_stand_ins(g.id, warm, posts=['{"text": "away"}'], now=3000.0)
+    assert (await store.get_game(g.id)).stand_ins == warm and g.updated_at == 3000.0
+    assert [p.body for p in await store.posts.pending(g.channel_id)] == ['{"text": "away"}']
+    g = await store.set_stand_ins(g.id, ())
+    assert (await store.get_game(g.id)).stand_ins == ()
+    await store.set_status(g.id, Status.FINISHED)
+    with pytest.raises(StatusError):
+        await store.set_stand_ins(g.id, warm)
+
+
+async def test_a_database_of_schema_7_gains_the_stand_ins_of_its_games(backend: Backend,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Upgrading a database of schema 7 keeps its games, whose seats the AI keeps warm are none."""
+    monkeypatch.setattr(schema_module, "MIGRATIONS", schema_module.MIGRATIONS[:7])
+    monkeypatch.setattr(schema_module, "SCHEMA_VERSION", 7)
+    await (await Storage.open(backend.target)).close()
+    monkeypatch.undo()
+    await backend.fetch(OLD_GAME)
+    s = await Storage.open(backend.target)
+    try:
+        assert await s.schema_version() == SCHEMA_VERSION == 8
+        assert [g.stand_ins for g in await s.list_games()] == [()]
+    finally:
+        await s.close()
 
 
 async def test_one_active_game_per_channel(store: Storage, backend: Backend) -> None:
@@ -474,13 +514,19 @@ async def test_the_step_that_drops_the_board_message_keeps_every_game(backend: B
     with monkeypatch.context() as older:
         older.setattr(schema_module, "MIGRATIONS", schema_module.MIGRATIONS[:before])
         older.setattr(schema_module, "SCHEMA_VERSION", before)
-        s = await Storage.open(backend.target)
-        g = await playing(s, turn_deadline=500.0)
-        g = await s.append_action(g.id, 1, 101, "Red end", '{"seq": 1}', now=2000.0)
-        await s.close()
+        await (await Storage.open(backend.target)).close()
+    # written behind Storage's back, as the older schema holds it (Storage reads the current columns)
+    await backend.fetch("INSERT INTO games (guild_id, channel_id, opener_id, status, options, seats, seed, "
+                        "created_at, updated_at, snapshot, action_count, turn_deadline, board_message_id) VALUES "
+                        f"(1, 2, 101, 'playing', '{{}}', '{json.dumps([s.to_json() for s in SEATS])}', 7, 1.0, "
+                        "2000.0, '{\"seq\": 1}', 1, 500.0, 99)")
+    await backend.fetch("INSERT INTO actions (game_id, seq, actor_id, action, created_at) "
+                        "VALUES (1, 1, 101, 'Red end', 2000.0)")
     assert "board_message_id" in await backend.columns("games")
     s = await Storage.open(backend.target)
-    assert await s.get_game(g.id) == g
+    g = await s.get_game(1)
+    assert (g.status, g.seats, g.seed, g.snapshot, g.action_count, g.turn_deadline, g.stand_ins) == (
+        Status.PLAYING, SEATS, 7, '{"seq": 1}', 1, 500.0, ())
     assert [a.action for a in await s.list_actions(g.id)] == ["Red end"]
     await s.close()
     assert "board_message_id" not in await backend.columns("games")

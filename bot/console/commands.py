@@ -78,7 +78,8 @@ OWN: tuple[ConsoleCommand, ...] = (
     ConsoleCommand("pick", "In the turn panel or a lesson: pick a numbered choice (the number alone does the same)",
                    (Option("number", True),), "pick 2"),
     ConsoleCommand("ok", "In the turn panel or a lesson: play the move it shows"),
-    ConsoleCommand("back", "In the turn panel or a lesson: the previous question again"),
+    ConsoleCommand("back", "In the turn panel or a lesson: the previous question again; while the AI plays your "
+                   "seat: take it back"),
     ConsoleCommand("menu", "In the turn panel: back to the first list (in a lesson: the list of lessons)"),
     ConsoleCommand("yes", "Confirm what you were just asked about (an action that harms you, cancelling the game)"),
     ConsoleCommand("rematch", "After the game: play again with the same seats"),

@@ -182,6 +182,15 @@ async def _menu(r: Request, panel: PanelView) -> Reply:
     return await r.service.panel(r.caller, panel.game_id, panel.version, ())
 
 
+async def _back_or_seat(r: Request) -> Reply:
+    """``back``: while the AI plays the caller's seat, the seat back (``/tiempo back``); else the turn
+    panel's previous question."""
+    seat = next((i for i, s in enumerate(r.at.seats) if s.user_id == r.caller.user_id and s.ai_level is None), None)
+    if seat in r.at.stood_in or r.table.panel is None:
+        return await r.service.back(r.caller)
+    return await _back(r, r.table.panel)
+
+
 async def _yes(r: Request) -> Reply:
     """Confirm what the last answer warned about: cancelling the game, or an action that harms you."""
     if r.table.unconfirmed_cancel is not None:
@@ -210,7 +219,7 @@ SLASH: dict[str, Handler] = {
 #: the console's own words, which are buttons on Discord: the turn panel, confirming, rematch
 OWN: dict[str, Handler] = {
     "rematch": _rematch, "play": _panel_open, "pick": _on_panel(_pick), "ok": _on_panel(_ok),
-    "back": _on_panel(_back), "menu": _on_panel(_menu), "yes": _yes,
+    "back": _back_or_seat, "menu": _on_panel(_menu), "yes": _yes,
     "next": _stepping("next"), "prev": _stepping("prev"),
 }
 HANDLERS: dict[str, Handler] = {**SLASH, **OWN}

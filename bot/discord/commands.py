@@ -269,5 +269,14 @@ class TiempoGroup(app_commands.Group, name="tiempo", description="Play Khronos: 
     async def notify(self, interaction: Interaction, mode: str | None = None) -> None:
         await self.run(interaction, "notify", mode=mode)
 
+    # -- seats the AI keeps warm --
+    @slash("away", me)
+    async def away(self, interaction: Interaction) -> None:
+        await self.run(interaction, "away")
+
+    @slash("back", me)
+    async def back(self, interaction: Interaction) -> None:
+        await self.run(interaction, "back")
+
 
 __all__ = ["TiempoGroup", "slash"]

@@ -20,6 +20,7 @@ Behind it, parts with one job each (docs/layout.md):
 * ``TurnClock`` (clock.py) — turn limits;
 * ``Tables`` (tables.py) — a table as the front ends read it (``TableState``: round, whose turn, who thinks).
 * ``Panels`` (panels.py) — the turn panel: a player's step, shown privately, and the action they confirm.
+* ``StandIns`` (standins.py, with warm.py) — seats the AI keeps warm while their person is away.
 
 Nothing here reveals a hand other than the caller's: public posts are made from the public view.
 """
@@ -81,6 +82,7 @@ from .moves import Moves
 from .panels import Panels
 from .replay import Replays
 from .seats import AISeats
+from .standins import StandIns
 from .steps import SEP, Choice
 from .suggest import Suggestions
 from .tables import AGE_NAMES, BUILDING_NAMES, RULE_TOPICS, Tables, TableState, panel_pick, parse_age
@@ -128,6 +130,7 @@ class Tiempo:
         self.tables = Tables(self.games)
         self.replays = Replays(self.games, self.herald)
         self.exports = Exports(self.replays, self.herald)
+        self.standins = StandIns(self.games, self.herald, drive=self._drive, clock=clock)
 
     @classmethod
     async def open(cls, database: str, outbox: Outbox, *, shared: bool = False, **options: Any) -> Tiempo:
@@ -170,15 +173,19 @@ class Tiempo:
 
     # -- information --
     async def hand(self, caller: Caller, game_id: int | None = None, *, recap: bool = True) -> Reply:
+        await self.standins.present(caller, game_id, plays=False)
         return await self.info.hand(caller, game_id, recap=recap)
 
     async def board(self, caller: Caller, age: Age | None = None, game_id: int | None = None) -> Reply:
+        await self.standins.present(caller, game_id, plays=False)
         return await self.info.board(caller, age, game_id)
 
     async def status(self, caller: Caller) -> Reply:
+        await self.standins.present(caller, plays=False)
         return await self.info.status(caller)
 
     async def game_log(self, caller: Caller, count: int = 15) -> Reply:
+        await self.standins.present(caller, plays=False)
         return await self.info.log(caller, count)
 
     @staticmethod
@@ -188,27 +195,42 @@ class Tiempo:
     # -- play --
     async def play(self, caller: Caller, command: str, options: dict[str, str | None],
                    game_id: int | None = None, version: str | None = None) -> Reply:
+        await self.standins.present(caller, game_id)
         return await self.moves.play(caller, command, options, game_id, version)
 
     async def play_confirmed(self, caller: Caller, game_id: int, version: str, notation: str) -> Reply:
+        await self.standins.present(caller, game_id)
         return await self.moves.play_confirmed(caller, game_id, version, notation)
 
     async def undo(self, caller: Caller) -> Reply:
+        await self.standins.present(caller)
         return await self.moves.undo(caller)
 
     # -- the turn panel --
     async def panel(self, caller: Caller, game_id: int | None = None, version: str | None = None,
                     path: Sequence[str] = ()) -> Reply:
+        await self.standins.present(caller, game_id)
         return await self.panels.show(caller, game_id, version, path)
 
     async def panel_confirm(self, caller: Caller, game_id: int, version: str, path: Sequence[str]) -> Reply:
+        await self.standins.present(caller, game_id)
         return await self.panels.confirm(caller, game_id, version, path)
 
     async def panel_undo(self, caller: Caller, game_id: int) -> Reply:
+        await self.standins.present(caller, game_id)
         return await self.panels.undo(caller, game_id)
 
     async def answer(self, caller: Caller, game_id: int, version: str, cell: str) -> Reply:
         return await self.panels.answer(caller, game_id, version, cell)
+
+    # -- seats the AI keeps warm (standins.py, warm.py; docs/ai.md) --
+    async def away(self, caller: Caller) -> Reply:
+        """Hand the caller's seat to the AI until they take it back (``/tiempo me away``)."""
+        return await self.standins.away(caller)
+
+    async def back(self, caller: Caller) -> Reply:
+        """Take the caller's seat back from the AI (``/tiempo me back``)."""
+        return await self.standins.back(caller)
 
     # -- autocompletion --
     async def suggest_cells(self, caller: Caller, command: str, typed: str, *, kind: str | None = None,

@@ -243,6 +243,10 @@ CATALOGUE: dict[str, Entry] = {e.word: e for e in (
         Option("mode", "channel: a mention; dm: a direct message; off: neither (default: say which now)",
                choices=MODES),),
         lambda s, c, o: s.notify(c, _text(o, "mode")), ("notify dm", "notify"), anywhere=True, group="me"),
+    # -- seats the AI keeps warm --
+    Entry("away", "Hand your seat to the AI (greedy) until you are back; it never shows your hand", (),
+          lambda s, c, o: s.away(c), ("away",), slow=True, group="me"),
+    Entry("back", "Take your seat back from the AI", (), lambda s, c, o: s.back(c), ("back",), slow=True, group="me"),
 )}
 
 

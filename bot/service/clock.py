@@ -12,10 +12,11 @@ from ..play import Refusal
 from ..storage import GameBusyError, Letter, Status
 from ..texts import who
 from ..words import as_text, say
-from .games import Games, is_ai
+from .games import Games
 from .herald import Herald, mention
 from .messages import Post, encode_post
 from .moves import Moves, OpenGame
+from .warm import missed, played_by_ai
 
 log = logging.getLogger("tiempo.service")
 
@@ -69,11 +70,12 @@ class TurnClock:
                 warning = Post(say("{who}, half your turn time is gone: about {left} left in game #{id}.",
                                    who=mention(seat), left=time_left(game.turn_deadline - now), id=game.id),
                                mentions=(seat.user_id,))
+                quiet = played_by_ai(game, state.waiting_on)  # no reminder for the AI, nor a person it stands in for
                 told = await self.herald.reminders.apply(  # as the player chose (/tiempo notify)
                     game, state, [warning], half_left=time_left(game.turn_deadline - now))
                 posts = [p if isinstance(p, Letter) else encode_post(p) for p in told]
                 if await self.games.storage.mark_half_warned(  # unless the turn ended meanwhile
-                        game.id, deadline=game.turn_deadline, posts=[] if is_ai(seat) else posts, now=now):
+                        game.id, deadline=game.turn_deadline, posts=[] if quiet else posts, now=now):
                     self.herald.courier.kick(game.channel_id)
                     self.herald.courier.kick_letters()
 
@@ -86,7 +88,8 @@ class TurnClock:
             return
 
     async def _play_for(self, opened: OpenGame) -> None:
-        """In ``time_out``: the first answers and the end of the turn, if its time is still up."""
+        """In ``time_out``: the first answers and the end of the turn, if its time is still up. The seat
+        the game waited on has one more time-out in a row; at the second, the AI plays it (warm.py)."""
         game, state = opened.game, opened.state
         if game.turn_deadline is None or self.clock() < game.turn_deadline:
             return
@@ -97,12 +100,15 @@ class TurnClock:
         else:
             note = f"Time is up for {who(state, active)}: the turn ends" + (
                 ", taking the first choice of the open question." if state.pending is not None else ".")
-        lead = [Post(as_text(note))]  # told with the first action it plays: in the outbox, after the lock
+        # told with the first action it plays, with the count of time-outs: in the outbox, after the lock
+        stand_ins, handed = missed(game, state.waiting_on)
+        lead = [Post(as_text(note)), *handed]
         for _ in range(TIME_OUT_ACTIONS):
             if state.finished or state.active != active:
                 break
             action = safe_action(state)
             if action is None:
                 break
-            await opened.play(action, game.seats[action.player].user_id, offered=True, lead=lead)
+            await opened.play(action, game.seats[action.player].user_id, offered=True, lead=lead,
+                              stand_ins=stand_ins if lead else None)
             state, lead = opened.state, []

@@ -23,6 +23,7 @@ from .lessons import Lessons
 from .messages import Answers, HandButtons, Outbox, Picture, PlayButton, Post, RematchButton, encode_post
 from .reminders import Reminders
 from .steps import choice_label, decision_question
+from .warm import final_note, played_by_ai, stands_in, turn_note
 
 log = logging.getLogger("tiempo.herald")
 
@@ -121,10 +122,11 @@ class Herald:
         if ended is not None:
             turn_events = await self.games.turn_events(game)
             thought: list[Post] = []
-            if is_ai(game.seats[ended.player]):  # an AI's turn is told in one message, with the board
+            if played_by_ai(game, ended.player):  # an AI's turn is told in one message, with the board
                 narration = narrate(state, [e for e in turn_events if not isinstance(e, ev.TurnBegan)])
-                played = say("{name} (AI) has played: its turn is below.", name=game.seats[ended.player].name)
-                thought = [Post(played, settles=think_key(game.id, state.turn - 1))]  # "is thinking…" no more
+                if is_ai(game.seats[ended.player]):  # (a person's seat the AI stood in for keeps its note)
+                    played = say("{name} (AI) has played: its turn is below.", name=game.seats[ended.player].name)
+                    thought = [Post(played, settles=think_key(game.id, state.turn - 1))]  # "is thinking…" no more
             post = await self.board_post(game, state, narration, turn_events, await self.tips(game, turn_events))
             hits, pinged = await self.hits(game, state, turn_events, ended.player)
             if hits:  # (first: what the turn cost the others)
@@ -136,7 +138,7 @@ class Herald:
             gallery = await asyncio.to_thread(self.decision_card, game, state)
             return [dataclasses.replace(self.decision_post(game, state, narration), gallery=gallery)]
         actor = _actor(events, state)
-        if narration and not (is_ai(game.seats[actor]) and actor == state.active):
+        if narration and not (played_by_ai(game, actor) and actor == state.active):
             return [Post(lines(narration), live=live_key(game, state))]
         return []
 
@@ -181,6 +183,8 @@ class Herald:
             ask = say("{ask} ({cells}) Answer with {choose}.", ask=ask, cells=", ".join(map(str, d.options)),
                       choose=Command("choose"))
         answers = (Answers(game.id, version_of(game), choices),) if choices else ()
+        if stands_in(game, d.player):  # the AI answers for a person away: no ping, no Play button
+            return Post(lines([*before, ask, turn_note(game, d.player)]), controls=answers)
         play = () if is_ai(seat) else (PlayButton(game.id),)
         return Post(lines([*before, ask]), controls=(*answers, *play),
                     mentions=(seat.user_id,) if not is_ai(seat) else (), key=ask_key(game.id))
@@ -221,11 +225,13 @@ class Herald:
             return dataclasses.replace(post, gallery=gallery,
                                        controls=(*post.controls, HandButtons(game.id, version_of(game))))
         turn = (f"{seat.name} (AI) is thinking…" if is_ai(seat) else
+                turn_note(game, state.waiting_on) if stands_in(game, state.waiting_on) else
                 say("{who}, your turn (round {round} of 7).", who=mention(seat), round=state.round))
-        play = () if is_ai(seat) else (PlayButton(game.id),)
+        person = not played_by_ai(game, state.waiting_on)
+        play = (PlayButton(game.id),) if person else ()
         return Post(lines([*narration, *tips, "", scores, "", turn]), gallery=gallery,
                     controls=(*play, HandButtons(game.id, version_of(game))),
-                    mentions=(seat.user_id,) if not is_ai(seat) else (),
+                    mentions=(seat.user_id,) if person else (),
                     key=think_key(game.id, state.turn) if is_ai(seat) else None)
 
     async def tips(self, game: GameRecord, events: Sequence[ev.Event]) -> list[Text]:
@@ -255,6 +261,9 @@ class Herald:
         for place, seat, ecus in ranking(state):
             medal = {1: "🥇", 2: "🥈", 3: "🥉"}.get(place, f"{place}.")
             out.append(f"{medal} {who(state, seat)} — {ecus} {ecu_word(ecus)}")
+        stood = final_note(game)
+        if stood is not None:
+            out.append(stood)
         try:  # the ranking rather than no final post (which would keep the last action from being stored)
             out += ["", *await final_lines(self.games, game, state, events)]
         except Exception:

@@ -13,7 +13,7 @@ from rules import Action, Choose, GameState, NotationError, RuleError, apply, fo
 from rules import events as ev
 
 from ..play import Disagreement, Refusal, RefusalCode, Stale, act, refused_or_applied, undo_span
-from ..storage import GameRecord, Letter, Status
+from ..storage import KEEP, GameRecord, Letter, StandIn, Status
 from ..texts import describe_draw, describe_hand, describe_status, narrate, who
 from ..words import Button, Command, Strong, lines, say, text
 from .games import Games, History, find_seat, is_ai, turn_deadline, version_of
@@ -21,6 +21,7 @@ from .herald import Herald, ask_key, live_key, mention
 from .messages import Caller, ConfirmButton, Post, Reply, encode_post
 from .steps import choice_label, harms
 from .suggest import upgrade_origin
+from .warm import played_by_ai, settled, stands_in
 
 log = logging.getLogger("tiempo.service")
 
@@ -62,6 +63,14 @@ def _hand_after(game: GameRecord, caller: Caller, state: GameState, drew: str = 
     return Reply(lines([drew, describe_hand(state, seat)]) if drew else describe_hand(state, seat))
 
 
+def _refuse_while_stood_in(game: GameRecord, state: GameState, seat: int | None) -> None:
+    """Refusal while the AI plays ``seat`` for its person and the game waits on it (the AI's turn or
+    answer for them: the seat is theirs again once that is done)."""
+    if seat is not None and stands_in(game, seat) and state.waiting_on == seat:
+        raise Refusal("The AI is playing this for you; your seat is yours again as soon as it is done.",
+                      RefusalCode.STOOD_IN)
+
+
 @dataclass
 class OpenGame:
     """A game open for a move, inside its lock: the game as stored, its state, and the seat that moves
@@ -75,11 +84,12 @@ class OpenGame:
     played: bool = False
 
     async def play(self, action: Action, actor_id: int, *, offered: bool = False,
-                   lead: Sequence[Post] = ()) -> list[ev.Event]:
+                   lead: Sequence[Post] = (), stand_ins: Sequence[StandIn] | None = None) -> list[ev.Event]:
         """Apply and store ``action``; its events. The rules' refusal is the player's (a Refusal citing
         the rule), unless the action was ``offered`` by the legal actions themselves (the panel, an AI
         seat, the turn clock): then the engine disagrees with itself, a fault of the bot, logged with
-        its traceback and raised as Disagreement."""
+        its traceback and raised as Disagreement. ``stand_ins``: the seats the AI keeps warm, stored with
+        it (the turn clock counts a time-out)."""
         if not offered:
             new, events = refused_or_applied(self.state, action)
         else:
@@ -90,13 +100,14 @@ class OpenGame:
                           self.game.id, version_of(self.game), format_action(self.state, action), exc_info=True)
                 raise Disagreement(f"game #{self.game.id}: legal_actions offered {action}, apply refused it: "
                                    f"{err}") from err
-        await self.commit(action, new, events, actor_id, lead=lead)
+        await self.commit(action, new, events, actor_id, lead=lead, stand_ins=stand_ins)
         return events
 
     async def commit(self, action: Action, new: GameState, events: list[ev.Event], actor_id: int, *,
-                     lead: Sequence[Post] = ()) -> None:
+                     lead: Sequence[Post] = (), stand_ins: Sequence[StandIn] | None = None) -> None:
         """Store ``action`` (which made ``new`` and ``events`` from this state) with its posts."""
-        self.game = await self.moves.commit(self.game, self.state, new, action, events, actor_id, lead=lead)
+        self.game = await self.moves.commit(self.game, self.state, new, action, events, actor_id, lead=lead,
+                                            stand_ins=stand_ins)
         self.state, self.played = new, True
 
 
@@ -113,14 +124,17 @@ class Moves:
 
     @contextlib.asynccontextmanager
     async def open(self, game_id: int, *, caller: Caller | None = None, version: str | GameRecord | None = None,
-                   flush: bool = True) -> AsyncIterator[OpenGame]:
+                   flush: bool = True, ai: bool = False) -> AsyncIterator[OpenGame]:
         """The one path of every move, whoever sends it (a typed command, the panel, a confirmation, an
         AI seat, the turn clock), as boardgame.io's master: with the game's lock held, the game reloaded;
         refused (Refusal) unless it is being played, Stale unless it is still at ``version`` (a version
         string from a button, or the record an AI seat worked from: then its very position), Refusal
-        unless the ``caller`` plays in it. Inside, ``OpenGame.play`` stores actions; after the lock, when
-        something was played, the AI seats are driven and (``flush``) the channel's posts awaited, so
-        that it hears of the move before the player's answer. Raises GameBusyError after 2 s."""
+        unless the ``caller`` plays in it — and, while the AI stands in for the caller, unless the game
+        waits on someone else; with ``ai`` (an AI seat's move), Refusal unless the AI plays the seat the
+        game waits on (an AI seat, or a person's the AI stands in for). Inside, ``OpenGame.play`` stores
+        actions; after the lock, when something was played, the AI seats are driven and (``flush``) the
+        channel's posts awaited, so that it hears of the move before the player's answer. Raises
+        GameBusyError after 2 s."""
         storage = self.games.storage
         async with storage.lock(game_id):
             game = await storage.get_game(game_id)
@@ -133,6 +147,10 @@ class Moves:
             seat = state.waiting_on if caller is None else find_seat(game, caller)
             if seat is None:
                 raise Refusal("You are not playing in this game.", RefusalCode.NOT_SEATED)
+            if ai and not played_by_ai(game, seat):
+                raise Refusal(f"The AI does not play seat {seat} of game #{game.id} now.", RefusalCode.STOOD_IN)
+            if caller is not None:
+                _refuse_while_stood_in(game, state, seat)
             opened = OpenGame(self, game, state, seat)
             yield opened
         if opened.played:
@@ -152,6 +170,7 @@ class Moves:
         try:
             async with self.open(game.id, version=version) as opened:
                 state = opened.state
+                _refuse_while_stood_in(opened.game, state, find_seat(opened.game, caller))
                 if command == "upgrade" and not options.get("at"):
                     options = {**options, "at": upgrade_origin(state, find_seat(opened.game, caller), options)}
                 new, events, action = act(state, opened.game.seats, caller.user_id, command, options)
@@ -191,28 +210,35 @@ class Moves:
         return opened.game, opened.state, events
 
     async def commit(self, game: GameRecord, before: GameState, new: GameState, action: Action,
-                     events: list[ev.Event], actor_id: int, *, lead: Sequence[Post] = ()) -> GameRecord:
+                     events: list[ev.Event], actor_id: int, *, lead: Sequence[Post] = (),
+                     stand_ins: Sequence[StandIn] | None = None) -> GameRecord:
         """Store the action with its posts (``lead`` before them: a note on why it was played), then
-        tell the channel. Call with the game's lock held."""
+        tell the channel. Call with the game's lock held. ``stand_ins`` (the seats the AI keeps warm,
+        by default as they are) are stored with it, less those whose person came back once the game
+        no longer waits on them."""
         text = format_action(before, action)
         status = Status.FINISHED if new.finished else None
         storage = self.games.storage
         snapshot = to_json(new)
         # the posts are made first and stored with the action (the outbox): a crash after the commit
         # cannot lose them, and they are sent outside the lock
+        current = game.stand_ins if stand_ins is None else tuple(stand_ins)
+        warm, back = settled(dataclasses.replace(game, stand_ins=current), new)
         after = dataclasses.replace(game, action_count=game.next_seq, snapshot=snapshot,
-                                    status=status or game.status)
+                                    status=status or game.status, stand_ins=warm)
         if any(isinstance(e, ev.TurnEnded) for e in events):  # its post tells the whole turn: the turn
             await self.games.turn_events(game)                 # so far is cached, and note() adds this action
         self.games.note(after, action, events, new, actor_id, text)
         try:
             answered = _answered(game, before, action)
-            posts = [p if isinstance(p, Letter) else encode_post(p)
-                     for p in [*lead, *answered, *await self.herald.posts_and_letters(after, new, events)]]
+            # told as the AI played it: a turn it ended for a person who is back is told whole, as an AI's
+            told = await self.herald.posts_and_letters(dataclasses.replace(after, stand_ins=current), new, events)
+            posts = [p if isinstance(p, Letter) else encode_post(p) for p in [*lead, *answered, *back, *told]]
             deadline = (dict(turn_deadline=None if new.finished else turn_deadline(game, self.clock()))
                         if any(isinstance(e, (ev.TurnBegan, ev.GameEnded)) for e in events) else {})
             game = await storage.append_action(game.id, game.next_seq, actor_id, text, snapshot, status=status,
-                                               now=self.clock(), posts=posts, **deadline)
+                                               now=self.clock(), posts=posts, **deadline,
+                                               stand_ins=warm if warm != game.stand_ins else KEEP)
         except BaseException:
             self.games.forget(game.id)  # the caches went ahead of the database
             # the database may have stored it all the same (a failure while committing): its posts, if

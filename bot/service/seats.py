@@ -15,10 +15,11 @@ from ..storage import DatabaseBusyError, DatabaseFaultError, GameBusyError, Game
 from ..words import Command, say
 from .clock import safe_action
 from .courier import cancel_all
-from .games import Games, is_ai
+from .games import Games
 from .herald import Herald
 from .messages import Post, encode_post
 from .moves import Moves
+from .warm import ai_level_of, played_by_ai
 
 log = logging.getLogger("tiempo.service")
 
@@ -85,11 +86,12 @@ class AISeats:
                     return
                 state = self.games.state_of(game)
                 seat = game.seats[state.waiting_on]
-                if state.finished or seat.ai_level is None:
+                level = ai_level_of(game, state.waiting_on)  # an AI seat's, or the stand-in's for a person away
+                if state.finished or level is None:
                     return
-                action, told = await self._thinking(game, state, told)
-                try:
-                    async with self.moves.open(game_id, version=game) as opened:  # unless the game moved on
+                action, told = await self._thinking(game, state, level, told)
+                try:  # unless the game moved on, or the AI no longer plays the seat
+                    async with self.moves.open(game_id, version=game, ai=True) as opened:
                         await opened.play(action, seat.user_id, offered=True)
                 except Refusal:  # the game moved on (or ended) while the AI thought: it looks again
                     continue
@@ -108,18 +110,18 @@ class AISeats:
             with contextlib.suppress(Exception):
                 await self._tell_failed(await storage.get_game(game_id))
 
-    async def _thinking(self, game: GameRecord, state: GameState, told: int) -> tuple[Action, int]:
-        """The AI seat's action (``think``), and the turn last told of; a turn that runs past
-        ``slow_after`` seconds says so in its "is thinking…" post (once: ``told`` is the turn last told)."""
+    async def _thinking(self, game: GameRecord, state: GameState, level: str, told: int) -> tuple[Action, int]:
+        """The action of the AI (at ``level``) for the seat the game waits on (``think``), and the turn
+        last told of; a turn that runs past ``slow_after`` seconds says so in its "is thinking…" post
+        (once: ``told`` is the turn last told)."""
         seat = game.seats[state.waiting_on]
-        assert seat.ai_level is not None
-        task = asyncio.ensure_future(self.think(state, state.waiting_on, seat.ai_level, game.seed * 1000 + state.turn))
+        task = asyncio.ensure_future(self.think(state, state.waiting_on, level, game.seed * 1000 + state.turn))
         try:
             done, _ = await asyncio.wait({task}, timeout=self.slow_after)
             if not done and told != state.turn and state.pending is None:
                 told = state.turn
                 try:  # a word in the channel: its failure (a busy database) never stops the AI
-                    await self.herald.still_thinking(game, state.turn, seat.name, seat.ai_level)
+                    await self.herald.still_thinking(game, state.turn, seat.name, level)
                 except Exception as err:
                     log.warning("game #%s: could not say that the AI thinks long (%s)", game.id, err)
             return await task, told
@@ -160,7 +162,7 @@ class AISeats:
             if not self.games.mine(game):  # another shard process drives it
                 continue
             state = self.games.state_of(game)
-            if is_ai(game.seats[state.waiting_on]):
+            if played_by_ai(game, state.waiting_on):
                 self.drive(game.id)
 
     async def close(self) -> None:

@@ -38,7 +38,8 @@ class TableState:
     ``seats`` in the order of play, ``labels`` their names as the channel writes them (``Ana (Red)``).
     Before the game starts (``started`` false) the turn fields are 0. ``active`` is the seat whose turn
     it is, ``waiting_on`` the seat whose answer the game waits on (another's, for a decision of theirs),
-    ``deciding`` whether that answer is a decision. ``version`` is ``version_of`` the game: the position
+    ``deciding`` whether that answer is a decision; ``stood_in`` the people's seats the AI plays for now
+    (they are away: docs/ai.md). ``version`` is ``version_of`` the game: the position
     buttons and panels are drawn for."""
 
     game_id: int
@@ -54,6 +55,7 @@ class TableState:
     active: int = 0
     waiting_on: int = 0
     deciding: bool = False
+    stood_in: tuple[int, ...] = ()
 
     @property
     def chosen_seed(self) -> int | None:
@@ -75,19 +77,21 @@ class TableState:
 
     @property
     def waits_on_person(self) -> int | None:
-        """The user id of the person the game waits on; None when it waits on an AI seat or no one."""
+        """The user id of the person the game waits on; None when it waits on an AI seat (or a person's
+        the AI plays for now) or no one."""
         if not self.is_playing or not self.started:
             return None
         seat = self.seats[self.waiting_on]
-        return None if is_ai(seat) else seat.user_id
+        return None if is_ai(seat) or self.waiting_on in self.stood_in else seat.user_id
 
     @property
     def thinking(self) -> str | None:
-        """The name of the AI seat the game waits on (it is thinking), or None."""
+        """The name of the AI seat the game waits on (it is thinking), or None; for a person's seat the
+        AI plays while they are away, "the AI for" their name."""
         if not self.is_playing or not self.started:
             return None
         seat = self.seats[self.waiting_on]
-        return seat.name if is_ai(seat) else None
+        return seat.name if is_ai(seat) else f"the AI for {seat.name}" if self.waiting_on in self.stood_in else None
 
     @property
     def people(self) -> tuple[SeatRecord, ...]:
@@ -109,7 +113,8 @@ def table_state(game: GameRecord, state: GameState | None) -> TableState:
     if state is None:
         return base
     return dataclasses.replace(base, started=True, round=state.round, turn=state.turn, active=state.active,
-                               waiting_on=state.waiting_on, deciding=state.pending is not None)
+                               waiting_on=state.waiting_on, deciding=state.pending is not None,
+                               stood_in=tuple(s.seat for s in game.stand_ins if s.is_standing))
 
 
 class Tables:

@@ -29,9 +29,11 @@ from .records import (
     SchemaError,
     SeatRecord,
     StaleSeqError,
+    StandIn,
     Status,
     StatusError,
     StorageError,
+    with_stand_in,
 )
 from .schema import MIGRATIONS, SCHEMA_VERSION, Step
 from .store import Storage
@@ -59,11 +61,13 @@ __all__ = [
     "SchemaError",
     "SeatRecord",
     "StaleSeqError",
+    "StandIn",
     "Status",
     "StatusError",
     "Step",
     "Storage",
     "StorageError",
     "is_postgres_url",
+    "with_stand_in",
     "without_password",
 ]

@@ -146,6 +146,46 @@ class SeatRecord:
 
 
 @dataclass(frozen=True)
+class StandIn:
+    """What the AI keeps warm for one person's seat (``GameRecord.stand_ins``). ``misses``: the seat's
+    turn time-outs in a row (reset when the person acts); ``by``: why the AI plays the seat now —
+    ``"away"`` (the person handed it over) or ``"time"`` (two time-outs in a row) — or None when the
+    person plays it; ``back``: the person came back while the AI was playing for them, so the seat is
+    theirs once the game no longer waits on it; ``stood``: the AI played the seat at some time in this
+    game (told in the final ranking)."""
+
+    seat: int
+    misses: int = 0
+    by: str | None = None
+    back: bool = False
+    stood: bool = False
+
+    @property
+    def is_standing(self) -> bool:
+        """Whether the AI plays the seat now."""
+        return self.by is not None
+
+    def to_json(self) -> dict[str, Any]:
+        """The entry as stored in the ``stand_ins`` column."""
+        return {"seat": self.seat, "misses": self.misses, "by": self.by, "back": self.back, "stood": self.stood}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> StandIn:
+        """An entry from its stored form."""
+        return cls(int(data["seat"]), int(data.get("misses", 0)), data.get("by"), bool(data.get("back")),
+                   bool(data.get("stood")))
+
+
+def with_stand_in(stand_ins: tuple[StandIn, ...], entry: StandIn) -> tuple[StandIn, ...]:
+    """``stand_ins`` with ``entry`` in place of its seat's (an entry with nothing to keep is dropped),
+    in seat order."""
+    kept = [s for s in stand_ins if s.seat != entry.seat]
+    if entry != StandIn(entry.seat):
+        kept.append(entry)
+    return tuple(sorted(kept, key=lambda s: s.seat))
+
+
+@dataclass(frozen=True)
 class GameRecord:
     """A game as stored. ``action_count`` is also the game's version: the seq of its last action."""
 
@@ -163,6 +203,12 @@ class GameRecord:
     action_count: int
     turn_deadline: float | None
     half_warned: bool
+    #: the seats the AI keeps warm, or counts the time-outs of (one entry per seat that has any)
+    stand_ins: tuple[StandIn, ...] = ()
+
+    def stand_in(self, seat: int) -> StandIn:
+        """What the AI keeps of seat ``seat`` (an empty entry when nothing)."""
+        return next((s for s in self.stand_ins if s.seat == seat), StandIn(seat))
 
     @property
     def next_seq(self) -> int:

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, Protocol
 
-from .records import ActionRecord, GameRecord, SchemaError, SeatRecord, Status
+from .records import ActionRecord, GameRecord, SchemaError, SeatRecord, StandIn, Status
 
 Dialect = Literal["sqlite", "postgresql"]
 
@@ -319,6 +319,9 @@ MIGRATIONS: Final[tuple[Step, ...]] = (
     # to tell them (bot/storage/notify.py).
     Step(sqlite=_notify_tables("INTEGER", "REAL", "INTEGER PRIMARY KEY AUTOINCREMENT"),
          postgresql=_notify_tables("BIGINT", "DOUBLE PRECISION", "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY")),
+    # Step 8: the seats the AI keeps warm (a person away, or whose turn timed out twice in a row) and the
+    # time-outs in a row per seat: a JSON list of ``StandIn`` entries, NULL when there are none.
+    Step.same("ALTER TABLE games ADD COLUMN stand_ins TEXT"),
 )
 
 
@@ -336,7 +339,7 @@ def next_step(name: str, version: int) -> Step | None:
 
 GAME_COLUMNS: Final = (
     "id, guild_id, channel_id, opener_id, status, options, seats, seed, created_at, updated_at, snapshot, "
-    "action_count, turn_deadline, half_warned, seed_text"
+    "action_count, turn_deadline, half_warned, seed_text, stand_ins"
 )
 ACTION_COLUMNS: Final = "game_id, seq, actor_id, action, created_at"
 
@@ -365,6 +368,7 @@ def game_of(row: Row) -> GameRecord:
         action_count=row["action_count"],
         turn_deadline=row["turn_deadline"],
         half_warned=bool(row["half_warned"]),
+        stand_ins=tuple(StandIn.from_json(s) for s in json.loads(row["stand_ins"] or "[]")),
     )
 
 
@@ -385,6 +389,11 @@ def seed_columns(seed: int) -> tuple[int, str | None]:
 def seats_json(seats: Sequence[SeatRecord]) -> str:
     """The ``seats`` column for ``seats``."""
     return json.dumps([s.to_json() for s in seats], ensure_ascii=False)
+
+
+def stand_ins_json(stand_ins: Sequence[StandIn]) -> str | None:
+    """The ``stand_ins`` column for ``stand_ins`` (NULL for none)."""
+    return json.dumps([s.to_json() for s in stand_ins]) if stand_ins else None
 
 
 def options_json(options: Mapping[str, Any]) -> str:

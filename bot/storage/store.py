@@ -41,6 +41,7 @@ from .records import (
     GameRecord,
     SeatRecord,
     StaleSeqError,
+    StandIn,
     Status,
     StatusError,
     _Keep,
@@ -55,6 +56,7 @@ from .schema import (
     options_json,
     seats_json,
     seed_columns,
+    stand_ins_json,
 )
 
 log = logging.getLogger("tiempo.storage")
@@ -324,12 +326,14 @@ class Storage:
     async def append_action(self, game_id: int, expected_seq: int, actor_id: int, action: str, snapshot: str, *,
                             status: Status | None = None,
                             turn_deadline: float | Literal[_Keep.KEEP] | None = KEEP,
-                            now: float | None = None, posts: Sequence[str | Letter] = ()) -> GameRecord:
+                             now: float | None = None, posts: Sequence[str | Letter] = (),
+                             stand_ins: Sequence[StandIn] | Literal[_Keep.KEEP] = KEEP) -> GameRecord:
         """Log ``action`` as action number ``expected_seq`` (which must be ``game.next_seq``) and make
         ``snapshot`` the current state, with ``posts`` (the announcements it causes) in the outbox, in
         one transaction. ``status`` (finished, cancelled) ends the game
         with this action; ``turn_deadline`` (unless KEEP) sets the next deadline and clears the half-time
-        warning. Raises StaleSeqError if another action was logged first (nothing is written),
+        warning; ``stand_ins`` (unless KEEP) become the seats the AI keeps warm. Raises StaleSeqError
+        if another action was logged first (nothing is written),
         GameNotFoundError, StatusError if the game is not being played."""
         at = now_or(now)
         async with self._transaction() as db:
@@ -353,7 +357,22 @@ class Storage:
             if turn_deadline is not KEEP:
                 await db.execute("UPDATE games SET turn_deadline = ?, half_warned = 0 WHERE id = ?",
                                  (turn_deadline, game_id))
+            if stand_ins is not KEEP:
+                await db.execute("UPDATE games SET stand_ins = ? WHERE id = ?", (stand_ins_json(stand_ins), game_id))
             await queue_posts(db, game, posts, at)
+            return await self._load(db, game_id)
+
+    async def set_stand_ins(self, game_id: int, stand_ins: Sequence[StandIn], *, posts: Sequence[str] = (),
+                            now: float | None = None) -> GameRecord:
+        """Make ``stand_ins`` the seats the AI keeps warm in a game being played, with ``posts`` in the
+        outbox, in one transaction. Raises GameNotFoundError, StatusError (the game is not being played)."""
+        async with self._transaction() as db:
+            game = await self._load(db, game_id)
+            if game.status is not Status.PLAYING:
+                raise StatusError(game_id, game.status, "change who plays a seat")
+            await db.execute("UPDATE games SET stand_ins = ?, updated_at = ? WHERE id = ?",
+                             (stand_ins_json(stand_ins), now_or(now), game_id))
+            await queue_posts(db, game, posts, now_or(now))
             return await self._load(db, game_id)
 
     async def truncate_last_action(self, game_id: int, expected_seq: int, snapshot: str, *, count: int = 1,
