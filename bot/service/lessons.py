@@ -23,7 +23,7 @@ from ..texts import narrate
 from ..words import Button, Command, Strong, Text, lines, say, text
 from .course import COURSE, LESSONS, Lesson, Task, Tip, first_tip, lesson_number, next_lesson, play_lines
 from .messages import Caller, Control, LessonControls, LessonView, Picture, Reply
-from .steps import Choice, StalePath, Step, step
+from .steps import Choice, StalePath, Step, step, step_words
 
 log = logging.getLogger("tiempo.lessons")
 
@@ -112,7 +112,7 @@ class Lessons:
         gallery = await self._pictures(lesson, state, seat, current)
         move = text(Strong(say("Your move:").plain()), " ", task.prompt)  # (no space inside the bold: markdown)
         body = lines([x for x in (note, _heading(lesson) if heading else "", lesson.idea if stage == 0 else "", move,
-                                  *_panel_body(current)) if x])
+                                  *step_words(current)) if x])
         return _reply(body, gallery=gallery, view=LessonView(
             lesson.key, stage, current.path, current.next_base, current.question, current.choices,
             current.back if current.path else None, current.preview is not None, retry=stage > 0))
@@ -219,23 +219,6 @@ class Lessons:
         except Exception:
             log.exception("could not draw lesson %s's result", lesson.key)
             return ()
-
-
-def _panel_body(s: Step) -> list[Text | str]:
-    """The step as the turn panel says it: what is picked so far, then the question, or what the move
-    will do and Confirm."""
-    out: list[Text | str] = []
-    if s.chosen:
-        out.append(text(Strong(" › ".join(s.chosen))))
-    if s.preview is not None:
-        out += [f"• {line}" for line in s.preview.lines]
-        out += [say("⚠️ This {harm}.", harm=h) for h in s.preview.harms]
-        confirm = Button("Confirm", "ok")
-        out.append(say("To play it, {confirm}; to pay another way, pick it from the list.", confirm=confirm)
-                   if s.choices else say("To play it, {confirm}.", confirm=confirm))
-    else:
-        out.append(s.question)
-    return out
 
 
 def step_pictures(lesson: Lesson, state: GameState, seat: int, current: Step) -> tuple[Picture, ...]:

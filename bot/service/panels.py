@@ -14,11 +14,11 @@ from rules import events as ev
 from ..play import Refusal, RefusalCode
 from ..storage import Status
 from ..texts import cards_in_words, describe_draw, ecu_word, narrate, outlook_ages, outlook_line, who
-from ..words import Button, Strong, Text, lines, say, text
+from ..words import Strong, Text, lines, text
 from .games import Games, find_seat, version_of
 from .messages import Caller, PanelControls, PanelView, Picture, Reply
 from .moves import Moves
-from .steps import StalePath, Step, step
+from .steps import StalePath, Step, step, step_words
 
 log = logging.getLogger("tiempo.panels")
 
@@ -95,7 +95,7 @@ class Panels:
             note, current = "That choice is no longer possible; here is what you can do now.", step(state, seat)
         gallery = await self.pictures_or_none(game.id, state, seat, current)
         head = _header(state, seat, brief=bool(current.path))
-        return Reply(lines([x for x in (note, head, *_body(current)) if x]), gallery=gallery,
+        return Reply(lines([x for x in (note, head, *step_words(current)) if x]), gallery=gallery,
                      controls=(PanelControls(PanelView(
                          game.id, version_of(game), current.path, current.next_base, current.question, current.choices,
                          _back_of(state, current), current.preview is not None,
@@ -177,21 +177,6 @@ def _header(state: GameState, seat: int, *, brief: bool = False) -> Text:
                        f"\nIncome round: if your turn ended now you would collect {total} {ecu_word(total)} ("
                        f"{outlook_ages(e.outlooks[seat])}).\n{outlook_line(state, seat, e, you=False)}")
     return head + f"\n{outlook_line(state, seat, e)}"
-
-
-def _body(s: Step) -> list[Text | str]:
-    out: list[Text | str] = []
-    if s.chosen:
-        out.append(text(Strong(" › ".join(s.chosen))))
-    if s.preview is not None:
-        out += [f"• {line}" for line in s.preview.lines]
-        out += [f"⚠️ This {h}." for h in s.preview.harms]
-        confirm = Button("Confirm", "ok")
-        out.append(say("To play it, {confirm}; to pay another way, pick it from the list.", confirm=confirm)
-                   if s.choices else say("To play it, {confirm}.", confirm=confirm))
-    else:
-        out.append(s.question)
-    return out
 
 
 __all__ = ["Panels"]

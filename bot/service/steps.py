@@ -59,6 +59,7 @@ from rules import (
 from rules import events as ev
 
 from ..texts import cards_in_words, controlled_by, domain_words, ecu_word, narrate
+from ..words import Button, Strong, Text, say, text
 
 #: Discord shows at most 25 options in a select menu
 MAX_CHOICES = 25
@@ -726,5 +727,22 @@ def preview(state: GameState, action: Action) -> Preview:
     return Preview(action, tuple(lines), tuple(harms(state, after, action.player, events)), after, tuple(events))
 
 
+def step_words(s: Step) -> list[Text | str]:
+    """A step as the turn panel (and a lesson) says it: what is picked so far, then the question, or
+    what the action will do, its harms, and Confirm."""
+    out: list[Text | str] = []
+    if s.chosen:
+        out.append(text(Strong(" › ".join(s.chosen))))
+    if s.preview is not None:
+        out += [f"• {line}" for line in s.preview.lines]
+        out += [say("⚠️ This {harm}.", harm=h) for h in s.preview.harms]
+        confirm = Button("Confirm", "ok")
+        out.append(say("To play it, {confirm}; to pay another way, pick it from the list.", confirm=confirm)
+                   if s.choices else say("To play it, {confirm}.", confirm=confirm))
+    else:
+        out.append(s.question)
+    return out
+
+
 __all__ = ["MAX_CHOICES", "SEP", "Choice", "Places", "Preview", "Step", "harms", "kind_label", "path_to", "pay_words",
-           "preview", "size", "span", "step"]
+           "preview", "size", "span", "step", "step_words"]
