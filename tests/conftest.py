@@ -1,5 +1,5 @@
-"""Shared fixtures: the simulated Discord for end-to-end bot tests (see tests/discord_sim.py), and the
-storage backends (a SQLite file, a database on a throwaway PostgreSQL cluster: tests/pg_cluster.py)."""
+"""Shared fixtures: the simulated Discord for end-to-end bot tests (see tests/support/discord_sim.py), and the
+storage backends (a SQLite file, a database on a throwaway PostgreSQL cluster: tests/support/pg_cluster.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.backends import Backend, PostgresBackend, SQLiteBackend
-from tests.discord_sim import DiscordSim
-from tests.pg_cluster import INSTALL, NO_POSTGRES_USER, Cluster, server_programs
+from tests.support.backends import Backend, PostgresBackend, SQLiteBackend
+from tests.support.discord_sim import DiscordSim
+from tests.support.pg_cluster import INSTALL, NO_POSTGRES_USER, Cluster, server_programs
 
 
 @pytest.fixture

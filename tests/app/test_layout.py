@@ -1,0 +1,188 @@
+"""The shape of the code (docs/layout.md): who may import whom."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("rules", "render", "bot")
+#: the modules of ``rules`` that other code may import: the package and its event types
+RULES_PUBLIC = {"rules", "rules.events"}
+
+
+def _sources(*folders: str) -> Iterator[Path]:
+    for folder in folders:
+        yield from sorted((ROOT / folder).rglob("*.py"))
+
+
+def _module_of(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_module(package: str, name: str) -> bool:
+    """Whether ``from package import name`` imports a module (not a function or class of that name)."""
+    if package.split(".")[0] not in PACKAGES:
+        return False
+    try:
+        return isinstance(getattr(importlib.import_module(package), name, None), ModuleType)
+    except ImportError:
+        return False
+
+
+def _imports(path: Path) -> Iterator[tuple[int, str]]:
+    """``(line, module)`` for every import in the file, relative ones made absolute."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = _module_of(path) if path.name == "__init__.py" else _module_of(path).rpartition(".")[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                module = ".".join([*base, node.module] if node.module else base)
+            else:
+                module = node.module or ""
+            yield node.lineno, module
+            for alias in node.names:  # ``from rules import events`` imports a module too
+                if _is_module(module, alias.name):
+                    yield node.lineno, f"{module}.{alias.name}"
+
+
+def test_nothing_outside_rules_imports_its_private_modules() -> None:
+    private = {f"rules.{p.stem}" for p in (ROOT / "rules").glob("*.py")} - RULES_PUBLIC - {"rules.__init__"}
+    bad = [f"{path.relative_to(ROOT)}:{line} imports {module}"
+           for path in _sources("bot", "render", "tests", "bench") for line, module in _imports(path)
+           if any(module == p or module.startswith(p + ".") for p in private)]
+    assert not bad, "\n".join(bad)
+
+
+def test_rules_imports_only_the_standard_library() -> None:
+    allowed = set(sys.stdlib_module_names) | {"rules"}
+    bad = [f"{path.relative_to(ROOT)}:{line} imports {module}"
+           for path in _sources("rules") for line, module in _imports(path)
+           if module.split(".")[0] not in allowed]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_whole_interface_is_importable_from_rules() -> None:
+    import rules
+
+    for name in ("apply", "legal_actions", "RuleError", "NotationError", "view_for", "to_json", "from_json",
+                 "parse_position", "format_position", "parse_action", "format_action"):
+        assert name in rules.__all__, name
+        assert getattr(rules, name) is not None
+    assert all(hasattr(rules, name) for name in rules.__all__)
+
+
+#: the one class allowed past the limit: the engine's resolution of one action, step by step (rules/engine.py)
+LONG_CLASSES = {("rules/engine.py", "_Run")}
+MAX_CLASS_LINES = 300
+
+
+def test_no_class_is_longer_than_300_lines() -> None:
+    long = []
+    for path in _sources(*PACKAGES):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                size = (node.end_lineno or node.lineno) - node.lineno + 1
+                where = (str(path.relative_to(ROOT)), node.name)
+                if size > MAX_CLASS_LINES and where not in LONG_CLASSES:
+                    long.append(f"{where[0]}: {node.name} has {size} lines")
+    assert not long, "\n".join(long)
+
+
+def _project_imports() -> dict[str, set[str]]:
+    """Each module of rules, render and bot, with the project modules it imports (anywhere in it,
+    functions included), leaving out its own packages (which Python loads before it anyway)."""
+    modules: dict[str, tuple[Path, bool]] = {}
+    for package in ("rules", "render", "bot"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            init = parts[-1] == "__init__"
+            modules[".".join(parts[:-1] if init else parts)] = (path, init)
+    graph: dict[str, set[str]] = {}
+    for module, (path, init) in modules.items():
+        package = module if init else module.rpartition(".")[0]
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+                source = ".".join([*base, node.module] if node.module else base)
+                names = [source, *(f"{source}.{a.name}" for a in node.names)]
+            else:
+                continue
+            deps |= {n for n in names if n in modules and n != module and not module.startswith(n + ".")}
+        graph[module] = deps
+    return graph
+
+
+def test_no_project_modules_import_each_other() -> None:
+    """No circle of imports between modules of rules, render and bot, directly or through others."""
+    graph = _project_imports()
+    assert "bot.ai.levels" in graph["bot.ai.players"] and "bot.ai.helpers" in graph["bot.ai.levels"]
+    circles = []
+    for start in graph:
+        seen: set[str] = set()
+        todo = list(graph[start])
+        while todo:
+            m = todo.pop()
+            if m == start:
+                circles.append(start)
+                break
+            if m not in seen:
+                seen.add(m)
+                todo.extend(graph[m])
+    assert not circles, f"these modules import themselves through others: {sorted(circles)}"
+    ai = {m for m in graph if m.startswith("bot.ai")}
+    outside = {(m, d) for m in ai for d in graph[m] if d.startswith("bot") and not d.startswith("bot.ai")}
+    assert not outside, f"bot.ai imports the rest of the bot: {sorted(outside)}"
+
+
+MAX_FUNCTION_LINES = 80
+
+
+def test_no_function_in_bot_is_longer_than_80_lines() -> None:
+    """A function longer than a screen says that logic belongs elsewhere (docs/layout.md)."""
+    long = []
+    for path in _sources("bot"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                size = (node.end_lineno or node.lineno) - node.lineno + 1
+                if size > MAX_FUNCTION_LINES:
+                    long.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.name} has {size} lines")
+    assert not long, "\n".join(long)
+
+
+#: what the Discord front end may import of the project: the service's public interface, the wording
+#: layer and the settings (and itself)
+DISCORD_MAY_IMPORT = ("bot.service", "bot.words", "bot.config", "bot.discord")
+
+
+def test_the_discord_front_end_imports_only_the_service_the_words_and_the_settings() -> None:
+    graph = _project_imports()
+    bad = {(m, d) for m, deps in graph.items() if m.startswith("bot.discord") for d in deps
+           if d not in DISCORD_MAY_IMPORT and not d.startswith("bot.discord.")}
+    assert not bad, sorted(bad)
+    private = {(m, d) for m, deps in graph.items() if m.startswith("bot.discord") for d in deps
+               if d.startswith("bot.service.")}
+    assert not private, f"the front end goes around bot.service's door: {sorted(private)}"
+
+
+def test_only_the_discord_front_end_imports_discord() -> None:
+    """render, the service, storage, the words and the AI never import discord (docs/layout.md)."""
+    bad = [f"{path.relative_to(ROOT)}:{line} imports {module}"
+           for path in _sources("rules", "render", "bot") if not _module_of(path).startswith("bot.discord")
+           for line, module in _imports(path) if module.split(".")[0] == "discord"]
+    assert not bad, "\n".join(bad)
