@@ -43,9 +43,9 @@ from bot.storage.community import RESULT_COLUMNS, PlayerRecords, ResultRecord, r
 from bot.storage.copy import copy_games  # noqa: E402
 from bot.storage.schema import ACTION_COLUMNS, GAME_COLUMNS, seats_json  # noqa: E402
 from rules import legal_actions  # noqa: E402
-from tests.service.test_actions_told_again import Silent, seated_game  # noqa: E402
 from tests.support.gameplay import choose  # noqa: E402
 from tests.support.pg_cluster import Cluster, server_programs  # noqa: E402
+from tests.support.service_play import Silent, seated_game  # noqa: E402
 
 SERVERS = 5
 PEOPLE = 300

@@ -36,9 +36,9 @@ from bot.storage import Storage  # noqa: E402
 from bot.storage.copy import copy_games  # noqa: E402
 from bot.storage.schema import ACTION_COLUMNS, GAME_COLUMNS  # noqa: E402
 from rules import legal_actions  # noqa: E402
-from tests.service.test_actions_told_again import Silent, seated_game  # noqa: E402
 from tests.support.gameplay import choose  # noqa: E402
 from tests.support.pg_cluster import Cluster, server_programs  # noqa: E402
+from tests.support.service_play import Silent, seated_game  # noqa: E402
 
 
 async def one_game(path: str) -> None:

@@ -1,4 +1,5 @@
-"""Shared fixtures: the simulated Discord for end-to-end bot tests (see tests/support/discord_sim.py), and the
+"""Shared fixtures: the simulated Discord for end-to-end bot tests (``discord_sim``, and ``sim``, which also
+fails the test on any error the bot logged; see tests/support/discord_sim.py), and the
 storage backends (a SQLite file, a database on a throwaway PostgreSQL cluster: tests/support/pg_cluster.py)."""
 
 from __future__ import annotations
@@ -22,6 +23,13 @@ async def discord_sim() -> AsyncIterator[DiscordSim]:
         yield sim
         assert sim.blocked == [], f"tried to leave loopback: {sim.blocked}"
         assert sim.unhandled == [], f"routes the simulator lacks: {[(r.method, r.path) for r in sim.unhandled]}"
+
+
+@pytest.fixture
+async def sim(discord_sim: DiscordSim) -> AsyncIterator[DiscordSim]:
+    """The Discord stand-in for a test of the bot; afterwards, fails the test if the bot logged an error."""
+    yield discord_sim
+    assert discord_sim.errors == [], [r.getMessage() for r in discord_sim.errors]
 
 
 def _cannot(sentence: str) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from PIL import Image
 
 from rules import keyed_seed
-from tests.console.test_table_at_terminal import run_console
+from tests.support.console_play import run_console
 from tests.support.replayed import play_game
 
 

@@ -3,7 +3,6 @@ standard input as a person would type them; we read what the terminal shows."""
 
 from __future__ import annotations
 
-import argparse
 import io
 import random
 import sqlite3
@@ -20,37 +19,11 @@ from bot.discord import markdown
 from bot.play import start
 from bot.storage import SeatRecord
 from bot.words import HERE, Button, Command, Mention, Strong, say
-from rules import Action, Colour, Construct, EndTurn, GameState, format_action, from_json, legal_actions
+from rules import Colour, Construct, GameState, format_action, from_json, legal_actions
+from tests.support.console_play import args, run_console
 
 ROOT = Path(__file__).resolve().parents[2]
 PNG = b"\x89PNG\r\n\x1a\n"
-
-
-def random_ai(state: GameState, seat: int, level: str, *, seed: int, budget_s: float = 2.0,
-              iterations: int | None = None) -> Action:
-    """A stand-in AI: a legal action, ending the turn often (no dependency on bot.ai)."""
-    rng = random.Random(seed)
-    actions = legal_actions(state)
-    ends = [a for a in actions if isinstance(a, EndTurn)]
-    if ends and rng.random() < 0.5:
-        return rng.choice(ends)
-    return rng.choice(actions)
-
-
-def args(tmp_path: Path, *extra: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser()
-    console.add_arguments(parser)
-    return parser.parse_args(["--out", str(tmp_path / "pictures"), *extra])
-
-
-def run_console(tmp_path: Path, lines: str | io.TextIOBase, *extra: str) -> str:
-    out = io.StringIO()
-    stdin = io.StringIO(lines) if isinstance(lines, str) else lines
-    code = console.play(args(tmp_path, *extra), stdin=stdin, stdout=out, choose_ai=random_ai)  # type: ignore[arg-type]
-    text = out.getvalue()
-    assert code == 0, text
-    assert "Traceback" not in text and "Something went wrong" not in text, text
-    return text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -137,7 +110,7 @@ def test_the_console_talks_to_the_service_only() -> None:
     stays small: no class over 300 lines, no function over 80 (docs/layout.md)."""
     import ast
 
-    from tests.app.test_layout import _imports
+    from tests.support.imports import imports_of as _imports
 
     allowed = {"bot.service", "bot.words", "bot.config"}
     found = []

@@ -12,8 +12,8 @@ import pytest
 
 from bot.config import load_config
 from bot.discord import TiempoBot
-from tests.discord.test_whole_games import open_table, play_turn, random_ai, state_of
 from tests.support.backends import PostgresBackend
+from tests.support.discord_play import open_table, play_turn, random_ai, state_of
 from tests.support.discord_sim import DiscordSim
 
 

@@ -10,7 +10,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -20,16 +20,10 @@ from bot.service import Caller, Post, Tiempo
 from bot.storage import GameRecord, Storage
 from bot.words import PLAIN, render
 from rules import Action, EndTurn, GameState, legal_actions
-from tests.discord.test_whole_games import answer, make_bot, open_table, state_of, user_of
+from tests.support.discord_play import answer, make_bot, open_table, state_of, user_of
 from tests.support.discord_sim import DiscordSim
 
 BUSY = "The game is busy (its database is in use elsewhere), so nothing was changed. Try again in a moment."
-
-
-@pytest.fixture
-async def sim(discord_sim: DiscordSim) -> AsyncIterator[DiscordSim]:
-    yield discord_sim
-    assert discord_sim.errors == [], [r.getMessage() for r in discord_sim.errors]
 
 
 async def _until(condition: Callable[[], bool | Awaitable[bool]], timeout: float = 10.0) -> None:

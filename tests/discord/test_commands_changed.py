@@ -6,7 +6,7 @@ line, not a traceback."""
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,16 +14,10 @@ import pytest
 
 from bot.discord import client
 from bot.discord.answering import CHANGED
-from tests.discord.test_whole_games import answer, make_bot, open_table
+from tests.support.discord_play import answer, make_bot, open_table
 from tests.support.discord_sim import DiscordSim
 
 JSON = dict[str, Any]
-
-
-@pytest.fixture
-async def sim(discord_sim: DiscordSim) -> AsyncIterator[DiscordSim]:
-    yield discord_sim
-    assert discord_sim.errors == [], [r.getMessage() for r in discord_sim.errors]
 
 
 def renamed_sub(payload: JSON) -> None:

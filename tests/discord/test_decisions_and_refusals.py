@@ -6,11 +6,8 @@ filtered by what is typed. The bot runs against the Discord stand-in (tests/supp
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from bot.service import Caller, version_of
 from rules import (
@@ -32,7 +29,7 @@ from rules import (
     legal_actions,
     parse_action,
 )
-from tests.discord.test_whole_games import answer, make_bot, open_table, state_of, user_of
+from tests.support.discord_play import answer, make_bot, open_table, state_of, user_of
 from tests.support.discord_sim import DiscordSim, SimChannel, SimMessage, SimUser
 from tests.support.gameplay import choose
 
@@ -52,12 +49,6 @@ TO_THE_DECISION = [
     "Red build Watchtower N6 on M pay M 1+0", "Red upgrade N5 on M to Town at M4 pay C 1+0",
 ]
 LEAKS = ("Traceback", "Error", "Exception", "rules.", "bot.")
-
-
-@pytest.fixture
-async def sim(discord_sim: DiscordSim) -> AsyncIterator[DiscordSim]:
-    yield discord_sim
-    assert discord_sim.errors == [], [r.getMessage() for r in discord_sim.errors]
 
 
 def command_of(state: GameState, a: Action) -> tuple[str, dict[str, Any]]:

@@ -7,22 +7,15 @@ from __future__ import annotations
 
 import copy
 import logging
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.discord.test_whole_games import answer, make_bot, open_table, public, state_of
+from tests.support.discord_play import answer, make_bot, open_table, public, state_of
 from tests.support.discord_sim import DiscordSim, SimMessage
 
 HUGE = str(2**70)
-
-
-@pytest.fixture
-async def sim(discord_sim: DiscordSim) -> AsyncIterator[DiscordSim]:
-    yield discord_sim
-    assert discord_sim.errors == [], [r.getMessage() for r in discord_sim.errors]
 
 
 def forged(sim: DiscordSim, message: SimMessage, custom_id: str, values: list[str] | None = None) -> dict[str, Any]:

@@ -5,7 +5,6 @@ ends in the same position."""
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -28,20 +27,13 @@ from rules import (
     format_position,
     legal_actions,
 )
-from tests.discord.test_turn_panel import tap
-from tests.discord.test_whole_games import answer, make_bot, state_of
+from tests.support.discord_play import answer, make_bot, state_of, tap
 from tests.support.discord_sim import DiscordSim, SimMessage, SimUser
 from tests.support.gameplay import choose
 
 #: seed 2 with the random player of tests/support/gameplay.py: 66 actions, with constructions, upgrades,
 #: travel, a population and a decision among them
 SEED = 2
-
-
-@pytest.fixture
-async def sim(discord_sim: DiscordSim) -> AsyncIterator[DiscordSim]:
-    yield discord_sim
-    assert discord_sim.errors == [], [r.getMessage() for r in discord_sim.errors]
 
 
 async def seat_three(sim: DiscordSim, bot: TiempoBot) -> list[SimUser]:

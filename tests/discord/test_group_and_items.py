@@ -199,7 +199,7 @@ async def test_a_public_answer_stays_public_after_a_private_thinking(discord_sim
 
     from bot.discord import answering
     from bot.service import Reply
-    from tests.discord.test_whole_games import make_bot
+    from tests.support.discord_play import make_bot
 
     sim = discord_sim
     bot = make_bot(sim, tmp_path / "t.sqlite3")
@@ -222,7 +222,7 @@ async def test_a_public_answer_stays_public_after_a_private_thinking(discord_sim
 async def test_sending_buttons_keeps_nothing_per_message_in_the_process(discord_sim: Any, tmp_path: Any) -> None:
     """Every button is a DynamicItem whose id carries its state: discord.py keeps its sixteen patterns,
     not a view per message sent (which would grow with every post of a long-running bot)."""
-    from tests.discord.test_whole_games import make_bot, open_table
+    from tests.support.discord_play import make_bot, open_table
 
     sim = discord_sim
     bot = make_bot(sim, tmp_path / "t.sqlite3")

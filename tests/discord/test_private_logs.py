@@ -13,7 +13,7 @@ import pytest
 
 from bot.__main__ import configure_logging
 from rules import GameState, to_json
-from tests.discord.test_whole_games import answer, make_bot, open_table, play_turn, public, state_of, user_of
+from tests.support.discord_play import answer, make_bot, open_table, play_turn, public, state_of, user_of
 from tests.support.discord_sim import DiscordSim
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -18,19 +17,13 @@ from bot.discord.exporting import batches
 from bot.service import Attachment, Reply, Tiempo
 from bot.words import say
 from rules import format_position, keyed_seed
-from tests.discord.test_whole_games import answer, make_bot
+from tests.support.discord_play import answer, make_bot
 from tests.support.discord_sim import DiscordSim, SimMessage
 from tests.support.replayed import play_game
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = ["ana", "ben", "cy"]
 REPLAY_ID = re.compile(r"tiempo:replay:(\d+):(first|prev|next|last|round):((\d+|end):)?([01])")
-
-
-@pytest.fixture
-async def sim(discord_sim: DiscordSim) -> AsyncIterator[DiscordSim]:
-    yield discord_sim
-    assert discord_sim.errors == [], [r.getMessage() for r in discord_sim.errors]
 
 
 async def stored(sim: DiscordSim, tmp_path: Path) -> Path:

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from bot.storage import Storage
-from tests.storage.test_kill_mid_game import _last, assert_replays
 from tests.support.backends import Backend
+from tests.support.killable_table import assert_replays, last_line
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,14 +58,14 @@ async def test_two_shard_processes_on_one_database_with_a_kill_9(tmp_path: Path,
     out1, err1 = await asyncio.wait_for(second.communicate(), timeout=300)
     assert second.returncode == 0, err1.decode()[-3000:]
     lines1 = early[1] + out1.decode().splitlines()
-    assert _last(lines1) == "finished"
+    assert last_line(lines1) == "finished"
     told1 = _told(lines1)
     # shard 0 resumes its own game after a restart and finishes it
     again = await _shard(db, worlds[0], 0)
     out0, err0 = await asyncio.wait_for(again.communicate(), timeout=300)
     assert again.returncode == 0, err0.decode()[-3000:]
     lines0 = out0.decode().splitlines()
-    assert "resumed" in lines0 and _last(lines0) == "finished"
+    assert "resumed" in lines0 and last_line(lines0) == "finished"
     told0 += _told(lines0)
 
     games0, games1 = {g for g, _ in told0}, {g for g, _ in told1}

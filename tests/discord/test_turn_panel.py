@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import io
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -13,53 +12,11 @@ import pytest
 from PIL import Image
 
 from bot.discord import TiempoBot
-from bot.service.steps import SEP, path_to, step
+from bot.service.steps import path_to, step
 from bot.texts import cards_in_words
 from rules import Age, Cell, Construct, EndTurn, GameState, legal_actions
-from tests.discord.test_whole_games import answer, make_bot, open_table, public, state_of, user_of
-from tests.support.discord_sim import DiscordSim, SimMessage, SimUser
-
-
-@pytest.fixture
-async def sim(discord_sim: DiscordSim) -> AsyncIterator[DiscordSim]:
-    yield discord_sim
-    assert discord_sim.errors == [], [r.getMessage() for r in discord_sim.errors]
-
-
-async def pick_to(sim: DiscordSim, panel: SimMessage, user: SimUser, target: tuple[str, ...],
-                  listed: list[dict[str, Any]] | None = None) -> tuple[SimMessage, int]:
-    """Pick through ``panel`` until it previews ``target``; the panel then, and the taps it took (and
-    every option of the lists on the way added to ``listed``)."""
-    taps = 0
-    while True:
-        assert len(panel.content) <= 2000
-        confirm = next((c for c in panel.custom_ids() if c.startswith("tiempo:ok:")), None)
-        if confirm is not None and confirm.rsplit(":", 1)[1] == SEP.join(target):
-            return panel, taps
-        select = next(c for c in panel.custom_ids() if c.startswith("tiempo:pick:"))
-        at = select.rsplit(":", 1)[1]
-        done = tuple(at.split(SEP)) if at else ()
-        assert target[:len(done)] == done, (done, target)
-        menu = next(c for c in panel.components_flat() if c.get("custom_id") == select)
-        assert len(menu["options"]) <= 25
-        if listed is not None:
-            listed += menu["options"]
-        values = [o["value"] for o in menu["options"]]
-        key = next((v for v in values if target[len(done):len(done) + len(v.split(SEP))] == tuple(v.split(SEP))),
-                   None)
-        assert key is not None, (target, done, values)
-        updated = await answer(sim, sim.click(select, panel, user=user, values=[key]))
-        assert updated.id == panel.id and updated.ephemeral
-        panel, taps = updated, taps + 1
-
-
-async def tap(sim: DiscordSim, panel: SimMessage, user: SimUser, target: tuple[str, ...]) -> tuple[SimMessage, int]:
-    """Pick through ``panel`` towards ``target`` and confirm; the panel after, and the taps it took."""
-    panel, taps = await pick_to(sim, panel, user, target)
-    confirm = next(c for c in panel.custom_ids() if c.startswith("tiempo:ok:"))
-    after = await answer(sim, sim.click(confirm, panel, user=user))
-    assert after.id == panel.id  # updated in place
-    return after, taps + 1
+from tests.support.discord_play import answer, make_bot, open_table, pick_to, public, state_of, tap, user_of
+from tests.support.discord_sim import DiscordSim, SimUser
 
 
 async def two_at_the_table(sim: DiscordSim, tmp_path: Path) -> tuple[TiempoBot, int, GameState, SimUser]:

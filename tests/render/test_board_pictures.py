@@ -27,25 +27,21 @@ from render.demo import demo_map, late_game
 from render.layout import Layout, cube_box, geometry, slot_boxes
 from render.scene import Mark, Scene
 from rules import (
-    CUBES_PER_PLAYER,
-    INITIAL_STOCK,
     Age,
     Cards,
     Cell,
     Colour,
-    Construct,
     Family,
     GameState,
     Kind,
     Options,
-    apply,
-    default_payment,
     legal_actions,
     new_game,
     plain_map,
 )
 from rules.events import Event
 from tests.support.gameplay import random_game
+from tests.support.positions import holdem_start, junction_pending
 
 GOLDEN = Path(__file__).parent / "golden"
 REGEN = os.environ.get("TIEMPO_REGEN_GOLDEN") == "1"
@@ -57,62 +53,6 @@ REGEN = os.environ.get("TIEMPO_REGEN_GOLDEN") == "1"
 PIXEL_TOL = 48
 MAX_DIFFERENT = 0.002
 BLOCK, BLOCK_MAX = 12, 40
-
-
-# -- positions ----------------------------------------------------------------------------------------
-
-
-def _put(s: GameState, age: Age, kind: Kind, where: str, **kw: object) -> None:
-    board = s.boards[age]
-    b = s.make_building(kind, Cell.parse(where), **kw)
-    for i in b.cells:
-        under = board.at(i)
-        if under is not None:
-            assert under.printed, f"{where} is taken"
-            board.take(under.id)
-    board.put(b)
-
-
-def _settle(s: GameState) -> None:
-    """Stock and supplies consistent with the boards (as in the notation's defaults)."""
-    used = dict.fromkeys(Kind, 0)
-    cubes = [0] * len(s.players)
-    for board in s.boards:
-        for b in board.buildings.values():
-            used[b.kind] += 0 if b.printed else 1
-            for seat in (b.owner, b.marker, *b.population):
-                if seat is not None:
-                    cubes[seat] += 1
-    s.stock = {k: INITIAL_STOCK[k] - used[k] for k in Kind}
-    for seat, p in enumerate(s.players):
-        p.supply = CUBES_PER_PLAYER - cubes[seat]
-
-
-def junction_pending() -> tuple[GameState, list[Event]]:
-    """Digest T13 on the demo map, moved to rows 4-5: Red's Hamlet at D4 joins her Keep's domain to
-    White's; 3 beats 2, so White's Keep is downsized and White must choose where the Watchtower goes
-    (R62, R64): a pending decision with four option cells on Might."""
-    s = new_game(["Ana", "Ben", "Cy", "Dee"], seed=5, game_map=demo_map())
-    _put(s, Age.MIGHT, Kind.KEEP, "A4", owner=0)
-    _put(s, Age.MIGHT, Kind.WATCHTOWER, "C4", owner=2)
-    _put(s, Age.MIGHT, Kind.KEEP, "E4", owner=1)
-    _put(s, Age.FAITH, Kind.KEEP, "A4", owner=0)
-    _put(s, Age.FAITH, Kind.KEEP, "E4", owner=1)
-    _put(s, Age.REASON, Kind.KEEP, "A4", ruin=True)
-    _put(s, Age.REASON, Kind.KEEP, "E4", ruin=True)
-    _settle(s)
-    s.active = s.first = 0
-    s.players[0].hand = Cards(m=1, r=1, c=2)
-    pay = default_payment(s, 0, Age.MIGHT, Cards(c=1), 0)
-    assert pay is not None
-    after, events = apply(s, Construct(0, Age.MIGHT, Kind.HAMLET, Cell.parse("D4"), pay))
-    assert after.pending is not None
-    return after, events
-
-
-def holdem_start() -> GameState:
-    """A 2-player Hold'em game at its start, Ecus secret (A37)."""
-    return new_game(["Émilie", "周杰"], seed=11, game_map=demo_map(), options=Options(holdem=True, ecus_public=False))
 
 
 # -- golden images ------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from render.card import CARD_W, Line, candidates, changes, rows
 from render.demo import late_game
 from render.layout import geometry
 from rules import Age, Cards, Cell, Kind, Travel, apply, legal_actions, new_game
-from tests.render.test_board_pictures import junction_pending
+from tests.support.positions import junction_pending
 
 #: how Discord shows an image in the chat before it is opened: fitted into this box
 CHAT = (550, 350)

@@ -9,28 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from bot.service import Caller, Post, Tiempo, version_of
-from bot.storage import GameRecord, Storage
+from bot.service import Caller, Tiempo, version_of
+from bot.storage import Storage
 from bot.texts import narrate
 from bot.words import PLAIN, render
 from rules import Action, Choose, legal_actions
 from tests.support.gameplay import choose
-
-
-class Silent:
-    async def post(self, channel_id: int, post: Post, nonce: str | None = None) -> None:
-        """The channel is not what this test reads."""
-
-
-async def seated_game(service: Tiempo, storage: Storage, people: list[Caller]) -> GameRecord:
-    """A game opened in channel 1 by the first of ``people``, joined by the others, and started."""
-    await service.new(people[0])
-    for p in people[1:]:
-        await service.join(p)
-    await service.start_game(people[0])
-    game = await storage.active_game_in_channel(1)
-    assert game is not None
-    return game
+from tests.support.service_play import Silent, seated_game
 
 
 @pytest.mark.parametrize(("seed", "names"), [(3, ["alice", "bob"]), (9, ["alice", "bob", "cy"])])

@@ -14,7 +14,7 @@ from bot.service import Caller, Choice, PanelView, Tiempo, panel_pick, parse_age
 from bot.service.tables import AGE_NAMES, BUILDING_NAMES, RULE_TOPICS, table_state
 from bot.storage import Status, Storage
 from rules import Age
-from tests.service.test_actions_told_again import Silent
+from tests.support.service_play import Silent
 
 PEOPLE = [Caller(1, 1, 101, "alice"), Caller(1, 1, 102, "bob")]
 

@@ -18,8 +18,8 @@ from bot.service.games import Games
 from bot.storage import Storage
 from rules import events as ev
 from rules import legal_actions
-from tests.service.test_actions_told_again import Silent, seated_game
 from tests.support.gameplay import choose
+from tests.support.service_play import Silent, seated_game
 
 
 async def _from_history(storage: Storage, game_id: int) -> list[ev.Event]:

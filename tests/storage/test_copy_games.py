@@ -19,9 +19,9 @@ from bot.storage import Status, Storage
 from bot.storage.copy import CopyError, copy_games
 from bot.words import text
 from rules import legal_actions
-from tests.service.test_actions_told_again import Silent
 from tests.support.backends import Backend
 from tests.support.gameplay import choose
+from tests.support.service_play import Silent
 
 
 async def _a_used_database(path: str) -> None:

@@ -14,31 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.play import start
 from bot.storage import Storage
-from rules import apply, parse_action, to_json
 from tests.support.backends import Backend
+from tests.support.killable_table import assert_replays, last_line
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-async def assert_replays(storage: Storage, game_id: int) -> None:
-    """Nothing half-written: the actions are numbered 1, 2, 3…, the database is sound, and the logged
-    actions replay from the first position to the stored snapshot exactly."""
-    game = await storage.get_game(game_id)
-    actions = await storage.list_actions(game.id)
-    assert [a.seq for a in actions] == list(range(1, game.action_count + 1))
-    assert await storage.integrity_problems() == []
-    state = start(game.seats, seed=game.seed, holdem=bool(game.options.get("holdem")))
-    for a in actions:
-        state, _ = apply(state, parse_action(a.action, state))
-    assert to_json(state) == game.snapshot
-
-
-def _last(lines: list[str]) -> str:
-    """The child's last line but for its posts' ``sent`` lines (a post the last command did not wait
-    for may go out after it)."""
-    return [line for line in lines if not line.startswith("sent ")][-1]
 
 
 async def _child(db: Path | str, world: Path, **env: str) -> asyncio.subprocess.Process:
@@ -82,7 +62,7 @@ async def test_kill_9_mid_game_loses_no_accepted_action(tmp_path: Path) -> None:
     out, err = await asyncio.wait_for(proc.communicate(), timeout=300)
     assert proc.returncode == 0, err.decode()[-3000:]
     lines = out.decode().splitlines()
-    assert "resumed" in lines and _last(lines) == "finished"  # (posts left unsent may go out first)
+    assert "resumed" in lines and last_line(lines) == "finished"  # (posts left unsent may go out first)
 
 
 @pytest.mark.slow
@@ -109,7 +89,7 @@ async def test_a_post_left_unsent_by_a_crash_after_the_commit_is_sent_after_the_
     out, err = await asyncio.wait_for(again.communicate(), timeout=300)
     assert again.returncode == 0, err.decode()[-3000:]
     lines = out.decode().splitlines()
-    assert "resumed" in lines and _last(lines) == "finished"
+    assert "resumed" in lines and last_line(lines) == "finished"
     sent = [line.split()[1] for line in lines if line.startswith("sent ")]  # (before "resumed": at start-up)
     assert sent[:len(waiting)] == [p.nonce for p in waiting]  # sent first, in order, once
     assert len(set(sent)) == len(sent)

@@ -27,9 +27,31 @@ from pathlib import Path
 from typing import Any
 
 from bot.discord import ChannelOutbox
+from bot.play import start
 from bot.service.herald import Herald
-from tests.discord.test_whole_games import make_bot, open_table, play_turn, state_of
+from bot.storage import Storage
+from rules import apply, parse_action, to_json
+from tests.support.discord_play import make_bot, open_table, play_turn, state_of
 from tests.support.discord_sim import DiscordSim, SimChannel, SimGuild, SimUser
+
+
+async def assert_replays(storage: Storage, game_id: int) -> None:
+    """Nothing half-written: the actions are numbered 1, 2, 3…, the database is sound, and the logged
+    actions replay from the first position to the stored snapshot exactly."""
+    game = await storage.get_game(game_id)
+    actions = await storage.list_actions(game.id)
+    assert [a.seq for a in actions] == list(range(1, game.action_count + 1))
+    assert await storage.integrity_problems() == []
+    state = start(game.seats, seed=game.seed, holdem=bool(game.options.get("holdem")))
+    for a in actions:
+        state, _ = apply(state, parse_action(a.action, state))
+    assert to_json(state) == game.snapshot
+
+
+def last_line(lines: list[str]) -> str:
+    """The child's last line but for its posts' ``sent`` lines (a post the last command did not wait
+    for may go out after it)."""
+    return [line for line in lines if not line.startswith("sent ")][-1]
 
 
 def _restore(sim: DiscordSim, world: dict[str, Any]) -> list[SimUser]:
