@@ -140,3 +140,30 @@ def test_only_the_discord_front_end_imports_discord() -> None:
            for path in sources("rules", "render", "bot") if not module_of(path).startswith("bot.discord")
            for line, module in imports_of(path) if module.split(".")[0] == "discord"]
     assert not bad, "\n".join(bad)
+
+
+#: each folder of tests/ and the package its tests are about (``app``: the bot's entry point, settings,
+#: selfplay and the shape of the code; ``support``: helpers and stand-ins, no tests)
+TEST_FOLDERS = {"rules": "rules", "render": "render", "ai": "bot/ai", "storage": "bot/storage",
+                "service": "bot/service", "discord": "bot/discord", "console": "bot/console", "app": "bot",
+                "support": None}
+
+
+def test_the_test_folders_mirror_the_packages() -> None:
+    tests = ROOT / "tests"
+    loose = sorted(p.name for p in tests.iterdir() if p.is_file() and p.name not in ("__init__.py", "conftest.py"))
+    assert loose == [], f"files at the top of tests/ (put each in the folder of the package it tests): {loose}"
+    folders = {p.name for p in tests.iterdir() if p.is_dir() and not p.name.startswith((".", "__"))}
+    assert folders == set(TEST_FOLDERS), f"tests/ should hold {sorted(TEST_FOLDERS)}, not {sorted(folders)}"
+    for folder, package in TEST_FOLDERS.items():
+        assert (tests / folder / "__init__.py").exists(), f"tests/{folder}/ needs an __init__.py"
+        assert package is None or (ROOT / package).is_dir(), f"tests/{folder}/ mirrors {package}/, which is gone"
+    assert not list((tests / "support").glob("test_*.py")), "tests/support/ holds helpers, not tests"
+
+
+def test_no_test_file_imports_another() -> None:
+    """What several test files share is in tests/support/, not borrowed from one of them."""
+    borrowed = [f"{path.relative_to(ROOT)}:{line} imports {module}"
+                for path in sources("tests") if path.name.startswith("test_")
+                for line, module in imports_of(path) if module.rpartition(".")[2].startswith("test_")]
+    assert borrowed == [], "\n".join(borrowed)
