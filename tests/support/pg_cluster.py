@@ -96,14 +96,15 @@ class Cluster:
         who = f"{user}:{password}" if password is not None else user
         return f"postgresql://{who}@/{database}?host={self.folder}&port={PORT}"
 
-    async def new_database(self, prefix: str = "tiempo") -> str:
-        """Create a new, empty database on this cluster; its name."""
+    async def new_database(self, prefix: str = "tiempo", *, template: str | None = None) -> str:
+        """Create a new database on this cluster, empty or a copy of the database ``template`` (which
+        nobody may be connected to); its name."""
         import asyncpg
 
         name = f"{prefix}_{uuid.uuid4().hex[:16]}"
         admin = await asyncpg.connect(self.url())
         try:
-            await admin.execute(f"CREATE DATABASE {name}")
+            await admin.execute(f"CREATE DATABASE {name}" + (f" TEMPLATE {template}" if template else ""))
         finally:
             await admin.close()
         return name
