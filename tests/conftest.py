@@ -99,3 +99,11 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
     if request.param == "sqlite":
         return SQLiteBackend(str(tmp_path / "tiempo.sqlite3"))
     return PostgresBackend(request.getfixturevalue("pg_url"))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that needs the PostgreSQL cluster is ``slow``: the quick loop starts no server (the full
+    suite, which .ci/run runs, has them all)."""
+    for item in items:
+        if "pg_cluster" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)

@@ -25,6 +25,8 @@ from tests.support.discord_sim import DiscordSim
 
 BUSY = "The game is busy (its database is in use elsewhere), so nothing was changed. Try again in a moment."
 
+pytestmark = pytest.mark.slow  # each waits out the 2 s a game's lock is waited for
+
 
 async def _until(condition: Callable[[], bool | Awaitable[bool]], timeout: float = 10.0) -> None:
     """Wait until ``condition()`` holds (or, if it is a coroutine, its result), looking every 50 ms;

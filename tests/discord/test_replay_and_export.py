@@ -118,6 +118,7 @@ async def test_bad_input_gets_a_sentence(sim: DiscordSim, tmp_path: Path) -> Non
     assert reply.ephemeral and "Something went wrong" not in reply.content and reply.content
 
 
+@pytest.mark.slow  # draws a whole game's animation
 async def test_export_shows_its_progress_then_attaches_files_that_replay_to_the_end(sim: DiscordSim,
                                                                                    tmp_path: Path) -> None:
     bot = await sim.connect(make_bot(sim, await stored(sim, tmp_path)))

@@ -220,6 +220,7 @@ async def test_undo_from_the_panel_says_what_it_took_back_without_repeating_the_
     assert after == state
 
 
+@pytest.mark.slow  # a pick slower than Discord's 3 s
 async def test_a_slow_pick_is_acknowledged_in_time_and_the_panel_updated_after(sim: DiscordSim, tmp_path: Path,
                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """A pick answered after Discord's 3 seconds (a game's lock held, a picture to draw) would fail

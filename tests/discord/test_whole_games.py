@@ -216,6 +216,7 @@ async def test_undo_takes_back_a_build(sim: DiscordSim, tmp_path: Path) -> None:
     await sim.wait_for_message(lambda m: "takes back" in m.content)
 
 
+@pytest.mark.slow  # a move slower than Discord's 3 s
 async def test_a_quick_move_is_answered_at_once_and_a_slow_one_shows_thinking_in_time(
         sim: DiscordSim, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A move answered within ``ACK_S`` is one answer (no "thinking…" first: one request fewer); one

@@ -164,6 +164,7 @@ class FlakyChannel:
         self.posted.append((nonce, post.text.plain()))
 
 
+@pytest.mark.slow  # waits out the pauses between tries
 async def test_a_post_discord_fails_to_take_is_sent_again_in_its_place(tmp_path: Path,
                                                                       caplog: pytest.LogCaptureFixture) -> None:
     """An outage of Discord's loses no post and reorders none: the channel's posts wait, and go out
@@ -206,6 +207,7 @@ async def test_an_outbox_that_cannot_read_the_database_tries_again(tmp_path: Pat
         await storage.close()
 
 
+@pytest.mark.slow  # waits out the pauses between tries: 1 s, 2 s, 4 s
 async def test_a_sent_post_the_database_fails_to_forget_is_not_sent_again(tmp_path: Path,
                                                                           caplog: pytest.LogCaptureFixture) -> None:
     """Taking a sent post out of the outbox fails (a full disk, not a busy database): it stays there
