@@ -1,7 +1,7 @@
 """Bot benchmark: how long a player waits, with many games at once, and how much memory the bot needs.
 
 The real bot (command tree, HTTP client, storage, renderer) runs against the Discord stand-in on
-127.0.0.1 (tests/discord_sim.py). ``--games`` games of 3 players are played at once in one process,
+127.0.0.1 (tests/support/discord_sim.py). ``--games`` games of 3 players are played at once in one process,
 each in its own channel; every command's latency is the time from the interaction arriving at the bot
 to the last message it causes reaching Discord:
 
@@ -16,7 +16,7 @@ Then ``--stored`` games are written to a database by one process, and the bot is
 fresh one and asked for the status of each, and that process's resident memory is read.
 
 Prints the figures and writes bench/results/bot.json. ``--database postgresql`` keeps the games in a
-throwaway PostgreSQL cluster (tests/pg_cluster.py: initdb and pg_ctl in a temporary folder, a Unix
+throwaway PostgreSQL cluster (tests/support/pg_cluster.py: initdb and pg_ctl in a temporary folder, a Unix
 socket only, stopped and removed at the end) instead of a SQLite file.
 
 ``--capacity`` finds, for each backend named by ``--database`` (both by default), the most games at
@@ -62,8 +62,8 @@ from bot.config import Config  # noqa: E402
 from bot.discord import TiempoBot  # noqa: E402
 from bot.storage import Storage  # noqa: E402
 from rules import Age, GameState, Kind, from_json, placements  # noqa: E402
-from tests.discord_sim import API_PREFIX, LOADING, DiscordSim, SimChannel, SimUser  # noqa: E402
-from tests.pg_cluster import Cluster, server_programs  # noqa: E402
+from tests.support.discord_sim import API_PREFIX, LOADING, DiscordSim, SimChannel, SimUser  # noqa: E402
+from tests.support.pg_cluster import Cluster, server_programs  # noqa: E402
 
 BACKENDS = ("sqlite", "postgresql")
 #: the capacity search: first trial, step up, and the step the bisection stops at
@@ -121,7 +121,7 @@ def pinned(cpus: set[int] | None) -> Iterator[None]:
 
 @contextlib.contextmanager
 def postgres(cpus: set[int] | None = None) -> Iterator[Cluster]:
-    """A throwaway PostgreSQL cluster (the tests' own: tests/pg_cluster.py), its server on ``cpus``."""
+    """A throwaway PostgreSQL cluster (the tests' own: tests/support/pg_cluster.py), its server on ``cpus``."""
     programs = server_programs()
     if programs is None:
         sys.exit("PostgreSQL's server programs (initdb, pg_ctl) are not installed: apt-get install postgresql")

@@ -9,7 +9,7 @@ person has about a thousand finished games); a fifth of the games have an AI sea
 gets its results (random places, Ecus and statistics) and the rated ones change the ratings through
 the real model (``replay_ratings``). Each call is timed through ``Tiempo``'s method, words included,
 with callers drawn with the same weights. The PostgreSQL figures use a copy (``copy-games``) into a
-throwaway cluster (tests/pg_cluster.py), skipped with a line when its server programs are missing.
+throwaway cluster (tests/support/pg_cluster.py), skipped with a line when its server programs are missing.
 
 Prints p50/p95 (ms) per call and writes bench/results/community.json.
 
@@ -43,9 +43,9 @@ from bot.storage.community import RESULT_COLUMNS, PlayerRecords, ResultRecord, r
 from bot.storage.copy import copy_games  # noqa: E402
 from bot.storage.schema import ACTION_COLUMNS, GAME_COLUMNS, seats_json  # noqa: E402
 from rules import legal_actions  # noqa: E402
-from tests.gameplay import choose  # noqa: E402
-from tests.pg_cluster import Cluster, server_programs  # noqa: E402
-from tests.test_retold import Silent, seated_game  # noqa: E402
+from tests.support.gameplay import choose  # noqa: E402
+from tests.support.pg_cluster import Cluster, server_programs  # noqa: E402
+from tests.support.service_play import Silent, seated_game  # noqa: E402
 
 SERVERS = 5
 PEOPLE = 300

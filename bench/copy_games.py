@@ -4,7 +4,7 @@ a host's games from a SQLite file to another SQLite file and to PostgreSQL.
 The source holds ``--games`` games, each a whole game's log: one game is played to its end (random
 legal moves, three players), then its rows are repeated under new ids and channels. Each copy runs in
 a process of its own, whose peak resident memory is read at the end (``ru_maxrss``). The PostgreSQL
-destination is a throwaway cluster (tests/pg_cluster.py: a Unix socket in a temporary folder, fsync on),
+destination is a throwaway cluster (tests/support/pg_cluster.py: a Unix socket in a temporary folder, fsync on),
 skipped with a line when PostgreSQL's server programs are not installed.
 
 Prints the figures and writes bench/results/copy_games.json.
@@ -36,9 +36,9 @@ from bot.storage import Storage  # noqa: E402
 from bot.storage.copy import copy_games  # noqa: E402
 from bot.storage.schema import ACTION_COLUMNS, GAME_COLUMNS  # noqa: E402
 from rules import legal_actions  # noqa: E402
-from tests.gameplay import choose  # noqa: E402
-from tests.pg_cluster import Cluster, server_programs  # noqa: E402
-from tests.test_retold import Silent, seated_game  # noqa: E402
+from tests.support.gameplay import choose  # noqa: E402
+from tests.support.pg_cluster import Cluster, server_programs  # noqa: E402
+from tests.support.service_play import Silent, seated_game  # noqa: E402
 
 
 async def one_game(path: str) -> None:

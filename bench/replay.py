@@ -42,7 +42,7 @@ import render  # noqa: E402
 from bot.service import Tiempo  # noqa: E402
 from bot.storage import Storage  # noqa: E402
 from rules import keyed_seed  # noqa: E402
-from tests.replayed import Silent, people, play_game  # noqa: E402
+from tests.support.replayed import Silent, people, play_game  # noqa: E402
 
 GAMES = [(11, ["ana", "ben", "cy"]), (12, ["ana", "ben", "cy", "dee"]), (13, ["ana", "ben", "cy", "dee", "eve"])]
 

@@ -2,7 +2,7 @@
 
 Everything a caller may use is importable from ``rules`` itself (``__all__`` below); the event
 types are the public namespace ``rules.events``. The other modules are private: nothing outside
-this package imports them (``tests/test_layout.py`` checks). ::
+this package imports them (``tests/app/test_layout.py`` checks). ::
 
     state = new_game(["Ana", "Ben", "Cy"], seed=7)            # R9–R10
     new_game(names, seed=keyed_seed(secrets.randbits(128)))    # a deal no search can find

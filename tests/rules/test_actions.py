@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 
 from rules import Age, Cards, Kind
-
-from ..scenario import board_line, play, refused
+from tests.support.scenario import board_line, play, refused
 
 PLAIN = "map: plain 15x12\n"
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from rules import Age, Cell, Construct, Kind, domains, legal_actions, placements
 from rules.events import RippleForbidden, RippleSkipped
-
-from ..scenario import board_line, play, refused
+from tests.support.scenario import board_line, play, refused
 
 PLAIN = "map: plain 15x12\n"
 

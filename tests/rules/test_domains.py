@@ -8,8 +8,7 @@ import pytest
 
 from rules import Age, Choose, DecisionKind, EndTurn, Kind, RuleError, apply, domains, legal_actions
 from rules.events import CubeKept, Destroyed, Downsized, PowerCompared, Rippled, ShadowRemoved
-
-from ..scenario import board_line, play
+from tests.support.scenario import board_line, play
 
 PLAIN = "map: plain 15x12\n"
 

@@ -19,10 +19,9 @@ from rules import (
     parse_action,
     parse_position,
 )
-
-from ..gameplay import random_game
-from ..scenario import play
-from .test_worked_examples import T13, T19, T20, T21
+from tests.support.gameplay import random_game
+from tests.support.scenario import play
+from tests.support.worked_examples import T13, T19, T20, T21
 
 PLAIN = "map: plain 15x12\n"
 

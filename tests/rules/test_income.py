@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from rules import Age
 from rules.events import IncomePaid
-
-from ..scenario import play
+from tests.support.scenario import play
 
 PLAIN = "map: plain 15x12\n"
 

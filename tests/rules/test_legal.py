@@ -29,8 +29,7 @@ from rules import (
     legal_actions,
     placements,
 )
-
-from ..gameplay import accepted, random_game
+from tests.support.gameplay import accepted, random_game
 
 #: every test here plays random games to the end
 pytestmark = pytest.mark.slow

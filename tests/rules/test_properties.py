@@ -27,8 +27,7 @@ from rules import (
     violation,
 )
 from rules.events import GameEnded
-
-from ..gameplay import random_game
+from tests.support.gameplay import random_game
 
 #: every test here plays random games to the end
 pytestmark = pytest.mark.slow

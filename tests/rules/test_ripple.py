@@ -17,8 +17,7 @@ from rules.events import (
     RippleSkipped,
     ShadowRemoved,
 )
-
-from ..scenario import board_line, play, refused, same_position
+from tests.support.scenario import board_line, play, refused, same_position
 
 PLAIN = "map: plain 15x12\n"
 

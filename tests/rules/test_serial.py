@@ -18,8 +18,7 @@ from rules import (
     to_json,
     view_for,
 )
-
-from ..gameplay import random_game
+from tests.support.gameplay import random_game
 
 
 def _pending_state():  # type: ignore[no-untyped-def]

@@ -24,8 +24,7 @@ from rules import (
     surcharge,
     to_json,
 )
-
-from ..scenario import board_line, play
+from tests.support.scenario import board_line, play
 
 SEED_7_FIRST, SEED_7_HANDS = 1, ["MMRC", "MRCC", "MRRC"]
 

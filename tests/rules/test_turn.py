@@ -11,9 +11,8 @@ import pytest
 
 from rules import Cards, Construct, EndTurn, RuleError, apply, default_payment, legal_actions, new_game, view_for
 from rules.events import CardsDrawn, IncomePaid, Reshuffled, TurnBegan, TurnEnded
-
-from ..gameplay import accepted, random_game
-from ..scenario import board_line, play, refused
+from tests.support.gameplay import accepted, random_game
+from tests.support.scenario import board_line, play, refused
 
 PLAIN = "map: plain 15x12\n"
 

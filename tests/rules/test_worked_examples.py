@@ -33,8 +33,8 @@ from rules.events import (
     RippleForbidden,
     ShadowRemoved,
 )
-
-from ..scenario import board_line, play, refused, same_position
+from tests.support.scenario import board_line, play, refused, same_position
+from tests.support.worked_examples import T13, T19, T20, T21
 
 PLAIN = "map: plain 15x12\n"
 
@@ -318,14 +318,6 @@ def test_t12b_ripple_above_a_chapel_is_allowed_r51() -> None:
 
 # -- T13 Junction decided by power (R60–R62, R64, R65) -----------------------------------------------------
 
-T13 = PLAIN + """
-    Red: hand=C
-    M: Keep[Red]@A1 Watchtower[Green]@C1 Keep[White]@E1
-    F: Keep[Red]@A1 Keep[White]@E1
-    R: Keep-ruin@A1 Keep-ruin@E1
-    """
-
-
 def test_t13_junction_decided_by_power_3_to_2_r60_r62_r64_r65() -> None:
     s, events = play(T13, "Red build Hamlet D1 on M pay C 1+0")
     assert s.pending is not None
@@ -516,13 +508,6 @@ def test_t18b_an_abbey_ruin_renovated_in_one_action_uses_no_marker_r32() -> None
 
 # -- T19–T21 Income (R21, R73–R76) ----------------------------------------------------------------------------
 
-T19 = PLAIN + """
-    hamlets: F1 A9
-    round: 4
-    M: Keep[Red]@A1 City@C1 Town@A3 Hamlet@F2 Watchtower[Green]@G1 Watchtower[Red]@A8 Town@B8 Hamlet@D8
-    """
-
-
 def test_t19_income_on_might_r21_r73_r74() -> None:
     s, events = play(T19, "Red end")
     assert [(e.age, e.amount, e.domains) for e in events if isinstance(e, IncomePaid)] == [(Age.MIGHT, 11, 2)]
@@ -537,16 +522,6 @@ def test_t19b_no_income_from_a_board_without_a_pawn_r73() -> None:
     assert s.players[0].ecus == 10
 
 
-T20 = PLAIN + """
-    hamlets: A2
-    round: 7
-    players: Green Red White Blue
-    Green: pawns=F,M
-    Red: pawns=F,M
-    F: Abbey[Green]@B2 Monastery[Red]@E2 Keep[Red]@G2 City@B5 Town@E4
-    """
-
-
 def test_t20_income_on_faith_r75() -> None:
     s, events = play(T20, "Green end")
     assert [(e.age, e.amount) for e in events if isinstance(e, IncomePaid)] == [(Age.MIGHT, 0), (Age.FAITH, 6)]
@@ -554,15 +529,6 @@ def test_t20_income_on_faith_r75() -> None:
     s, events = play(T20, "Green end\nRed end")
     assert [(e.player, e.age, e.amount) for e in events if isinstance(e, IncomePaid)][-2:] == [
         (1, Age.MIGHT, 0), (1, Age.FAITH, 0)]
-
-
-T21 = PLAIN + """
-    round: 4
-    players: White Red Green Blue
-    White: pawns=R,R
-    Red: pawns=R,R
-    R: Keep-renov@B2 Town@D2{White:2,Red:1} Abbey-ruin@F2 Monastery-ruin@D4
-    """
 
 
 def test_t21_income_on_reason_r76_a4_a34() -> None:

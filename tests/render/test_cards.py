@@ -1,0 +1,147 @@
+"""The cards: one Age as a landscape picture that reads at the size Discord shows in the chat."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import replace
+
+from PIL import Image
+
+from render import age_card, changed_ages, make_scene, places_card, turn_cards
+from render.card import CARD_W, Line, candidates, changes, rows
+from render.demo import late_game
+from render.layout import geometry
+from rules import Age, Cards, Cell, Kind, Travel, apply, legal_actions, new_game
+from tests.support.positions import junction_pending
+
+#: how Discord shows an image in the chat before it is opened: fitted into this box
+CHAT = (550, 350)
+
+
+def _size(png: bytes) -> tuple[int, int]:
+    return Image.open(io.BytesIO(png)).size
+
+
+def test_a_card_fitted_into_the_chat_keeps_cells_and_cube_initials_readable() -> None:
+    state, events = late_game()
+    w, h = _size(age_card(state, Age.MIGHT, events=events))
+    assert w == CARD_W and 1.5 <= w / h <= 1.8  # landscape, like the box the chat fits it into
+    scale = min(CHAT[0] / w, CHAT[1] / h)
+    cell = geometry(state.map).cell * scale
+    assert cell >= 23, cell  # the whole-game picture gives 108 / 2590 * 48 = 2 px a cell in the same box
+    assert 26 * scale >= 12.5  # the side column's words
+
+
+def test_the_after_turn_cards_lead_with_the_board_the_turn_changed_and_keep_every_age() -> None:
+    state = new_game(["Ana", "Ben"], seed=3)
+    travel = next(a for a in legal_actions(state) if isinstance(a, Travel) and a.to is Age.FAITH)
+    after, events = apply(state, travel)  # a pawn arrives on Faith; nothing else changes
+    cards = turn_cards(after, events)
+    assert [(age, changed) for age, changed, _ in cards] == [(Age.FAITH, True), (Age.MIGHT, False),
+                                                            (Age.REASON, False)]
+    assert changed_ages(after, events) == [Age.FAITH]
+
+
+def test_a_board_the_turns_leave_alone_keeps_one_card_drawn_once() -> None:
+    """An unchanged board's card shows the board and the colours, not the round or whose turn (those
+    are on the changed boards' cards and in the post): two turns that leave it alone give the same
+    bytes, drawn once; the first card of a game has the round like every card without events."""
+    from render import _unchanged_card
+
+    state = new_game(["Ana", "Ben"], seed=3)
+    opening = dict((age, png) for age, _, png in turn_cards(state, ()))
+    ana = next(a for a in legal_actions(state) if isinstance(a, Travel) and a.to is Age.FAITH)
+    first, events = apply(state, ana)  # Ana's pawn arrives on Faith
+    cards = dict((age, (changed, png)) for age, changed, png in turn_cards(first, events))
+    assert not cards[Age.REASON][0] and cards[Age.REASON][1] != opening[Age.REASON]
+    drawn = _unchanged_card.cache_info().misses
+    again = replace(first, round=first.round + 1)  # a later turn: another round, another player to move
+    assert dict((age, png) for age, _, png in turn_cards(again, events))[Age.REASON] == cards[Age.REASON][1]
+    assert _unchanged_card.cache_info().misses == drawn  # remembered, not drawn again
+    built = next(a for a in legal_actions(first) if isinstance(a, Travel) and a.to is Age.REASON)
+    moved, events = apply(first, built)  # a pawn arrives on Reason: its card is a changed one now
+    assert next(changed for age, changed, _ in turn_cards(moved, events) if age is Age.REASON)
+
+
+def test_a_pending_decision_leads_with_its_board() -> None:
+    state, _ = junction_pending()
+    assert turn_cards(state, ())[0][:2] == (Age.MIGHT, True)
+
+
+def test_the_side_column_lists_what_the_turn_changed_on_the_board_with_owners() -> None:
+    state, events = late_game()
+    scene = make_scene(state, None, events)
+    faith = [(line.badge, line.words + line.tail, line.owner) for line in changes(scene.boards[Age.FAITH], scene)]
+    assert faith == [("NEW", "Keep E1", 1), ("DOWN", "Watchtower H10", 3), ("GONE", "Chapel F1", 4),
+                     ("GONE", "Hamlet N1", None), (None, "Wilhelmina arrived", 1)]
+    assert changes(make_scene(state).boards[Age.FAITH], make_scene(state)) == []  # no events, no changes
+
+
+def test_the_side_column_lists_a_decision_s_candidates_with_their_owners() -> None:
+    state, _ = late_game()
+    scene = make_scene(state)
+    might = replace(scene.boards[Age.MIGHT], choices=(Cell.parse("J4"), Cell.parse("M5")))
+    assert [(line.badge, line.words, line.owner) for line in candidates(might)] == [
+        ("J4", "Abbey at J4", 2), ("M5", "Keep at M5", 3)]
+    placing = [line.words for line in candidates(might, Kind.KEEP)]
+    assert placing == ["Keep on J4-K5", "Keep on M5-N6"]
+    pending, _ = junction_pending()
+    words = [line.words for line in candidates(make_scene(pending).boards[Age.MIGHT], Kind.WATCHTOWER)]
+    assert words == ["Watchtower on E4", "Watchtower on F4", "Watchtower on E5", "Watchtower on F5"]
+
+
+def test_a_card_draws_nothing_hidden_hands_deck_order_or_secret_ecus() -> None:
+    state, events = late_game()
+    other = state.clone()
+    other.players[0].hand = Cards(r=4)
+    other.players[1].ecus += 7
+    other.deck = list(reversed(other.deck))
+    for age in Age:
+        assert age_card(state, age, None, events) == age_card(other, age, None, events)
+        assert age_card(state, age, 2, events) == age_card(other, age, 2, events)
+
+
+def test_a_preview_lists_what_the_action_changes_then_the_question_it_raises() -> None:
+    state, events = junction_pending()
+    listed = rows(make_scene(state, 0, events), make_scene(state, 0, events).boards[Age.MIGHT], "Preview", True)
+    words = [r.words if isinstance(r, Line) else r[1] for r in listed]
+    assert words == ["What it changes:", "Hamlet D4", "Then Ben chooses:", "Watchtower on E4", "Watchtower on F4",
+                     "Watchtower on E5", "Watchtower on F5"]
+    question = rows(make_scene(state), make_scene(state).boards[Age.MIGHT], None, False)
+    assert [r.words if isinstance(r, Line) else r[1] for r in question][:2] == ["Ben chooses:", "Watchtower on E4"]
+
+
+def test_the_start_of_a_game_lists_no_last_turn() -> None:
+    state = new_game(["Ana", "Ben"], seed=3)
+    scene = make_scene(state)
+    assert all(rows(scene, board, None, False) == [] for board in scene.boards)
+    assert rows(scene, scene.boards[Age.MIGHT], None, True) == [("title", "Last turn:"),
+                                                                ("note", "Nothing changed on this board.")]
+
+
+def test_a_long_name_is_shortened_but_what_happened_is_kept() -> None:
+    state, events = late_game()
+    scene = make_scene(state, None, events)
+    arrived = changes(scene.boards[Age.FAITH], scene)[-1]
+    assert (arrived.words, arrived.tail) == ("Wilhelmina", " arrived")  # the name alone is cut when too long
+
+
+def test_a_list_of_places_is_drawn_on_its_board_ringed_and_listed() -> None:
+    """The panel's list of places comes with their board: each place ringed and named on it, and
+    listed under a title of its own (no "last turn", no one "chooses")."""
+    state, _ = late_game()
+    places = (Cell.parse("A1"), Cell.parse("B7"))
+    png = places_card(state, Age.FAITH, places, Kind.CHAPEL, heading="Where: Chapel")
+    plain = age_card(state, Age.FAITH)
+    assert _size(png) == _size(plain)
+    ringed = Image.open(io.BytesIO(png)).convert("RGB")
+    bare = Image.open(io.BytesIO(plain)).convert("RGB")
+    lay = geometry(state.map)
+    assert ringed.crop((0, 0, 40 + 2 * lay.cell, ringed.height)).tobytes() != bare.crop(
+        (0, 0, 40 + 2 * lay.cell, bare.height)).tobytes()  # columns A and B carry the rings
+    scene = make_scene(state)
+    faith = replace(scene.boards[Age.FAITH], choices=places)
+    listed = rows(replace(scene, placing=Kind.CHAPEL), faith, "Where: Chapel", False, pick="The places in the list:")
+    assert listed[0] == ("title", "The places in the list:")
+    assert [(line.badge, line.words) for line in listed[1:] if isinstance(line, Line)] == [
+        ("A1", "Chapel on A1"), ("B7", "Chapel on B7")]

@@ -1,0 +1,298 @@
+"""The turn panel's steps (bot/service/steps.py): every legal action is reachable by picking from lists of at
+most 25 options, nothing illegal is offered, one-answer questions are never asked, and the preview
+says what an action does and when it harms its own player."""
+
+from __future__ import annotations
+
+import re
+from itertools import islice
+
+import pytest
+
+from bot.service import steps as panel
+from bot.service.panels import Panels, _back_of, _header
+from bot.service.steps import MAX_CHOICES, SEP, Step, path_to, step
+from rules import Action, Age, Cards, Construct, GameState, Kind, Payment, legal_actions, new_game
+from tests.support.gameplay import random_game
+from tests.support.scenario import play
+
+KEY = re.compile(r"^[A-Za-z0-9+\-]{1,12}$")
+MENU_KEY = re.compile(r"^[a-z]+(\.[A-Z]+|\.-)?$")
+PLAIN = "map: plain 15x12\n"
+
+
+def walk(state: GameState, seat: int, path: tuple[str, ...] = (), seen: list[Step] | None = None,
+         legal: list[Action] | None = None) -> list[Action]:
+    """Every action the panel leads to from ``path``, checking each step on the way."""
+    legal = legal_actions(state) if legal is None else legal
+    s = step(state, seat, path, legal=legal, with_preview=False)
+    if seen is not None:
+        seen.append(s)
+    assert len(s.choices) <= MAX_CHOICES, (s.question, len(s.choices))
+    for c in s.choices:
+        assert (MENU_KEY if not path else KEY).match(c.key), c.key
+        assert 0 < len(c.label) <= 100 and len(c.detail) <= 100
+    if s.preview is not None:  # the suggested payment, and the other ways to pay
+        others = [step(state, seat, (*s.next_base, c.key), legal=legal, with_preview=False).preview
+                  for c in s.choices]
+        return [s.preview.action, *(o.action for o in others if o is not None)]
+    assert s.choices, f"a step with nothing to pick: {path}"
+    assert len(s.choices) > 1 or not path, f"a question with one answer was asked: {s.question} {s.choices}"
+    out: list[Action] = []
+    for c in s.choices:
+        out += walk(state, seat, (*s.path, *c.key.split(SEP)), seen, legal)
+    return out
+
+
+def positions(seeds: range, players: int = 3, every: int = 7) -> list[GameState]:
+    out = []
+    for seed in seeds:
+        out += [st.before for st in islice(random_game(seed, players, seed % 2 == 0), 0, 160, every)]
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(4))
+def test_every_legal_action_is_reached_and_only_those(seed: int) -> None:
+    for state in positions(range(seed, seed + 1), players=3 + seed % 3, every=11):
+        seat = state.waiting_on
+        reached = walk(state, seat)
+        legal = [a for a in legal_actions(state) if a.player == seat]
+        assert set(map(repr, reached)) == set(map(repr, legal))  # (ending the turn keeping every card: two ways)
+
+
+def test_path_to_leads_to_each_legal_action() -> None:
+    for state in positions(range(1), every=40):
+        seat = state.waiting_on
+        legal = legal_actions(state)
+        for action in [a for a in legal if a.player == seat][::15]:
+            path = panel.path_to(state, seat, action, legal=legal)
+            last = step(state, seat, path, legal=legal, with_preview=False)
+            assert last.preview is not None and last.preview.action == action, (action, path)
+
+
+def test_the_menu_lists_what_the_player_may_do_and_paths_fit_a_custom_id() -> None:
+    state = positions(range(1), every=30)[1]
+    seat = state.active
+    menu = step(state, seat)
+    keys = [c.key for c in menu.choices]
+    assert any(k.startswith("build.") for k in keys) and "end" in keys
+    for c in menu.choices:
+        if c.key.startswith("build."):
+            assert re.fullmatch(r"Build an? [A-Z][a-z]+ \([123]×[123]\)", c.label), c.label
+    seen: list[Step] = []
+    walk(state, seat, (), seen)
+    longest = max(len(SEP.join(s.path)) for s in seen)
+    widest = f"tiempo:pick:{2**31}:{10**6}-{'f' * 6}:"  # the longest custom id prefix: a version with its digest
+    assert len(widest) + longest <= 100
+
+
+def test_a_one_answer_question_is_answered_for_the_player_and_a_full_path_still_reads() -> None:
+    state, _ = play("map: plain 15x12\nRed: hand=MMCC pawns=M,M\n")
+    s = step(state, 0, ("build", "KEEP"))
+    assert "Might" in s.chosen  # only Might: both pawns stand there, so the board is not asked
+    assert s.path[:3] == ("build", "KEEP", "M")
+    again = step(state, 0, s.path)  # the front end sends back the full path, board included
+    assert again.path == s.path and again.question == s.question
+
+
+def test_building_sizes_and_covered_cells_are_named() -> None:
+    state, _ = play("map: plain 15x12\nRed: hand=MMMR pawns=M,M\n")
+    kinds = step(state, 0, ("build",))
+    assert any(c.label == "Keep (2×2)" for c in kinds.choices)
+    assert any(c.label == "Build a Keep (2×2)" for c in step(state, 0).choices)
+    places = step(state, 0, ("build", "KEEP"))
+    # 15×12 board: far more than 25 places for a Keep, so an area is asked first
+    assert "area" in places.question and all(c.key.startswith("a") for c in places.choices)
+    area = next(c.key for c in places.choices if c.label.startswith("Columns A–E, rows 1–4"))
+    cells = step(state, 0, (*places.path, area))
+    c4 = next(c for c in cells.choices if c.key == "C4")
+    assert c4.label == "C4–D5 · founds the Might domain of C4 (worth 0, yours)"
+    assert c4.detail == "2 Military cards; earns 1 Ecu"
+
+
+def test_a_forest_surcharge_is_named_in_the_cost() -> None:
+    state, _ = play("map: plain 15x12\nplayers: Red White\nterrain: C4=f\nRed: hand=MMMR pawns=M,M\n")
+    s = step(state, 0, ("build", "WATCHTOWER", "a00"))
+    c4 = next(c for c in s.choices if c.key == "C4")
+    assert c4.detail == "1 Military card + 1 for forest"
+
+
+def test_back_asks_the_last_question_again() -> None:
+    state, _ = play("map: plain 15x12\nRed: hand=MMMR pawns=M,F\n")
+    s = step(state, 0, ("build", "KEEP"))
+    assert s.question.startswith("On which board?") and s.back == ()  # the menu, where the Keep was picked
+    s2 = step(state, 0, (*s.path, "M"))
+    assert s2.back == s.path
+
+
+def test_back_from_an_area_list_goes_to_the_menu_the_building_was_picked_from() -> None:
+    state, _ = play("map: plain 15x12\nRed: hand=MMMR pawns=M,M\n")
+    areas = step(state, 0, ("build", "WATCHTOWER"))
+    assert areas.question == "Where? First pick an area of the board." and areas.back == ()
+    places = step(state, 0, (*areas.path, "a00"))
+    assert places.back == areas.path  # and from a place list, the areas again
+
+
+def test_a_one_cell_building_is_placed_without_talk_of_a_top_left_cell() -> None:
+    state, _ = play("map: plain 15x12\nRed: hand=MMMR pawns=M,M\n")
+    assert step(state, 0, ("build", "WATCHTOWER", "a00")).question == "Where?"
+    assert step(state, 0, ("build", "KEEP", "a00")).question == "Where? (the top-left cell)"
+
+
+def test_the_board_question_names_each_board_s_bonus_r28() -> None:
+    state, _ = play("map: plain 15x12\nRed: hand=RRRM pawns=M,F\n")
+    boards = step(state, 0, ("build", "MONASTERY"))
+    assert boards.question == "On which board?"
+    assert {c.label: c.detail for c in boards.choices} == {"Might": "earns 1 Ecu", "Faith": "earns 2 Ecus"}
+    small = step(state, 0, ("build", "CHAPEL"))
+    assert all(c.detail == "" for c in small.choices)  # a value-1 building earns nothing anywhere
+
+
+def test_the_ways_to_pay_explain_the_pawns_allowance_r16() -> None:
+    state, _ = play("map: plain 15x12\nRed: hand=MMMR pawns=M,M\n")
+    s = step(state, 0, ("build", "WATCHTOWER", "a00", "C3"))
+    assert s.preview is not None
+    assert s.question == "Pay another way? Each pawn plays at most 2 cards a turn, on the board where it stands (R16)."
+    assert s.chosen[-1] == "M, through pawn 1"  # the suggested way; the other is offered, with what it leaves
+    assert [(c.label, c.detail) for c in s.choices] == [
+        ("M, through pawn 2", "then pawn 1 may play 2 more cards, pawn 2 may play 1")]
+
+
+def test_the_preview_warns_when_a_ripple_removes_the_players_own_building() -> None:
+    state, _ = play("map: plain 15x12\nRed: hand=MMMR pawns=M,M\nF: Chapel[Red]@C4\n")
+    action = next(a for a in legal_actions(state) if isinstance(a, Construct) and a.kind.value == "Keep"
+                  and a.age is Age.MIGHT and str(a.origin) == "C4")
+    p = panel.preview(state, action)
+    assert any("removes your Chapel at C4 on Faith" in h for h in p.harms)
+    assert any("Faith" in line for line in p.lines)
+
+
+def test_a_stale_path_is_refused() -> None:
+    state, _ = play("map: plain 15x12\nRed: hand=MMCC pawns=M,M\n")
+    with pytest.raises(ValueError):
+        step(state, 0, ("build", "ABBEY"))
+    with pytest.raises(ValueError):
+        step(state, 0, ("fly",))
+
+
+async def test_a_panel_whose_picture_cannot_be_drawn_is_shown_without_it(monkeypatch: pytest.MonkeyPatch,
+                                                                         caplog: pytest.LogCaptureFixture) -> None:
+    from bot.service.panels import Panels
+
+    state = new_game(["Ana", "Ben"], seed=3)
+    build = next(a for a in legal_actions(state) if isinstance(a, Construct))
+    current = step(state, state.active, path_to(state, state.active, build))
+    assert Panels.pictures(1, state, state.active, current)  # a preview has its picture
+
+    def broken(*args: object) -> tuple[()]:
+        raise RuntimeError("the font cannot be read")
+
+    monkeypatch.setattr(Panels, "pictures", staticmethod(broken))
+    panels = Panels(games=None, moves=None)  # type: ignore[arg-type]
+    assert await panels.pictures_or_none(1, state, state.active, current) == ()
+    assert "could not draw the panel's pictures" in caplog.text
+
+
+def test_a_payment_is_said_in_words() -> None:
+    """What ``pay:`` suggestions show beside the notation: ``1+1`` is one card through each pawn."""
+    assert panel.pay_words(Payment(Cards(2, 0, 0), (1, 1))) == "2 Military cards, 1 card through each pawn"
+    assert panel.pay_words(Payment(Cards(2, 0, 1), (2, 1))) == (
+        "2 Military + 1 Civil cards, 2 through pawn 1 and 1 through pawn 2")
+    assert panel.pay_words(Payment(Cards(0, 1, 0), (0, 1))) == "1 Religious card, through pawn 2"
+    assert panel.pay_words(Payment(Cards(0, 0, 2), (2, 0))) == "2 Civil cards, all through pawn 1"
+    assert panel.pay_words(Payment(Cards(0, 0, 0), (0, 0))) == "no card"
+    widest = panel.pay_words(Payment(Cards(1, 2, 1), (2, 2)))
+    assert len(f"MRRC 2+2 — {widest}") <= 100  # a Discord choice's name
+
+
+def test_a_question_the_game_waits_on_is_asked_in_words() -> None:
+    """R62, R64, R67, R72: the panel asks the decision's own question (which domain goes first, which
+    building is destroyed or downsized, where the smaller one goes), each answer naming its building
+    and owner; there is no way back to a menu that would ask it again."""
+    order = PLAIN + ("active: Blue\nBlue: hand=C\nM: Keep[Green]@E3 Hamlet@E5 Watchtower[White]@C5 Watchtower[Red]@D5 "
+                     "Watchtower[Red]@E6 Watchtower[White]@E7\n")
+    state, _ = play(order, "Blue demolish E5 on M pay C")
+    s = step(state, 3, ("choose",))
+    assert s.question.startswith("Which domain on Might is resolved first? Pick one of its tied buildings")
+    assert [c.label for c in s.choices] == ["C5: White's Watchtower", "E6: Red's Watchtower"]
+    assert _back_of(state, s) is None  # no Back button: the menu would only ask it again
+    picked = step(state, 3, ("choose", "C5"))
+    assert picked.preview is not None and _back_of(state, picked) == ("choose",)  # back to the question
+    state, _ = play(order, "Blue demolish E5 on M pay C\nBlue choose E6")
+    assert step(state, 3, ("choose",)).question.startswith(
+        "Which of these Watchtowers on Might is destroyed? Downsizing a Watchtower removes it")
+    keeps = PLAIN + "active: Green\nGreen: hand=CC\nM: Keep[Red]@A1 Keep[White]@E1 Keep[Blue]@C4\n"
+    state, _ = play(keeps, "Green build Town C2 on M pay CC 1+1")
+    assert step(state, 2, ("choose",)).question.startswith(
+        "Which of these buildings on Might is downsized? It becomes smaller, or is destroyed")
+    d17 = PLAIN + ("Red: hand=CCC\nF: Keep[White]@F1 Keep[Blue]@H1 Hamlet@E2 Hamlet@E3 Hamlet@E4 Castle[Green]@F3\n"
+                   "F: Keep[Green]@C6 Watchtower[Green]@B6 Watchtower[Green]@C5 Watchtower[Green]@B7\n")
+    state, _ = play(d17, "Red build City E5 on M pay CCC 2+1")
+    assert step(state, 1, ("choose",)).question.startswith(
+        "Where does your downsized Keep at F1 on Faith go as a Watchtower (1×1)? Pick its top-left cell")
+
+
+def test_the_header_names_cards_in_words_and_income_only_on_the_players_own_turn() -> None:
+    """R73: in an income round the panel says what ending the turn now would collect — to the player
+    whose turn it is (in full on the menu, in a few words once an action is being picked), not to
+    the others; in every round it gives every player's income outlook in one line (issue 19); the
+    hand is named in words (R is Religious, not Reason or Red)."""
+    state, _ = play("map: plain 15x12\nround: 4\nRed: hand=MRRC pawns=M,M\nM: Keep[Red]@A1 City@C1\n")
+    red = _header(state, 0).plain()
+    assert "hand: 1 Military, 2 Religious, 1 Civil" in red and "hand MRRC" not in red
+    assert ("Income round: if your turn ended now you would collect 3 Ecus (Might 3 · Faith 0 (no pawn) · "
+            "Reason 0 (no pawn))") in red
+    assert _header(state, 0, brief=True).plain().endswith("Income round: ending your turn now collects 3 Ecus.")
+    assert "Income round" not in _header(state, 1).plain()
+    assert "Income if counted now: you 0 (" in _header(state, 1).plain() and " · Red 3 · " in _header(state, 1).plain()
+    assert _header(state, 0).plain().endswith(" · Blue 0 — income round")
+    later, _ = play("map: plain 15x12\nround: 5\nRed: hand=M\nM: Keep[Red]@A1 City@C1\n")
+    assert "Income round" not in _header(later, 0).plain()
+    head = _header(later, 0).plain()
+    assert "\nIncome if counted now: you 3 (Might 3 · Faith 0 (no pawn) · Reason 0 (no pawn)) · " in head
+    assert head.endswith(" 0 — next income: round 7")
+
+
+def test_a_place_that_harms_the_player_is_marked_in_the_list() -> None:
+    """R53: the Keep's ripple to Faith would remove the player's own Chapel there: the place says so
+    before it is picked (the preview then flags it too), and only that place is marked."""
+    state, _ = play("map: plain 15x12\nRed: hand=MMMR pawns=M,M\nF: Chapel[Red]@C4\n")
+    action = next(a for a in legal_actions(state) if isinstance(a, Construct) and a.kind.value == "Keep"
+                  and a.age is Age.MIGHT and str(a.origin) == "C4")
+    path = path_to(state, 0, action)
+    places = next(s for s in (step(state, 0, path[:n]) for n in range(1, len(path)))
+                  if any(c.key == "C4" for c in s.choices))
+    (c4,) = [c for c in places.choices if c.key == "C4"]
+    assert c4.harms and "Removes your Chapel at C4 on Faith" in c4.detail and len(c4.detail) <= 100
+    harmless = [c for c in places.choices if c.key not in ("B3", "B4", "C3", "C4", "D3", "D4")]
+    assert harmless and not any(c.harms for c in harmless)
+
+
+def test_a_list_of_places_comes_with_its_board() -> None:
+    """The places a list offers are shown on their board (the panel's picture), the building to put
+    there named; a menu shows no board."""
+    state, _ = play("map: plain 15x12\nRed: hand=MRRC pawns=F,F\nF: Chapel[Red]@C4 Chapel[Red]@H8\n")
+    s = step(state, 0, ("build", "CHAPEL"))
+    if s.places is None:  # more than 25 places: an area first
+        s = step(state, 0, (*s.path, s.choices[0].key))
+    assert s.places is not None and s.places.age is Age.FAITH and s.places.kind is Kind.CHAPEL
+    assert [str(c) for c in s.places.cells] == [c.key for c in s.choices]
+    (picture,) = Panels.pictures(1, state, 0, s)
+    assert picture.filename == "tiempo-1-places-faith.png" and picture.png.startswith(b"\x89PNG")
+    upgrade = step(state, 0, ("upgrade",))
+    assert upgrade.places is not None and upgrade.places.kind is None  # buildings to pick: named as they stand
+    assert step(state, 0, ()).places is None and Panels.pictures(1, state, 0, step(state, 0, ())) == ()
+
+
+def test_a_building_to_upgrade_is_not_marked_for_a_harm_its_placement_decides() -> None:
+    """R53: upgrading the Watchtower at C4 to a Keep harms the player only where the Keep's ripple
+    covers their Chapel at D5 on Faith: the list of buildings marks none, the list of placements
+    marks exactly those."""
+    state, _ = play("map: plain 15x12\nRed: hand=MMMR pawns=M,M\nM: Watchtower[Red]@C4 Watchtower[Red]@K9\n"
+                    "F: Chapel[Red]@D5\n")
+    targets = step(state, 0, ("upgrade",))
+    assert {c.key for c in targets.choices} >= {"C4", "K9"} and not any(c.harms for c in targets.choices)
+    placements = step(state, 0, ("upgrade", "C4", "KEEP"))
+    marked = {c.key for c in placements.choices if c.harms}
+    assert marked == {"C4"} and len(placements.choices) == 4  # only the Keep on C4-D5 covers D5

@@ -1,0 +1,222 @@
+"""What players read: narration of events, the private hand, the public status, the ranking."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.discord import markdown
+from bot.texts import (
+    RULES,
+    cards_in_words,
+    describe_draw,
+    describe_hand,
+    describe_income,
+    describe_status,
+    narrate,
+    ranking,
+)
+from rules import Cards, apply, legal_actions, parse_action
+from tests.support.gameplay import random_game
+from tests.support.scenario import play
+
+T13 = """map: plain 15x12
+Red: hand=C
+M: Keep[Red]@A1 Watchtower[Green]@C1 Keep[White]@E1
+F: Keep[Red]@A1 Keep[White]@E1
+R: Keep-ruin@A1 Keep-ruin@E1
+"""
+
+
+def test_r60_r62_r72_a_junction_is_told_step_by_step_and_asks_the_owner() -> None:
+    s, events = play(T13, "Red build Hamlet D1 on M pay C 1+0")
+    text = " ".join(narrate(s, events))
+    assert text == (
+        "Red builds a Hamlet at D1 on Might with C. The Hamlet joins 2 domains on Might. Military power: 3 against 2. "
+        "White must choose where the downsized Keep at E1 on Might goes as a Watchtower "
+        "(top-left cell: E1, F1, E2, F2)."
+    )
+    s, events = apply(s, parse_action("White choose F2", s))
+    assert " ".join(narrate(s, events)) == (
+        "White's Keep at E1 on Might is downsized to a Watchtower at F2. "
+        "Its shadow on Faith goes too. Its shadow on Reason goes too."
+    )
+
+
+def test_r53_paradox_bonus_and_ripples_in_two_sentences() -> None:
+    s, events = play("map: plain 15x12\nRed: hand=MM\nF: Monastery[Green]@C3\nR: Monastery-ruin@C3\n",
+                     "Red build Keep B2 on M")
+    assert narrate(s, events) == [
+        "Red builds a Keep at B2 on Might with MM (+1 Ecu).",
+        "Paradox on Faith: the ripple arriving there removes Green's Monastery at C3.",
+        "Its shadow on Reason goes too.",
+        "The Keep at B2 ripples to Faith and to Reason as a ruin.",  # named: the line before is another building's
+    ]
+
+
+def test_r53_a_paradox_in_the_same_place_tells_the_old_building_from_the_new_and_whose_cubes_went() -> None:
+    s, events = play("map: plain 15x12\nplayers: Red White\nRed: hand=CC\nF: Town@B2\nR: Town@B2{Red:1,White:2}\n",
+                     "Red build Town B2 on M")
+    assert narrate(s, events) == [
+        "Red builds a Town at B2 on Might with CC (+1 Ecu).",
+        "Paradox on Faith: the ripple arriving there removes the old Town at B2.",
+        "Its shadow on Reason goes too, with Red's cube and White's 2 cubes.",
+        "The new Town at B2 ripples to Faith and to Reason.",
+    ]
+
+
+def test_r21_income_and_the_next_turn_are_announced() -> None:
+    s, events = play("map: plain 15x12\nround: 4\nRed: hand=M\nM: Keep[Red]@A1 City@C1\n", "Red end")
+    assert narrate(s, events) == [
+        "Red ends the turn.", "Red collects 3 Ecus on Might: 3 from the domain of the Keep at A1.",
+        "Round 4 (an income round): White to play."
+    ]
+
+
+def test_r73_r76_income_says_where_it_comes_from_and_why_a_board_pays_nothing() -> None:
+    pos = ("map: plain 15x12\nround: 4\nRed: hand=M pawns=M,R\nM: Keep[Red]@A1 City@C1 Castle[Red]@H1 Town@K1\n"
+           "R: Town@E5{Red:1} Keep-ruin@K9\n")
+    s, events = play(pos, "Red end")
+    told = narrate(s, events)
+    assert ("Red collects 5 Ecus on Might: 3 from the domain of the Keep at A1; 2 from the domain of the Castle at H1."
+            in told)
+    nothing = "Red collects nothing on Reason: no domain where they have the most cubes"
+    assert any(line.startswith(nothing) for line in told)
+    before, _ = play(pos)
+    total, boards = describe_income(before, 0, you=True)
+    assert total == 5 and boards[1] == "Faith: nothing — no pawn there"
+    assert boards[2].startswith("Reason: nothing — no domain where you have the most cubes")
+
+
+def test_r24_the_hand_message_shows_only_its_owners_cards_and_the_status_none() -> None:
+    s, _ = play("map: plain 15x12\nRed: hand=MMRC\nWhite: hand=CCCC\n")
+    mine = markdown(describe_hand(s, 0))
+    assert "`MMRC`" in mine and "CCCC" not in mine and "Your turn" in mine
+    assert "It is Red's turn" in markdown(describe_hand(s, 1)) and "`CCCC`" in markdown(describe_hand(s, 1))
+    status = markdown(describe_status(s))
+    assert "MMRC" not in status and "CCCC" not in status and "4 cards" in status
+
+
+@pytest.mark.slow
+def test_narration_covers_every_event_of_random_games_without_a_blank() -> None:
+    for step in random_game(8, 4, True):
+        for line in narrate(step.after, step.events):
+            assert line and line[0].isupper() and line.endswith((".", ")"))
+        if step.after.finished:
+            assert any(line.startswith("Game over:") for line in narrate(step.after, step.events))
+            assert ranking(step.after)[0][0] == 1
+
+
+def test_a36_ranking_shares_places_on_ties() -> None:
+    s, _ = play("map: plain 15x12\nRed: ecus=9\nWhite: ecus=12\nGreen: ecus=12\nBlue: ecus=3\n")
+    assert ranking(s) == [(1, 1, 12), (1, 2, 12), (3, 0, 9), (4, 3, 3)]
+
+
+def test_the_hand_lists_what_the_player_can_do() -> None:
+    s, _ = play("map: plain 15x12\nRed: ecus=4 hand=MMRC\n")
+    text = markdown(describe_hand(s, 0))
+    assert "exchange cards" in text and "build" in text and "end your turn" in text
+    assert len(legal_actions(s)) > 0
+    assert set(RULES) >= {"turn", "cards", "terrain", "building", "domains", "ripples", "junctions", "reason",
+                          "income"}
+
+
+def test_a_destroyed_building_keeps_its_capitals() -> None:
+    from rules import Age
+    from rules.events import Destroyed
+
+    s, _ = play(T13)
+    keep = next(b for b in s.boards[Age.MIGHT].buildings.values() if b.kind.value == "Keep" and b.owner == 1)
+    assert narrate(s, [Destroyed(Age.MIGHT, keep)]) == ["White's Keep at E1 on Might is destroyed."]
+
+
+def test_the_hand_says_what_can_be_built_and_where_upgrades_and_populations_go() -> None:
+    s, _ = play("map: plain 15x12\nRed: ecus=4 hand=MMCC pawns=M,R\nM: Watchtower[Red]@A1\n"
+                "R: Hamlet@D2 Town@F5\n")
+    text = markdown(describe_hand(s, 0))
+    # what legal_actions allows, grouped: kinds per board, upgrade targets, populate targets
+    assert "build a Watchtower (1×1), Keep (2×2), Hamlet (1×1) or Town (2×2) on Might" in text, text
+    assert "upgrade A1 on Might" in text and "populate D2 or F5" in text, text
+    assert "renovate" not in text  # no ruin on Reason
+
+
+def test_the_status_counts_one_cube_and_one_card_in_the_singular() -> None:
+    s, _ = play("map: plain 15x12\nRed: hand=M cubes=1\n")
+    status = markdown(describe_status(s))
+    assert "1 cube, 1 card," in status and "1 cubes" not in status and "1 cards" not in status
+
+
+def test_building_sizes_are_named_in_the_hand_and_the_rules() -> None:
+    s, _ = play("map: plain 15x12\nRed: hand=MMCC pawns=M,M\n")
+    hand = markdown(describe_hand(s, 0))
+    assert "Watchtower (1×1)" in hand and "Keep (2×2)" in hand
+    rules = markdown(RULES["building"])
+    assert "Keep, Monastery and Town 2×2" in rules and "Castle, Abbey and City 3×3" in rules
+
+
+def test_a_ripple_right_after_its_building_says_it_and_an_exchange_says_what_it_cost() -> None:
+    s, events = play("map: plain 15x12\nRed: hand=MM\n", "Red build Keep B2 on M")
+    assert narrate(s, events)[-1] == "It ripples to Faith and to Reason as a ruin."
+    s, events = play("map: plain 15x12\nRed: hand=MRCC ecus=4\n", "Red exchange C")
+    assert narrate(s, events)[0] == "Red pays 2 Ecus to exchange 1 card."
+
+
+def test_after_the_game_the_hand_reply_gives_the_result_not_a_fresh_hand() -> None:
+    s, _ = play("map: plain 15x12\nRed: hand=MMRC ecus=12\nWhite: ecus=20\nfinished: White\n")
+    text = markdown(describe_hand(s, 0))
+    assert text == "**The game is over.** You finished with 12 Ecus, 2nd of 4."
+    assert "MMRC" not in text
+
+
+def test_r37_r38_a_build_says_what_it_was_paid_with_and_the_terrain_surcharge() -> None:
+    s, events = play("map: plain 15x12\nplayers: Red White\nterrain: C4=f\nRed: hand=MMR pawns=M,M\n",
+                     "Red build Keep C4 on M pay MMR 2+1")
+    told = narrate(s, events)[0]
+    assert told == "Red builds a Keep at C4 on Might with MMR, 1 of them for the forest at C4 (+1 Ecu)."
+
+
+def test_a_long_answer_goes_in_several_messages_never_cut() -> None:
+    from bot.discord import MAX_TEXT, pages
+
+    text = "\n".join(f"line {i}: " + "x" * 60 for i in range(120)) + "\n" + "y" * 4000
+    parts = pages(text)
+    assert len(parts) > 2 and all(len(p) <= MAX_TEXT for p in parts)
+    # nothing left out: only the one line too long for a message is cut in two
+    assert "".join(parts).replace("\n", "") == text.replace("\n", "")
+    assert "\n".join(parts[:-2]) == text[:len("\n".join(parts[:-2]))]
+    assert pages("short") == ["short"]
+
+
+def test_a_decision_told_again_later_names_the_building_that_was_downsized() -> None:
+    """Told again after its answer (the log, a recap, an AI's whole turn), the question names the Keep
+    that was downsized, though a Watchtower stands at E1 by then."""
+    asked, events = play(T13, "Red build Hamlet D1 on M pay C 1+0")
+    later, _ = apply(asked, parse_action("White choose E1", asked))
+    assert "White must choose where the downsized Keep at E1 on Might goes as a Watchtower" in " ".join(
+        narrate(later, events))
+
+
+def test_the_status_names_the_boards_of_the_pawns_in_words() -> None:
+    """A letter names a colour on the cards (R for Red): pawns are placed on boards named in full."""
+    s, _ = play("map: plain 15x12\nRed: hand=M pawns=R,R\nWhite: pawns=M,F\n")
+    status = markdown(describe_status(s))
+    assert "both pawns on Reason" in status and "pawns on Might and Faith" in status
+    assert not any(line.startswith(("R ", "W ")) for line in status.splitlines())  # no colour letter either
+    assert "R/R" not in status and "M/F" not in status
+
+
+def test_r20_the_player_is_told_what_an_exchange_or_the_end_of_a_turn_drew() -> None:
+    """R20: an exchange and the end of a turn draw back to 4; the player reads what came, privately."""
+    before, _ = play("map: plain 15x12\nRed: hand=MRCC ecus=4\n")
+    after, _ = apply(before, parse_action("Red exchange CC", before))
+    drawn = after.players[0].hand - Cards.parse("MR")
+    assert describe_draw(before, after, parse_action("Red exchange CC", before)) == (
+        f"You drew {cards_in_words(drawn)} ({drawn}).") and drawn.total == 2
+    ended, _ = apply(before, parse_action("Red end", before))  # four cards kept: nothing to draw
+    assert describe_draw(before, ended, parse_action("Red end", before)) == ""
+    built, _ = play("map: plain 15x12\nRed: hand=MMCC pawns=M,M\n", "Red build Keep B2 on M pay MM")
+    end = parse_action("Red end", built)
+    refilled, _ = apply(built, end)
+    drawn = refilled.players[0].hand - Cards.parse("CC")
+    assert describe_draw(built, refilled, end) == f"You drew {cards_in_words(drawn)} ({drawn})." and drawn.total == 2
+    start, _ = play("map: plain 15x12\nRed: hand=MMCC pawns=M,M\n")
+    assert describe_draw(start, built, parse_action("Red build Keep B2 on M pay MM", start)) == ""  # no draw
