@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict
 from collections.abc import Sequence
 
 from render import age_card, changed_ages, places_card
 from rules import INCOME_ROUNDS, Action, Age, GameState
 from rules import events as ev
 
-from ..panel import Step, step
+from ..panel import Step, listing, listing_key, step
 from ..play import Refusal
 from ..storage import Status
 from ..texts import cards_in_words, describe_draw, describe_income, ecu_word, narrate, who
@@ -22,6 +23,9 @@ from .table import Table
 
 log = logging.getLogger("tiempo.panels")
 
+#: games whose legal actions are remembered between taps (a turn's taps share them until it moves on)
+LISTINGS_KEPT = 256
+
 
 class Panels:
     """Opens a player's panel, moves it along their picks, and plays what they confirm."""
@@ -30,6 +34,25 @@ class Panels:
         self.games = games
         self.table = table
         self.render = render
+        #: a game's state (the cached object: never changed in place) and its listings by ``listing_key``
+        self._listings: OrderedDict[int, tuple[GameState, dict[tuple[str, ...], list[Action]]]] = OrderedDict()
+
+    def step(self, game_id: int, state: GameState, seat: int, path: Sequence[str] = (), *,
+             with_preview: bool = True) -> Step:
+        """``bot.panel.step``, with the legal actions it looks at remembered for the next tap on the
+        same position (the list of places, then the preview, then Confirm list the same actions)."""
+        kept = self._listings.get(game_id)
+        if kept is None or kept[0] is not state:
+            kept = (state, {})
+        self._listings[game_id] = kept
+        self._listings.move_to_end(game_id)
+        while len(self._listings) > LISTINGS_KEPT:
+            self._listings.popitem(last=False)
+        key = listing_key(path)
+        legal = kept[1].get(key)
+        if legal is None:
+            legal = kept[1][key] = listing(state, key)
+        return step(state, seat, path, legal=legal, with_preview=with_preview)
 
     async def pictures_or_none(self, game_id: int, state: GameState, seat: int, current: Step) -> tuple[Picture, ...]:
         """The step's pictures, drawn off the event loop; none when pictures are off or drawing fails
@@ -90,9 +113,10 @@ class Panels:
         if state.pending is not None and (not path or path[0] != "choose"):
             path = ("choose",)
         try:
-            current = step(state, seat, path)
+            current = self.step(game.id, state, seat, path)
         except ValueError:
-            note, current = "That choice is no longer possible; here is what you can do now.", step(state, seat)
+            note, current = ("That choice is no longer possible; here is what you can do now.",
+                             self.step(game.id, state, seat))
         gallery = await self.pictures_or_none(game.id, state, seat, current)
         head = _header(state, seat, brief=bool(current.path))
         return Reply(lines([x for x in (note, head, *_body(current)) if x]), gallery=gallery,
@@ -107,7 +131,7 @@ class Panels:
         played: list[tuple[GameState, Action]] = []
 
         def chosen(state: GameState, seat: int) -> Action:
-            s = step(state, seat, path, with_preview=False)
+            s = self.step(game_id, state, seat, path, with_preview=False)
             if s.preview is None:
                 raise Refusal("Pick the rest of the action first.")
             played.append((state, s.preview.action))
