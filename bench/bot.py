@@ -712,7 +712,7 @@ def capacity(backend: str, by: str, code: str, label: str, search: Search, targe
     def setup(games: int, think: float, name: str) -> Setup:
         return Setup(games, turns, think, target(name), by, code, bot_cpu, players_cpu, server)
 
-    serial = run_trial(setup(1, 0.3, f"{by}-serial"))
+    serial = run_trial(dataclasses.replace(setup(1, 0.3, f"{by}-serial"), turns=2 * turns))
     print(f"\n{backend}, {by}, the bot of {label}: {placement}; {turns} turns a game, think {search.think} s; "
           f"p95 <= {search.limit_ms} ms for the end of turn and for each {'tap' if by == 'taps' else 'action'}")
     print(f"  serial (one interaction at a time), the bot's CPU per interaction, ms: "
@@ -732,7 +732,7 @@ def capacity(backend: str, by: str, code: str, label: str, search: Search, targe
         if not attempt(games):
             bad = games
             break
-        good, games = games, games + search.step
+        good, games = games, games + search.step if search.step else 2 * games
     if bad is None and good < search.first:
         bad = search.first
     while bad is not None and bad - good > search.fine:
@@ -790,7 +790,7 @@ def main() -> None:
                     help="also run each search against the bot of revision REV (a temporary git worktree)")
     ap.add_argument("--p95-limit", type=float, default=150.0, help="p95 allowed, ms (--capacity)")
     ap.add_argument("--first", type=int, default=FIRST, help="games at once of the first trial (--capacity)")
-    ap.add_argument("--step", type=int, default=STEP, help="step up between trials (--capacity)")
+    ap.add_argument("--step", type=int, default=STEP, help="step up between trials; 0: twice as many (--capacity)")
     ap.add_argument("--fine", type=int, default=FINE, help="the step the bisection stops at (--capacity)")
     ap.add_argument("--most", type=int, default=1000, help="stop the search here (--capacity)")
     ap.add_argument("--postgres-cpu", choices=("bot", "players", "anywhere"), default="bot",
