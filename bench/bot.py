@@ -57,6 +57,7 @@ import logging
 import os
 import platform
 import random
+import signal
 import sqlite3
 import statistics
 import subprocess
@@ -875,6 +876,7 @@ def capacity_main(args: argparse.Namespace, search: Search) -> None:
     print the trials, write capacity.json."""
     path = ROOT / "bench" / "results" / "capacity.json"
     series: list[dict[str, Any]] = []
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped"))  # (the baseline's worktree is removed)
     bot_cpu, _, _ = cores()
     with contextlib.ExitStack() as stack:
         codes = [(str(ROOT), "this checkout")]
