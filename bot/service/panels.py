@@ -34,25 +34,33 @@ class Panels:
         self.games = games
         self.table = table
         self.render = render
-        #: a game's state (the cached object: never changed in place) and its listings by ``listing_key``
-        self._listings: OrderedDict[int, tuple[GameState, dict[tuple[str, ...], list[Action]]]] = OrderedDict()
+        #: a game's state (the cached object: never changed in place), its listings by ``listing_key``
+        #: and the steps shown on it, by seat and path
+        self._listings: OrderedDict[int, tuple[GameState, dict[tuple[str, ...], list[Action]],
+                                               dict[tuple[int, tuple[str, ...]], Step]]] = OrderedDict()
 
     def step(self, game_id: int, state: GameState, seat: int, path: Sequence[str] = (), *,
              with_preview: bool = True) -> Step:
         """``bot.panel.step``, with the legal actions it looks at remembered for the next tap on the
-        same position (the list of places, then the preview, then Confirm list the same actions)."""
+        same position (the list of places, then the preview, then Confirm list the same actions), and
+        the steps too (Confirm plays the action its preview named)."""
         kept = self._listings.get(game_id)
         if kept is None or kept[0] is not state:
-            kept = (state, {})
+            kept = (state, {}, {})
         self._listings[game_id] = kept
         self._listings.move_to_end(game_id)
         while len(self._listings) > LISTINGS_KEPT:
             self._listings.popitem(last=False)
+        shown = kept[2].get((seat, tuple(path)))
+        if shown is not None and (shown.preview is None or shown.preview.after is not None or not with_preview):
+            return shown
         key = listing_key(path)
         legal = kept[1].get(key)
         if legal is None:
             legal = kept[1][key] = listing(state, key)
-        return step(state, seat, path, legal=legal, with_preview=with_preview)
+        current = step(state, seat, path, legal=legal, with_preview=with_preview)
+        kept[2][(seat, tuple(path))] = current
+        return current
 
     async def pictures_or_none(self, game_id: int, state: GameState, seat: int, current: Step) -> tuple[Picture, ...]:
         """The step's pictures, drawn off the event loop; none when pictures are off or drawing fails
