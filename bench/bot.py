@@ -915,13 +915,18 @@ def capacity_main(args: argparse.Namespace, search: Search) -> None:
                             result["postgres_server"] = (f"pinned with the {args.postgres_cpu}"
                                                          if args.postgres_cpu != "anywhere" else "not pinned")
                         series.append(result)
+                        write_capacity(path, series)  # after each series: a stopped run keeps what it measured
     print("\nbackend     by     bot of             games at once   (p95 <= limit, one core for the bot)")
     for r in series:
         print(f"{r['backend']:11s} {r['by']:6s} {r['bot_code']:18s} {r['games_at_once']:5d}   "
               f"(load {r['machine']['load_average'][0]}, {r['measured_at']})")
+    write_capacity(path, series)
+    print(f"written to {path.relative_to(ROOT)}")
+
+
+def write_capacity(path: Path, series: list[dict[str, Any]]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"method": METHOD, "series": series, "ratios": ratios(series)}, indent=2) + "\n")
-    print(f"written to {path.relative_to(ROOT)}")
 
 
 def ratios(series: list[dict[str, Any]]) -> dict[str, Any]:
