@@ -1,36 +1,48 @@
 """Bot benchmark: how long a player waits, with many games at once, and how much memory the bot needs.
 
 The real bot (command tree, HTTP client, storage, renderer) runs against the Discord stand-in on
-127.0.0.1 (tests/support/discord_sim.py). ``--games`` games of 3 players are played at once in one process,
-each in its own channel; every command's latency is the time from the interaction arriving at the bot
-to the last message it causes reaching Discord:
+127.0.0.1 (tests/support/discord_sim.py). ``--games`` games of 3 players are played at once, each in its own
+channel, in one of two ways (``--by``):
 
-* a plain action (``/tiempo build``): its private reply and the public narration;
-* an end of turn (``/tiempo end``): its private reply and the board picture posted for the next player.
+* ``typed``: ``/tiempo build`` (a Watchtower, Chapel or Hamlet on the board of the player's first
+  pawn, when there is a place) and ``/tiempo end``;
+* ``taps``, as a person plays on a phone: Play on the channel's post, then the turn panel's lists
+  (the building, the area, the place: whatever the panel asks) and Confirm, for the same buildings;
+  the end of the turn by its two taps (End your turn, Confirm); a decision by its button.
 
-Players wait ``--think`` seconds on average (uniformly 0.5–1.5 times that) between two commands, as
-people reading a board do; ``--think 0`` sends each command the moment the last one was answered, which
-measures throughput rather than what a player feels.
+Every interaction's latency is the time from its arrival at the bot to the message that answers it
+(the panel updated in place, the private reply); for an end of turn, to the board's cards posted in
+the channel for the next player. Players wait ``--think`` seconds on average (uniformly 0.5-1.5 times
+that) before each interaction, as people reading a board do.
 
 Then ``--stored`` games are written to a database by one process, and the bot is started on it in a
 fresh one and asked for the status of each, and that process's resident memory is read.
 
-Prints the figures and writes bench/results/bot.json. ``--database postgresql`` keeps the games in a
-throwaway PostgreSQL cluster (tests/support/pg_cluster.py: initdb and pg_ctl in a temporary folder, a Unix
-socket only, stopped and removed at the end) instead of a SQLite file.
+Prints the figures and writes bench/results/bot.json (bot-taps.json, bot-postgresql.json, ...).
+``--database postgresql`` keeps the games in a throwaway PostgreSQL cluster (tests/support/pg_cluster.py:
+initdb and pg_ctl in a temporary folder, a Unix socket only, stopped and removed at the end).
 
-``--capacity`` finds, for each backend named by ``--database`` (both by default), the most games at
-once one bot process serves at ``--think`` seconds a command with an end-of-turn p95 of at most
-``--p95-limit`` ms: trials of 100, 150, 200, ... games until one fails, then a bisection to a step of 25.
-In a trial the bot runs in a process of its own pinned to one core (``os.sched_setaffinity``), with
-nothing else of the benchmark in it; the Discord stand-in and the simulated players run in another
-process pinned to another core, and send the bot its gateway events over a Unix socket (the REST side
-is HTTP on 127.0.0.1, as always). The PostgreSQL server is pinned to the bot's core by default, so both
-figures are "one core does all the bot's work, its database included". Prints a table of the trials
-and writes bench/results/capacity.json.
+``--capacity`` finds, for each backend named by ``--database`` and way of playing named by ``--by``
+(all by default), the most games at once one bot process serves at ``--think`` seconds an interaction
+with a p95 of at most ``--p95-limit`` ms for the end of turn and for the other interactions (each tap,
+or each typed build): trials of ``--first``, then ``--step`` more, ... until one fails, then a
+bisection to ``--fine``, and the figure passes a second time. In a trial the bot runs in a process of
+its own (bench/bot_serve.py) pinned to one core, with nothing else of the benchmark in it; the
+Discord stand-in and the players run in another process pinned to another core, and send the bot its
+gateway events over a Unix socket (REST is HTTP on 127.0.0.1). The PostgreSQL server is pinned to
+the bot's core by default: "one core does all the bot's work, its database included". Before each
+search, a serial trial (one game, one interaction at a time) gives the bot's CPU per interaction of
+each kind. ``--baseline REV`` runs every search a second time, interleaved, against the bot of
+revision REV (a temporary ``git worktree``, imported through its own PYTHONPATH; the players and the
+stand-in stay this checkout's), so a change is judged by a ratio measured in one run. Prints the
+trials and writes bench/results/capacity.json.
 
-    python bench/bot.py [--games 50] [--turns 6] [--think 3] [--stored 200] [--database sqlite|postgresql]
-    python bench/bot.py --capacity [--database sqlite|postgresql] [--turns 8]
+``--profile FILE`` plays one trial against a bot run under cProfile (its event loop's thread) and
+prints where its time went.
+
+    python bench/bot.py [--games 50] [--turns 6] [--think 3] [--by typed|taps] [--database sqlite|postgresql]
+    python bench/bot.py --capacity [--database ...] [--by ...] [--baseline ffaed82] [--first 50 --step 25]
+    python bench/bot.py --profile bot.prof --by taps --games 30 --think 1
 """
 
 from __future__ import annotations
@@ -38,17 +50,21 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
+import itertools
 import json
 import logging
 import os
 import platform
 import random
+import signal
+import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -56,24 +72,29 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import discord.http  # noqa: E402
 
 from bot.config import Config  # noqa: E402
 from bot.discord import TiempoBot  # noqa: E402
+from bot.service.steps import SEP, listing, path_to  # noqa: E402
 from bot.storage import Storage  # noqa: E402
-from rules import Age, GameState, Kind, from_json, placements  # noqa: E402
-from tests.support.discord_sim import API_PREFIX, LOADING, DiscordSim, SimChannel, SimUser  # noqa: E402
+from rules import Age, Construct, GameState, Kind, from_json, placements  # noqa: E402
+from tests.support.discord_sim import API_PREFIX, LOADING, DiscordSim, SimChannel, SimUser, _walk_components  # noqa: E402
 from tests.support.pg_cluster import Cluster, server_programs  # noqa: E402
 
 BACKENDS = ("sqlite", "postgresql")
+MODES = ("typed", "taps")
 #: the capacity search: first trial, step up, and the step the bisection stops at
 FIRST, STEP, FINE = 100, 50, 25
-METHOD = ("Trials of N 3-player games at once, players thinking 0.5-1.5 x think s between commands; the bot "
-          "alone in a process pinned to one core, the Discord stand-in and players in another process on "
-          "another core (gateway events over a Unix socket, REST over HTTP on 127.0.0.1); N = 100, 150, "
-          "200, ... until the end-of-turn p95 (interaction to board picture posted) passes the limit or "
-          "an answer is late, then bisected to a step of 25.")
-StateReader = Callable[[SimChannel], Awaitable[GameState]]
+METHOD = ("Trials of N 3-player games at once, played by typed commands (/tiempo build, /tiempo end) or by "
+          "taps (Play, the panel's lists, Confirm; End, Confirm; a decision's button), players thinking "
+          "0.5-1.5 x think s before each interaction; the bot alone in a process pinned to one core, the "
+          "Discord stand-in and players in another process on another core (gateway events over a Unix "
+          "socket, REST over HTTP on 127.0.0.1); N = first, first + step, ... until the p95 of the end of "
+          "turn (interaction to board cards posted) or of the other interactions (a tap, a typed build) "
+          "passes the limit, an answer is late or a table is stuck, then bisected to the fine step, and "
+          "the figure passed a second time. The baseline's bot (another revision) is measured in the "
+          "same run, interleaved, with the same players.")
+StateReader = Callable[[SimChannel], Awaitable[tuple[int, GameState]]]
 
 
 def rss_mb() -> float:
@@ -179,76 +200,267 @@ def newest_id(sim: DiscordSim) -> int:
     return next(reversed(sim._messages), 0)
 
 
-def reader_of(storage: Storage, state_of: Callable[[Any], GameState] | None = None) -> StateReader:
-    """How the players read a channel's game: through ``storage`` (the bot's own, with its cache, when
-    the bot runs in this process; else a connection of the players' own)."""
-    decode = state_of or (lambda game: from_json(game.snapshot))
+def reader_of(storage: Storage, state_of: Callable[[Any], GameState]) -> StateReader:
+    """How the players read a channel's game when the bot runs in this process: through its storage
+    and cache."""
 
-    async def read(channel: SimChannel) -> GameState:
+    async def read(channel: SimChannel) -> tuple[int, GameState]:
         game = await storage.active_game_in_channel(channel.id)
         if game is None:
             games = [g for g in await storage.list_games() if g.channel_id == channel.id]
             game = max(games, key=lambda g: g.id)
-        return decode(game)
+        return game.id, state_of(game)
 
     return read
 
 
-async def one_game(sim: DiscordSim, state_of: StateReader, index: int, turns: int, think: float, plain: list[float],
-                   ends: list[float], rng: random.Random) -> None:
-    channel = sim.add_channel(f"table-{index}")
-    users = [sim.add_user(f"p{index}-{k}") for k in range(3)]
-    sim.dispatch("CHANNEL_CREATE", {**channel.payload(), "type": 0, "position": index, "permission_overwrites": []})
-    await asyncio.sleep(rng.random() * 2 * think)  # tables open over the first turn, not in the same millisecond
-    await sim.invoke(sim.slash("tiempo", "new", {"seats": 3}, user=users[0], channel=channel), timeout=60)
-    for u in users[1:]:
-        await sim.invoke(sim.slash("tiempo", "join", user=u, channel=channel), timeout=60)
-    after = newest_id(sim)
-    iid = sim.inject(sim.slash("tiempo", "start", user=users[0], channel=channel))
-    await settle(sim, iid, channel, after, board=True)
-    by_name: dict[str, SimUser] = {u.name: u for u in users}
-    for _ in range(turns):
-        state = await state_of(channel)
-        if state.finished or state.pending is not None:
-            return
+@contextlib.asynccontextmanager
+async def database_reader(target: str) -> AsyncIterator[StateReader]:
+    """How the players of a trial read a channel's game: a connection of their own, reading the newest
+    game's snapshot with one query of their own (not through ``Storage``, which would bring a database
+    of another revision to this checkout's schema under the bot that uses it)."""
+    query = "SELECT id, snapshot FROM games WHERE channel_id = {} AND snapshot IS NOT NULL ORDER BY id DESC LIMIT 1"
+    if target.startswith(("postgres://", "postgresql://")):
+        import asyncpg
+
+        connection = await asyncpg.connect(target)
+
+        async def read_pg(channel: SimChannel) -> tuple[int, GameState]:
+            found = await connection.fetchrow(query.format("$1"), channel.id)
+            return int(found["id"]), from_json(found["snapshot"])
+
+        try:
+            yield read_pg
+        finally:
+            await connection.close()
+        return
+    db = sqlite3.connect(f"file:{target}?mode=ro", uri=True, check_same_thread=False)
+
+    async def read_sqlite(channel: SimChannel) -> tuple[int, GameState]:
+        found = db.execute(query.format("?"), (channel.id,)).fetchone()  # (a few hundred µs: not worth a thread)
+        return int(found[0]), from_json(found[1])
+
+    try:
+        yield read_sqlite
+    finally:
+        db.close()
+
+
+class Table:
+    """One game's channel and players, and how they play: the interactions they send, timed."""
+
+    def __init__(self, sim: DiscordSim, read: StateReader, index: int, think: float, lat: dict[str, list[float]],
+                 kinds: dict[int, str]) -> None:
+        self.sim, self.read, self.think = sim, read, think
+        self.lat, self.kinds = lat, kinds
+        self.rng = random.Random(index)
+        self.channel = sim.add_channel(f"table-{index}")
+        self.users = [sim.add_user(f"p{index}-{k}") for k in range(3)]
+        self.by_name: dict[str, SimUser] = {u.name: u for u in self.users}
+        sim.dispatch("CHANNEL_CREATE", {**self.channel.payload(), "type": 0, "position": index,
+                                        "permission_overwrites": []})
+
+    async def pause(self) -> None:
+        """The player reads and decides: 0.5-1.5 x think seconds."""
+        await asyncio.sleep(self.think * (0.5 + self.rng.random()))
+
+    async def send(self, payload: dict[str, Any], kind: str, board: bool = False) -> int:
+        """Send an interaction and wait for its answer (and the board's post); its latency is kept
+        under ``kind``. Returns the interaction id."""
+        after = newest_id(self.sim)
+        iid = self.sim.inject(payload)
+        self.kinds[iid] = kind
+        self.lat.setdefault(kind, []).append(await settle(self.sim, iid, self.channel, after, board))
+        return iid
+
+    async def open(self) -> None:
+        """/tiempo new, two joins and a start (set-up: not counted)."""
+        sim, channel, users = self.sim, self.channel, self.users
+        await asyncio.sleep(self.rng.random() * 2 * self.think)  # tables open over the first turn
+        await self.send(sim.slash("tiempo", "new", {"seats": 3}, user=users[0], channel=channel), "setup")
+        for u in users[1:]:
+            await self.send(sim.slash("tiempo", "join", user=u, channel=channel), "setup")
+        await self.send(sim.slash("tiempo", "start", user=users[0], channel=channel), "setup", board=True)
+
+    def build_cells(self, state: GameState) -> tuple[Kind, Age, list[Any]]:
+        """A building to try this turn, on the board of the active player's first pawn, and its places."""
         seat = state.active
-        user = by_name[state.players[seat].name]
         age = state.players[seat].pawns[0]
-        kind = rng.choice([Kind.WATCHTOWER, Kind.CHAPEL, Kind.HAMLET])
-        cells = placements(state, seat, kind, age) if age is not Age.REASON else []
-        await asyncio.sleep(think * (0.5 + rng.random()))  # the player reads the board and decides
-        if cells:
-            after = newest_id(sim)
-            iid = sim.inject(sim.slash("tiempo", "build", {"kind": kind.value, "cell": str(rng.choice(cells)),
-                                                           "age": age.title}, user=user, channel=channel))
-            plain.append(await settle(sim, iid, channel, after, board=False))
-            if (await state_of(channel)).pending is not None:
+        kind = self.rng.choice([Kind.WATCHTOWER, Kind.CHAPEL, Kind.HAMLET])
+        return kind, age, placements(state, seat, kind, age) if age is not Age.REASON else []
+
+    async def typed(self, turns: int) -> None:
+        """Turns played by typing: ``/tiempo build`` (sometimes), then ``/tiempo end``."""
+        sim, channel = self.sim, self.channel
+        for _ in range(turns):
+            _, state = await self.read(channel)
+            if state.finished or state.pending is not None:
                 return
-            await asyncio.sleep(think * (0.5 + rng.random()))
-        after = newest_id(sim)
-        iid = sim.inject(sim.slash("tiempo", "end", user=user, channel=channel))
-        ends.append(await settle(sim, iid, channel, after, board=True))
+            user = self.by_name[state.players[state.active].name]
+            kind, age, cells = self.build_cells(state)
+            await self.pause()
+            if cells:
+                await self.send(sim.slash("tiempo", "build", {"kind": kind.value, "cell": str(self.rng.choice(cells)),
+                                                              "age": age.title}, user=user, channel=channel), "command")
+                if (await self.read(channel))[1].pending is not None:
+                    return
+                await self.pause()
+            await self.send(sim.slash("tiempo", "end", user=user, channel=channel), "end", board=True)
+
+    async def taps(self, turns: int) -> None:
+        """Turns played by taps, as a person does: Play, then the panel's lists (the verb, the building,
+        the area, the place) and Confirm; the end of the turn by its two taps (End, Confirm); a
+        decision by its button on the channel's post."""
+        ended = 0
+        for _ in range(3 * turns):
+            if ended >= turns:
+                return
+            game_id, state = await self.read(self.channel)
+            if state.finished:
+                return
+            if state.pending is not None:
+                await self.decide(game_id, state)
+                continue
+            user = self.by_name[state.players[state.active].name]
+            panel = None
+            target = None if state.acted else self.build_path(state)
+            if target is not None:
+                await self.pause()
+                panel = await self.panel(game_id, user)
+                await self.tap_to(panel, user, target, "confirm", board=False)
+                game_id, state = await self.read(self.channel)
+                if state.pending is not None:
+                    continue
+            await self.pause()
+            if panel is None:
+                panel = await self.panel(game_id, user)
+            await self.tap_to(panel, user, self.end_path(state), "end", board=True)
+            ended += 1
+
+    def shortest(self, state: GameState, actions: list[Any], legal: list[Any]) -> tuple[str, ...]:
+        """The shortest panel path among those of ``actions`` (at most four tried), ``legal`` being the
+        listing the panel looks at for them (the players' process must stay light: it is the stand-in
+        too, and its slowness would count as the bot's)."""
+        paths = []
+        for a in actions[:4]:
+            with contextlib.suppress(ValueError):
+                paths.append(path_to(state, state.active, a, legal=legal))
+        if not paths:
+            raise RuntimeError(f"the panel leads to none of {actions[:3]}")
+        return min(paths, key=len)
+
+    def end_path(self, state: GameState) -> tuple[str, ...]:
+        """The panel's path to the end of the turn (keeping every card, when the hand allows)."""
+        legal = listing(state, ("end",))
+        return self.shortest(state, sorted(legal, key=lambda a: a.discard.total), legal)
+
+    def build_path(self, state: GameState) -> tuple[str, ...] | None:
+        """The panel's path to a building as the typed players build (the same kinds, board and
+        choice of place), paid as the panel suggests; None when there is no place."""
+        kind, age, cells = self.build_cells(state)
+        if not cells:
+            return None
+        cell = self.rng.choice(cells)
+        legal = listing(state, ("build", kind.name))  # what the bot's panel lists for this building
+        return self.shortest(state, [a for a in legal if isinstance(a, Construct) and a.kind is kind
+                                     and a.age is age and a.origin == cell], legal)
+
+    async def panel(self, game_id: int, user: SimUser) -> int:
+        """Play, on the newest post that has it: the panel's message id."""
+        found = _component(self.sim, self.channel, f"tiempo:play:{game_id}")
+        if found is None:
+            raise RuntimeError(f"no Play button for game {game_id}")
+        iid = await self.send(self.sim.click(found[1], found[0], user=user), "play")
+        return self.sim.interactions[iid].answer_ids[-1]
+
+    async def tap_to(self, panel: int, user: SimUser, target: tuple[str, ...], last: str, board: bool) -> None:
+        """Pick through the panel until it previews ``target``, then Confirm (timed as ``last``)."""
+        sim = self.sim
+        for _ in range(len(target) + 3):
+            ids = _ids(sim, panel)
+            confirm = next((c for c in ids if c["custom_id"].startswith("tiempo:ok:")), None)
+            if confirm is not None and confirm["custom_id"].rsplit(":", 1)[1] == SEP.join(target):
+                await self.pause()
+                await self.send(sim.click(confirm["custom_id"], panel, user=user), last, board=board)
+                return
+            menu = next(c for c in ids if c["custom_id"].startswith("tiempo:pick:"))
+            at = menu["custom_id"].rsplit(":", 1)[1]
+            done = tuple(at.split(SEP)) if at else ()
+            key = next(v for v in (o["value"] for o in menu["options"])
+                       if target[len(done):len(done) + len(v.split(SEP))] == tuple(v.split(SEP)))
+            await self.pause()
+            iid = await self.send(sim.click(menu["custom_id"], panel, user=user, values=[key]), "pick")
+            if sim._messages[panel].attachments:  # a list of places, or a preview: drawn
+                self.lat.setdefault("pick with picture", []).append(self.lat["pick"].pop())
+                self.kinds[iid] = "pick with picture"
+        raise RuntimeError(f"the panel did not lead to {target}")
+
+    async def decide(self, game_id: int, state: GameState) -> None:
+        """A pending decision, answered by one of the buttons on its post."""
+        assert state.pending is not None
+        user = self.by_name[state.players[state.pending.decision.player].name]
+        prefix = f"tiempo:choose:{game_id}:"
+        found = await self.sim.wait_for(lambda: _component(self.sim, self.channel, prefix, every=True),
+                                        timeout=60, what="a decision's buttons")
+        await self.pause()
+        await self.send(self.sim.click(self.rng.choice(found[1]), found[0], user=user), "decision")
 
 
-async def play(sim: DiscordSim, state_of: StateReader, games: int, turns: int, think: float) -> dict[str, Any]:
-    """``games`` games at once; their latencies."""
-    plain: list[float] = []
-    ends: list[float] = []
+def _ids(sim: DiscordSim, message_id: int) -> list[dict[str, Any]]:
+    """The components of a stored message that have a custom id (read without copying it)."""
+    return [c for c in _walk_components(sim._messages[message_id].payload.get("components") or [])
+            if "custom_id" in c]
+
+
+def _component(sim: DiscordSim, channel: SimChannel, prefix: str, every: bool = False) -> Any:
+    """The newest public message of ``channel`` with a component whose custom id starts with ``prefix``:
+    ``(message id, custom id)`` (with ``every``: all such ids), or None."""
+    for message_id in reversed(sim._messages):
+        stored = sim._messages[message_id]
+        if int(stored.payload["channel_id"]) != channel.id or stored.deleted:
+            continue
+        found = [c["custom_id"] for c in _ids(sim, message_id) if c["custom_id"].startswith(prefix)]
+        if found:
+            return message_id, (found if every else found[0])
+    return None
+
+
+async def play(sim: DiscordSim, read: StateReader, games: int, turns: int, think: float, by: str
+               ) -> dict[str, Any]:
+    """``games`` games at once, played ``by`` typing or by taps; their latencies, by kind."""
+    lat: dict[str, list[float]] = {}
+    kinds: dict[int, str] = {}
+    failures: list[str] = []
+
+    async def one(i: int) -> None:
+        table = Table(sim, read, i, think, lat, kinds)
+        try:
+            await table.open()
+            await (table.taps(turns) if by == "taps" else table.typed(turns))
+        except Exception as error:  # a table that cannot go on is counted, the others play on
+            failures.append(f"{type(error).__name__}: {error}"[:300])
+
     started = time.perf_counter()
-    await asyncio.gather(*(one_game(sim, state_of, i, turns, think, plain, ends, random.Random(i))
-                           for i in range(games)))
+    await asyncio.gather(*(one(i) for i in range(games)))
     wall = time.perf_counter() - started
-    return {"games_at_once": games, "turns_per_game": turns, "think_s": think, "plain_action": summary(plain),
-            "end_of_turn_with_picture": summary(ends), "wall_s": round(wall, 1),
-            "late_answers": sum(1 for r in sim.interactions.values() if r.refusals)}
+    taps = [x for k, v in lat.items() if k not in ("end", "setup") for x in v]
+    return {"games_at_once": games, "by": by, "turns_per_game": turns, "think_s": think,
+            "plain_action" if by == "typed" else "tap": summary(taps),
+            "end_of_turn_with_picture": summary(lat.get("end", [])),
+            "by_kind": {k: summary(v) for k, v in sorted(lat.items())}, "wall_s": round(wall, 1),
+            "late_answers": sum(1 for r in sim.interactions.values() if r.refusals),
+            "tables_failed": len(failures), "first_failure": failures[0] if failures else None,
+            "_kinds": kinds}
 
 
-async def latency(games: int, turns: int, think: float, target: str) -> dict[str, Any]:
+async def latency(games: int, turns: int, think: float, target: str, by: str) -> dict[str, Any]:
     """The bot and the players in this one process (the everyday benchmark)."""
     logging.getLogger("discord").setLevel(logging.ERROR)
     async with DiscordSim.running(response_deadline=3.0) as sim:
         bot = await sim.connect(make_bot(sim.token, sim.guild.id, target))
-        return await play(sim, reader_of(bot.service.storage, bot.service.state_of), games, turns, think)
+        result = await play(sim, reader_of(bot.service.storage, bot.service.state_of), games, turns, think, by)
+        del result["_kinds"]
+        return result
 
 
 async def write_stored(stored: int, db: str) -> None:
@@ -299,18 +511,6 @@ async def memory(stored: int) -> dict[str, Any]:
 # -- the bot in a process of its own ------------------------------------------------------------------
 
 
-def scheduled() -> tuple[float, float]:
-    """Seconds this process's threads have run, and waited for a core while ready to run (Linux's
-    per-thread schedstat): the wait is the time other work on the bot's core took from it."""
-    ran = waited = 0
-    with contextlib.suppress(OSError):
-        for task in os.listdir("/proc/self/task"):
-            with contextlib.suppress(OSError, ValueError), open(f"/proc/self/task/{task}/schedstat") as f:
-                on_cpu, queued, _ = f.read().split()
-                ran, waited = ran + int(on_cpu), waited + int(queued)
-    return ran / 1e9, waited / 1e9
-
-
 def core_busy(cpu: int | None) -> float:
     """Seconds core ``cpu`` has been busy (anything but idle and I/O wait) since boot; 0 if unknown."""
     if cpu is None:
@@ -340,58 +540,6 @@ def server_cpu(pid: int | None) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
-class _ErrorCount(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.ERROR)
-        self.count = 0
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.count += 1
-
-
-async def serve(sim_url: str, relay: str, token: str, guild_id: int, target: str) -> None:
-    """The bot, alone in this process: REST to the stand-in at ``sim_url``, gateway events read from the
-    Unix socket ``relay`` (one JSON ``[event, payload]`` per line). Ends on ``__close__``, writing back
-    the CPU seconds it used while the games were played."""
-    errors = _ErrorCount()
-    logging.getLogger().addHandler(errors)
-    logging.getLogger("discord").setLevel(logging.ERROR)
-    discord.http.Route.BASE = sim_url + API_PREFIX
-    bot = make_bot(token, guild_id, target)
-    await bot.login(token)  # runs setup_hook: storage opened, commands synced
-    bot._connection.guild_ready_timeout = 0.05
-    closed = asyncio.get_running_loop().create_future()
-
-    async def relayed(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        cpu = wall = waited = 0.0
-        while line := await reader.readline():
-            event, payload = json.loads(line)
-            if event == "__ready__":
-                await bot.wait_until_ready()
-                cpu, wall = time.process_time(), time.monotonic()  # every thread of this process
-                waited = scheduled()[1]
-                writer.write(b"ready\n")
-            elif event == "__close__":
-                usage = {"cpu_s": round(time.process_time() - cpu, 1), "wall_s": round(time.monotonic() - wall, 1),
-                         "threads_waited_for_core_s": round(scheduled()[1] - waited, 1),
-                         "errors_logged": errors.count, "rss_mb": round(rss_mb(), 1)}
-                await bot.close()
-                writer.write((json.dumps(usage) + "\n").encode())
-                await writer.drain()
-                break
-            else:
-                bot._connection.parsers[event](payload)
-        writer.close()
-        if not closed.done():
-            closed.set_result(None)
-
-    server = await asyncio.start_unix_server(relayed, relay, limit=1 << 24)
-    async with server:
-        await closed
-    if not bot.is_closed():
-        await bot.close()
-
-
 class _Relay:
     """The bot of another process, as the stand-in's ``dispatch`` sees a client: its parsers send each
     gateway event down the relay socket."""
@@ -407,18 +555,48 @@ class _Relay:
         self.writer.write((json.dumps([event, payload]) + "\n").encode())
 
 
-async def trial(games: int, turns: int, think: float, target: str, bot_cpu: int | None,
-                server: int | None = None) -> dict[str, Any]:
-    """``games`` games at once against a bot in a process of its own (pinned to ``bot_cpu``); this process
-    is the stand-in and the players. ``server``: the PostgreSQL server's process id, to count its CPU."""
+@dataclasses.dataclass
+class Setup:
+    """One trial: ``games`` games at once played ``by`` typing or taps, against the bot of the checkout
+    ``code`` (this one by default) in a process of its own pinned to ``bot_cpu``, keeping its games in
+    ``target``; the players' process is pinned to ``players_cpu``. ``server``: the PostgreSQL
+    server's process id, to count its CPU. ``profile``: a file for the bot's cProfile."""
+
+    games: int
+    turns: int
+    think: float
+    target: str
+    by: str = "typed"
+    code: str = str(ROOT)
+    bot_cpu: int | None = None
+    players_cpu: int | None = None
+    server: int | None = None
+    profile: str | None = None
+
+
+def cpu_by_kind(arrivals: list[tuple[str, float]], total: float, kinds: dict[int, str]) -> dict[str, float]:
+    """The bot's CPU per interaction, by kind, in ms, when the games were played one interaction at a
+    time: the CPU from an interaction's arrival to the next one's is its cost (the posts it causes
+    included)."""
+    spent: dict[str, list[float]] = {}
+    marks = [*sorted(arrivals, key=lambda a: a[1]), ("", total)]
+    for (iid, at), (_, then) in itertools.pairwise(marks):
+        spent.setdefault(kinds.get(int(iid), "?"), []).append(then - at)
+    return {k: round(1000 * statistics.mean(v), 1) for k, v in sorted(spent.items())}
+
+
+async def trial(setup: Setup) -> dict[str, Any]:
+    """Play a trial against a bot in a process of its own; this process is the stand-in and the players."""
     logging.getLogger("discord").setLevel(logging.ERROR)
     with tempfile.TemporaryDirectory() as tmp:
         async with DiscordSim.running(response_deadline=3.0) as sim:
             relay = os.path.join(tmp, "relay.sock")
-            command = [sys.executable, __file__, "--serve", sim.url, "--relay", relay, "--token", sim.token,
-                       "--guild", str(sim.guild.id), "--target", target]
-            command += ["--cpu", str(bot_cpu)] if bot_cpu is not None else []
-            proc = await asyncio.create_subprocess_exec(*command)
+            command = [sys.executable, str(ROOT / "bench" / "bot_serve.py"), "--api", sim.url + API_PREFIX,
+                       "--relay", relay, "--token", sim.token, "--guild", str(sim.guild.id), "--target", setup.target]
+            command += ["--cpu", str(setup.bot_cpu)] if setup.bot_cpu is not None else []
+            command += ["--profile", setup.profile] if setup.profile else []
+            env = {**os.environ, "PYTHONPATH": setup.code}
+            proc = await asyncio.create_subprocess_exec(*command, env=env, cwd=setup.code)
             try:
                 for _ in range(600):
                     if os.path.exists(relay) or proc.returncode is not None:
@@ -435,20 +613,22 @@ async def trial(games: int, turns: int, think: float, target: str, bot_cpu: int 
                 for guild in sim.guilds.values():
                     sim.dispatch("GUILD_CREATE", sim.guild_payload(guild))
                 bot.send("__ready__", None)
-                if await asyncio.wait_for(reader.readline(), 30) != b"ready\n":
+                if await asyncio.wait_for(reader.readline(), 60) != b"ready\n":
                     raise RuntimeError("the bot process did not get ready")
-                storage = await Storage.open(target)  # the players' own connection to read the games
-                cpu, busy, db = time.process_time(), core_busy(bot_cpu), server_cpu(server)
-                try:
-                    result = await play(sim, reader_of(storage), games, turns, think)
-                finally:
-                    await storage.close()
+                cpu, busy, db = time.process_time(), core_busy(setup.bot_cpu), server_cpu(setup.server)
+                async with database_reader(setup.target) as read:
+                    result = await play(sim, read, setup.games, setup.turns, setup.think, setup.by)
                 result["players_cpu_s"] = round(time.process_time() - cpu, 1)
-                result["bot_core_busy_s"] = round(core_busy(bot_cpu) - busy, 1)
-                result["postgres_server_cpu_s"] = round(server_cpu(server) - db, 1) if server else None
+                result["bot_core_busy_s"] = round(core_busy(setup.bot_cpu) - busy, 1)
+                result["postgres_server_cpu_s"] = round(server_cpu(setup.server) - db, 1) if setup.server else None
                 result["load_average_1min_at_end"] = round(os.getloadavg()[0], 2)
                 bot.send("__close__", None)
-                result["bot"] = json.loads(await asyncio.wait_for(reader.readline(), 60))
+                used = json.loads(await asyncio.wait_for(reader.readline(), 60))
+                kinds = result.pop("_kinds")
+                arrivals = used.pop("arrivals")
+                if setup.games == 1:  # one interaction at a time: each one's CPU is known
+                    result["bot_cpu_ms_by_kind"] = cpu_by_kind(arrivals, used["cpu_s"], kinds)
+                result["bot"] = used
                 writer.close()
                 await asyncio.wait_for(proc.wait(), 60)
             finally:
@@ -458,17 +638,14 @@ async def trial(games: int, turns: int, think: float, target: str, bot_cpu: int 
     return result
 
 
-def run_trial(games: int, turns: int, think: float, target: str, bot_cpu: int | None,
-              players_cpu: int | None, server: int | None = None) -> dict[str, Any]:
+def run_trial(setup: Setup) -> dict[str, Any]:
     """One trial in a fresh process (the players'), which starts the bot's."""
-    command = [sys.executable, __file__, "--trial", "--games", str(games), "--turns", str(turns), "--think",
-               str(think), "--target", target]
-    command += ["--cpu", str(players_cpu)] if players_cpu is not None else []
-    command += ["--bot-cpu", str(bot_cpu)] if bot_cpu is not None else []
-    command += ["--server-pid", str(server)] if server is not None else []
+    command = [sys.executable, __file__, "--trial", json.dumps(dataclasses.asdict(setup))]
+    command += ["--cpu", str(setup.players_cpu)] if setup.players_cpu is not None else []
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        return {"games_at_once": games, "error": (done.stderr.strip().splitlines() or ["?"])[-1]}
+        return {"games_at_once": setup.games, "by": setup.by,
+                "error": (done.stderr.strip().splitlines() or ["?"])[-1]}
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -485,76 +662,99 @@ def cores() -> tuple[int | None, int | None, str]:
                                     "figure is lower than one core would give the bot alone")
 
 
+def quick(t: dict[str, Any]) -> dict[str, float]:
+    """A trial's answers other than the end of turn: its taps, or its typed actions."""
+    return t["tap"] if t.get("by") == "taps" else t["plain_action"]
+
+
 def passes(t: dict[str, Any], limit_ms: float) -> bool:
-    return "error" not in t and t["end_of_turn_with_picture"]["p95_ms"] <= limit_ms and t["late_answers"] == 0
+    """Within the limit: the end of turn's p95 and the other answers' (each tap, or each typed action),
+    no answer late, no table stuck."""
+    return ("error" not in t and t["end_of_turn_with_picture"]["p95_ms"] <= limit_ms
+            and quick(t)["p95_ms"] <= limit_ms and t["late_answers"] == 0 and not t.get("tables_failed"))
 
 
 def row(t: dict[str, Any], limit_ms: float) -> str:
     """One trial as a line of the table."""
     if "error" in t:
         return f"{t['games_at_once']:6d}   failed: {t['error']}"
-    e, p, bot = t["end_of_turn_with_picture"], t["plain_action"], t["bot"]
+    e, p, bot = t["end_of_turn_with_picture"], quick(t), t["bot"]
     wall = max(bot["wall_s"], 0.1)
     db = t.get("postgres_server_cpu_s")
     # everything else on the bot's core (the PostgreSQL server is counted apart, pinned there or not)
     other = max(0.0, t["bot_core_busy_s"] - bot["cpu_s"] - (db or 0))
     pg = "-" if db is None else f"{db / wall:.0%}"
-    return (f"{t['games_at_once']:6d} {e['count']:6d} {e['median_ms']:8.1f} {e['p95_ms']:8.1f} {p['p95_ms']:8.1f} "
+    answers = max(e["count"] + p["count"], 1)
+    failed = f" ({t['tables_failed']} tables stuck: {t['first_failure']})" if t.get("tables_failed") else ""
+    return (f"{t['games_at_once']:6d} {e['count']:5d} {p['count']:5d} {e['p95_ms']:8.1f} {p['p95_ms']:8.1f} "
             f"{t['late_answers']:5d} {bot['cpu_s'] / wall:6.0%} {pg:>5s} {other / wall:6.0%} "
-            f"{1000 * bot['cpu_s'] / max(e['count'], 1):7.1f} {t['players_cpu_s'] / max(t['wall_s'], 0.1):6.0%} "
-            f"{t['load_average_1min_at_end']:5.1f}   {'ok' if passes(t, limit_ms) else 'too slow'}")
+            f"{1000 * bot['cpu_s'] / answers:7.1f} {t['players_cpu_s'] / max(t['wall_s'], 0.1):6.0%} "
+            f"{t['load_average_1min_at_end']:5.1f}   "
+            f"{'ok' if passes(t, limit_ms) else 'too slow'}{failed}")
 
 
-def capacity(backend: str, turns: int, think: float, limit_ms: float, postgres_on: str, first: int = FIRST,
-             most: int = 1000) -> dict[str, Any]:
-    """The largest number of games at once (a multiple of FINE) whose end-of-turn p95 is within the limit."""
+@dataclasses.dataclass
+class Search:
+    """What a capacity search tries: the first number of games, the step up, the step the bisection
+    stops at, the most it tries; turns a game (typed and by taps), think, the limit."""
+
+    first: int = FIRST
+    step: int = STEP
+    fine: int = FINE
+    most: int = 1000
+    turns: int = 8
+    tap_turns: int = 3
+    think: float = 3.0
+    limit_ms: float = 150.0
+
+
+def capacity(backend: str, by: str, code: str, label: str, search: Search, target: Callable[[str], str],
+             server: int | None) -> dict[str, Any]:
+    """The largest number of games at once (a multiple of ``search.fine``) whose answers are within the
+    limit, played ``by`` typing or taps against the bot of ``code``; first, a serial trial (one game,
+    one interaction at a time) for the bot's CPU per kind of interaction."""
     bot_cpu, players_cpu, placement = cores()
+    turns = search.tap_turns if by == "taps" else search.turns
     trials: list[dict[str, Any]] = []
-    print(f"\n{backend}: {placement}; players think {think} s, {turns} turns a game, end-of-turn p95 <= {limit_ms} ms")
-    print(" games   ends   median      p95  act p95  late    bot    pg  other  cpu/end  plyrs  load")
-    print("                   (end of turn, ms)       (share of the bot's core) (ms)")
-    with contextlib.ExitStack() as stack:
-        cluster = None
-        if backend == "postgresql":
-            where = {"bot": {bot_cpu}, "players": {players_cpu}}.get(postgres_on)
-            cluster = stack.enter_context(postgres(where if where != {None} else None))
-        tmp = stack.enter_context(tempfile.TemporaryDirectory())
-        server = int((cluster.data / "postmaster.pid").read_text().split()[0]) if cluster is not None else None
 
-        def attempt(games: int) -> bool:
-            target = (asyncio.run(new_database(cluster)) if cluster is not None
-                      else os.path.join(tmp, f"capacity-{games}.sqlite3"))
-            t = run_trial(games, turns, think, target, bot_cpu, players_cpu, server)
-            trials.append(t)
-            print(row(t, limit_ms), flush=True)
-            return passes(t, limit_ms)
+    def setup(games: int, think: float, name: str) -> Setup:
+        return Setup(games, turns, think, target(name), by, code, bot_cpu, players_cpu, server)
 
-        good, bad = 0, None
-        games = first
-        while games <= most:
-            if not attempt(games):
-                bad = games
-                break
-            good, games = games, games + STEP
-        if bad is None and good < first:
-            bad = first
-        while bad is not None and bad - good > FINE:
-            middle = good + max(FINE, (bad - good) // 2 // FINE * FINE)
-            if attempt(middle):
-                good = middle
-            else:
-                bad = middle
-        # one trial is one sample of a noisy machine: the figure must pass a second time
-        while good > 0 and not attempt(good):
-            bad, good = good, good - FINE
-    if bad is None:
-        print(f"{backend}: still within the limit at {good} games (--most); the capacity is at least that")
-    else:
-        print(f"{backend}: {good} games at once (at {bad} the end-of-turn p95 passed {limit_ms} ms)")
-    return {"backend": backend, "placement": placement,
-            "postgres_server": (f"pinned with the {postgres_on}" if postgres_on != "anywhere" else "not pinned")
-            if backend == "postgresql" else None,
-            "think_s": think, "turns_per_game": turns, "p95_limit_ms": limit_ms, "trials": trials,
+    serial = run_trial(dataclasses.replace(setup(1, 0.3, f"{by}-serial"), turns=2 * turns))
+    print(f"\n{backend}, {by}, the bot of {label}: {placement}; {turns} turns a game, think {search.think} s; "
+          f"p95 <= {search.limit_ms} ms for the end of turn and for each {'tap' if by == 'taps' else 'action'}")
+    print(f"  serial (one interaction at a time), the bot's CPU per interaction, ms: "
+          f"{serial.get('bot_cpu_ms_by_kind', serial.get('error'))}")
+    print(" games  ends  taps  end p95  tap p95  late    bot    pg  other  cpu/ans  plyrs  load")
+    print("                       (ms)     (ms)       (share of the bot's core)   (ms)  (core 0)")
+
+    def attempt(games: int) -> bool:
+        t = run_trial(setup(games, search.think, f"{by}-{games}-{len(trials)}"))
+        trials.append(t)
+        print(row(t, search.limit_ms), flush=True)
+        return passes(t, search.limit_ms)
+
+    good, bad = 0, None
+    games = search.first
+    while games <= search.most:
+        if not attempt(games):
+            bad = games
+            break
+        good, games = games, games + search.step if search.step else 2 * games
+    if bad is None and good < search.first:
+        bad = search.first
+    while bad is not None and bad - good > search.fine:
+        middle = good + max(search.fine, (bad - good) // 2 // search.fine * search.fine)
+        if attempt(middle):
+            good = middle
+        else:
+            bad = middle
+    # one trial is one sample of a noisy machine: the figure must pass a second time
+    while good > 0 and not attempt(good):
+        bad, good = good, good - search.fine
+    print(f"{backend}, {by}, {label}: {good} games at once" + (f" (at {bad}: too slow)" if bad else " (or more)"))
+    return {"backend": backend, "by": by, "bot_code": label, "placement": placement, "think_s": search.think,
+            "turns_per_game": turns, "p95_limit_ms": search.limit_ms, "serial": serial, "trials": trials,
             "games_at_once": good, "first_too_many": bad}
 
 
@@ -562,33 +762,55 @@ def machine() -> dict[str, Any]:
     model = ""
     with contextlib.suppress(OSError), open("/proc/cpuinfo") as f:
         model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
-    load = os.getloadavg()
     return {"cpus": os.cpu_count(), "cpu_model": model, "python": platform.python_version(),
-            "load_average_at_start": [round(x, 2) for x in load]}
+            "load_average": [round(x, 2) for x in os.getloadavg()]}
+
+
+@contextlib.contextmanager
+def checkout(rev: str) -> Iterator[str]:
+    """A temporary worktree of ``rev`` (removed at the end): the baseline's code."""
+    path = tempfile.mkdtemp(prefix=f"tiempo-baseline-{rev[:10]}-")
+    os.rmdir(path)
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", path, rev], check=True,
+                   capture_output=True)
+    try:
+        yield path
+    finally:
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", path], check=False,
+                       capture_output=True)
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--games", type=int, default=50)
     ap.add_argument("--turns", type=int, default=None, help="turns a game (6; 8 with --capacity)")
+    ap.add_argument("--tap-turns", type=int, default=3, help="turns a game played by taps (--capacity)")
     ap.add_argument("--stored", type=int, default=200)
     ap.add_argument("--think", type=float, default=3.0,
-                    help="mean seconds a player waits between two commands (0: as fast as the bot answers)")
+                    help="mean seconds a player waits between two interactions (0: as fast as the bot answers)")
     ap.add_argument("--database", choices=BACKENDS, action="append",
                     help="where the bot keeps its games (default sqlite; with --capacity, both)")
+    ap.add_argument("--by", choices=MODES, action="append",
+                    help="how the players play: typed commands or taps (default typed; with --capacity, both)")
     ap.add_argument("--capacity", action="store_true",
                     help="find the most games at once one process serves within --p95-limit")
-    ap.add_argument("--p95-limit", type=float, default=150.0, help="end-of-turn p95 allowed, ms (--capacity)")
+    ap.add_argument("--baseline", metavar="REV",
+                    help="also run each search against the bot of revision REV (a temporary git worktree)")
+    ap.add_argument("--p95-limit", type=float, default=150.0, help="p95 allowed, ms (--capacity)")
     ap.add_argument("--first", type=int, default=FIRST, help="games at once of the first trial (--capacity)")
+    ap.add_argument("--step", type=int, default=STEP, help="step up between trials; 0: twice as many (--capacity)")
+    ap.add_argument("--fine", type=int, default=FINE, help="the step the bisection stops at (--capacity)")
     ap.add_argument("--most", type=int, default=1000, help="stop the search here (--capacity)")
     ap.add_argument("--postgres-cpu", choices=("bot", "players", "anywhere"), default="bot",
                     help="the core the PostgreSQL server is pinned to (--capacity): the bot's (default), the "
                          "players', or none")
-    for hidden in ("--memory-only", "--trial"):
-        ap.add_argument(hidden, action="store_true", help=argparse.SUPPRESS)
-    for hidden in ("--serve", "--relay", "--token", "--target"):
+    ap.add_argument("--profile", metavar="FILE",
+                    help="one trial of --games games (--by, --database) against a bot run under cProfile, "
+                         "its stats written to FILE")
+    ap.add_argument("--memory-only", action="store_true", help=argparse.SUPPRESS)
+    for hidden in ("--trial", "--target"):
         ap.add_argument(hidden, help=argparse.SUPPRESS)
-    for hidden in ("--guild", "--cpu", "--bot-cpu", "--server-pid", "--write-stored"):
+    for hidden in ("--cpu", "--write-stored"):
         ap.add_argument(hidden, type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.cpu is not None:  # first of all, so that every thread this process starts inherits it
@@ -600,62 +822,125 @@ def main() -> None:
     if args.write_stored:
         asyncio.run(write_stored(args.write_stored, args.target))
         return
-    if args.serve:
-        asyncio.run(serve(args.serve, args.relay, args.token, args.guild, args.target))
-        return
     if args.trial:
-        print(json.dumps(asyncio.run(trial(args.games, turns, args.think, args.target, args.bot_cpu,
-                                           args.server_pid))))
+        print(json.dumps(asyncio.run(trial(Setup(**json.loads(args.trial))))))
         return
     if args.capacity:
-        capacity_main(args, turns)
+        capacity_main(args, Search(args.first, args.step, args.fine, args.most, turns, args.tap_turns, args.think,
+                                   args.p95_limit))
         return
-
-    backend = (args.database or ["sqlite"])[-1]
+    backend, by = (args.database or ["sqlite"])[-1], (args.by or ["typed"])[-1]
+    if args.profile:
+        profile_main(args, backend, by, turns)
+        return
     with contextlib.ExitStack() as stack:
         if backend == "postgresql":
             target = asyncio.run(new_database(stack.enter_context(postgres())))
         else:
             target = os.path.join(stack.enter_context(tempfile.TemporaryDirectory()), "bench.sqlite3")
-        result = asyncio.run(latency(args.games, turns, args.think, target))
+        result = asyncio.run(latency(args.games, turns, args.think, target, by))
     result["database"] = backend
     out = subprocess.run([sys.executable, __file__, "--memory-only", "--stored", str(args.stored)],
                          capture_output=True, text=True, check=True)
     result["memory"] = json.loads(out.stdout.strip().splitlines()[-1])
     result["memory"]["database"] = "sqlite"
     result["machine"] = {"cpus": os.cpu_count(), "python": platform.python_version()}
-    for name in ("plain_action", "end_of_turn_with_picture"):
-        s = result[name]
+    for name, s in result["by_kind"].items():
         print(f"{name:26s} n={s['count']:4d}  median {s['median_ms']:7.1f} ms  p95 {s['p95_ms']:7.1f} ms  "
               f"max {s['max_ms']:7.1f} ms")
-    print(f"{result['games_at_once']} games at once on {backend}, players thinking {args.think} s on average, "
-          f"{result['wall_s']} s; answers Discord refused as late: {result['late_answers']}")
+    print(f"{result['games_at_once']} games at once on {backend}, played {by}, players thinking {args.think} s on "
+          f"average, {result['wall_s']} s; answers Discord refused as late: {result['late_answers']}")
     m = result["memory"]
     print(f"memory with {m['stored_games']} stored games loaded (SQLite): {m['rss_mb_after_loading_all']} MB resident")
-    path = ROOT / "bench" / "results" / ("bot.json" if backend == "sqlite" else f"bot-{backend}.json")
+    name = "bot" + ("" if backend == "sqlite" else f"-{backend}") + ("" if by == "typed" else f"-{by}")
+    path = ROOT / "bench" / "results" / f"{name}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(result, indent=2) + "\n")
     print(f"written to {path.relative_to(ROOT)}")
 
 
-def capacity_main(args: argparse.Namespace, turns: int) -> None:
-    """--capacity: search each backend asked for, print the trials, merge them into capacity.json."""
+def profile_main(args: argparse.Namespace, backend: str, by: str, turns: int) -> None:
+    """--profile: one trial against a bot under cProfile; the functions that took the most time."""
+    bot_cpu, players_cpu, _ = cores()
+    with contextlib.ExitStack() as stack:
+        server = None
+        if backend == "postgresql":
+            cluster = stack.enter_context(postgres({bot_cpu} if bot_cpu is not None else None))
+            target = asyncio.run(new_database(cluster))
+            server = int((cluster.data / "postmaster.pid").read_text().split()[0])
+        else:
+            target = os.path.join(stack.enter_context(tempfile.TemporaryDirectory()), "bench.sqlite3")
+        t = run_trial(Setup(args.games, args.tap_turns if by == "taps" else turns, args.think, target, by,
+                            str(ROOT), bot_cpu, players_cpu, server, os.path.abspath(args.profile)))
+    print(row(t, args.p95_limit) if "error" not in t else t["error"])
+    import pstats
+
+    pstats.Stats(args.profile).sort_stats("tottime").print_stats(25)
+
+
+def capacity_main(args: argparse.Namespace, search: Search) -> None:
+    """--capacity: search each backend and way of playing asked for (and the baseline's, interleaved),
+    print the trials, write capacity.json."""
     path = ROOT / "bench" / "results" / "capacity.json"
-    saved: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
-    results = saved.get("results", {})
-    for backend in dict.fromkeys(args.database or BACKENDS):
-        started = time.monotonic()
-        result = capacity(backend, turns, args.think, args.p95_limit, args.postgres_cpu, args.first, args.most)
-        result["machine"] = machine()
-        result["measured_at"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-        result["search_s"] = round(time.monotonic() - started)
-        results[backend] = result
-    print("\nbackend     games at once (end-of-turn p95 <= limit, one core for the bot)")
-    for backend, r in results.items():
-        print(f"{backend:11s} {r['games_at_once']:5d}   ({r['measured_at']}, {r['placement']})")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"method": METHOD, "results": results}, indent=2) + "\n")
+    series: list[dict[str, Any]] = []
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped"))  # (the baseline's worktree is removed)
+    bot_cpu, _, _ = cores()
+    with contextlib.ExitStack() as stack:
+        codes = [(str(ROOT), "this checkout")]
+        if args.baseline:
+            rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", args.baseline], check=True,
+                                 capture_output=True, text=True).stdout.strip()
+            codes.append((stack.enter_context(checkout(rev)), f"baseline {rev}"))
+        for backend in dict.fromkeys(args.database or BACKENDS):
+            with contextlib.ExitStack() as inner:
+                tmp = inner.enter_context(tempfile.TemporaryDirectory())
+                server = None
+                cluster: Cluster | None = None
+                if backend == "postgresql":
+                    core = {"bot": bot_cpu, "players": cores()[1]}.get(args.postgres_cpu)
+                    cluster = inner.enter_context(postgres({core} if core is not None else None))
+                    server = int((cluster.data / "postmaster.pid").read_text().split()[0])
+
+                def target(name: str, cluster: Cluster | None = cluster, tmp: str = tmp) -> str:
+                    if cluster is not None:
+                        return asyncio.run(new_database(cluster))
+                    return os.path.join(tmp, f"{name}-{time.monotonic_ns()}.sqlite3")
+                for by in dict.fromkeys(args.by or MODES):
+                    for code, label in codes:
+                        started = time.monotonic()
+                        result = capacity(backend, by, code, label, search, target, server)
+                        result.update(machine=machine(), measured_at=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                                      search_s=round(time.monotonic() - started))
+                        if backend == "postgresql":
+                            result["postgres_server"] = (f"pinned with the {args.postgres_cpu}"
+                                                         if args.postgres_cpu != "anywhere" else "not pinned")
+                        series.append(result)
+                        write_capacity(path, series)  # after each series: a stopped run keeps what it measured
+    print("\nbackend     by     bot of             games at once   (p95 <= limit, one core for the bot)")
+    for r in series:
+        print(f"{r['backend']:11s} {r['by']:6s} {r['bot_code']:18s} {r['games_at_once']:5d}   "
+              f"(load {r['machine']['load_average'][0]}, {r['measured_at']})")
+    write_capacity(path, series)
     print(f"written to {path.relative_to(ROOT)}")
+
+
+def write_capacity(path: Path, series: list[dict[str, Any]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"method": METHOD, "series": series, "ratios": ratios(series)}, indent=2) + "\n")
+
+
+def ratios(series: list[dict[str, Any]]) -> dict[str, Any]:
+    """Capacity by taps over typed, and this checkout's over the baseline's, for each backend."""
+    got = {(r["backend"], r["by"], r["bot_code"] == "this checkout"): r["games_at_once"] for r in series}
+    out: dict[str, Any] = {}
+    for backend in dict.fromkeys(r["backend"] for r in series):
+        mine = {by: got.get((backend, by, True)) for by in MODES}
+        base = {by: got.get((backend, by, False)) for by in MODES}
+        out[backend] = {
+            "taps_over_typed": round(mine["taps"] / mine["typed"], 2) if mine["taps"] and mine["typed"] else None,
+            **{f"{by}_over_baseline": round(mine[by] / base[by], 2) if mine[by] and base[by] else None
+               for by in MODES}}
+    return out
 
 
 if __name__ == "__main__":

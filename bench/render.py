@@ -1,12 +1,19 @@
-"""Render benchmark: the whole-game picture of a late-game position (render.demo: five players,
-round 6, every building type, ruins, markers, population, the last turn's changes).
+"""Render benchmark: the pictures the bot sends, timed against Pillow encoding their own pixels.
 
-Prints, and writes to bench/results/render.json:
-* the median time of ``game_picture`` (warm caches; the first, cold call is reported apart),
-* the PNG's size in bytes,
-* the floor: the median time, in the same run, of Pillow encoding an RGB image of the same size
-  (the picture's own pixels) to PNG with its default settings, and the ratio of the render time to
-  it; and, stricter, the time to encode the very image we output (256 colours, our settings).
+The bot sends cards (render.age_card: one Age, 1140 x 680, after a turn, as a preview, for a
+decision) and places cards (render.places_card: a list's places ringed on the board). For each, on
+the late-game position of render.demo (five players, round 6, every building type, the events of a
+busy turn), the median time of:
+
+* the card as the bot makes it, in two states of the band cache (render.png): ``cold`` (empty: the
+  first picture of a board) and ``after the board's last card`` (it holds the bands of the same
+  board's card without the turn's marks: a new turn's card, a preview after the list of places);
+* Pillow encoding the card's own pixels: the 256-colour image the card decodes to, saved as PNG by
+  Pillow at compress_level 1 (its fastest) and at its default level; and the RGB image the card is
+  painted as, saved with Pillow's defaults.
+
+The ratios are the card's time over each. Also the tall whole-game picture (render.game_picture),
+which the bot sends no longer, for comparison with older figures. Writes bench/results/render.json.
 
     python bench/render.py [--runs 40]
 """
@@ -30,68 +37,105 @@ sys.path.insert(0, str(ROOT))
 import PIL  # noqa: E402
 from PIL import Image  # noqa: E402
 
-from render import board_picture, game_picture  # noqa: E402
+from render import age_card, game_picture, places_card, png  # noqa: E402
+from render.card import paint_card  # noqa: E402
 from render.demo import late_game  # noqa: E402
-from render.paint import PNG_COMPRESS_LEVEL, paint_game, palette  # noqa: E402
 from render.scene import make_scene  # noqa: E402
-from rules import Age  # noqa: E402
+from rules import Age, Cell, GameState, Kind, placements  # noqa: E402
 
 
-def median_ms(f: Callable[[], object], runs: int) -> float:
+def median_ms(f: Callable[[], object], runs: int, before: Callable[[], object] = lambda: None) -> float:
+    """The median time of ``f()`` over ``runs`` calls, ``before()`` (untimed) ahead of each."""
     samples = []
     for _ in range(runs):
+        before()
         t = time.perf_counter()
         f()
         samples.append(time.perf_counter() - t)
     return round(statistics.median(samples) * 1000, 2)
 
 
+def with_bands(bands: dict[tuple[int, int, int], bytes]) -> Callable[[], None]:
+    """Sets the band cache to ``bands`` (a copy) before a timed call."""
+    def reset() -> None:
+        png._bands.clear()
+        png._bands.update(bands)
+    return reset
+
+
+def figures(name: str, draw: Callable[[], bytes], previous: Callable[[], bytes], rgb: Image.Image,
+            runs: int) -> dict[str, object]:
+    """One picture: its time cold and after its board's last card, and the floors."""
+    out = draw()
+    png._bands.clear()
+    previous()
+    primed = dict(png._bands)
+    cold = median_ms(draw, runs, with_bands({}))
+    warm = median_ms(draw, runs, with_bands(primed))
+    own = Image.open(io.BytesIO(out))
+    own.load()  # the 256-colour pixels the card decodes to
+
+    def pillow(**options: int) -> Callable[[], None]:
+        return lambda: own.save(io.BytesIO(), format="PNG", **options)
+
+    fastest = median_ms(pillow(compress_level=1), runs)
+    default = median_ms(pillow(), runs)
+    rgb_default = median_ms(lambda: rgb.save(io.BytesIO(), format="PNG"), runs)
+    return {"picture": name, "size": list(own.size), "png_bytes": len(out),
+            "ms_cold": cold, "ms_after_the_boards_last_card": warm,
+            "pillow_own_pixels_level1_ms": fastest, "pillow_own_pixels_default_ms": default,
+            "pillow_rgb_default_ms": rgb_default,
+            "ratio_to_pillow_own_pixels_level1": {"cold": round(cold / fastest, 2),
+                                                  "after_last_card": round(warm / fastest, 2)},
+            "ratio_to_pillow_own_pixels_default": {"cold": round(cold / default, 2),
+                                                   "after_last_card": round(warm / default, 2)},
+            "ratio_to_pillow_rgb_default": {"cold": round(cold / rgb_default, 2),
+                                            "after_last_card": round(warm / rgb_default, 2)}}
+
+
+def places(state: GameState) -> list[Cell]:
+    """The places a list offers for a Hamlet on Might: those of one area of 5 x 4 cells where one can
+    be built (by any player), else the area's cells."""
+    area = [Cell(c, r) for r in range(4) for c in range(5, 10)]
+    free = {cell for s in range(len(state.players)) for cell in placements(state, s, Kind.HAMLET, Age.MIGHT)}
+    return [c for c in area if c in free] or area
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--runs", type=int, default=40)
     args = ap.parse_args()
-
     state, events = late_game()
     t = time.perf_counter()
-    png = game_picture(state, events=events)  # cold: fonts, palette, static layers, sprites
-    cold = round((time.perf_counter() - t) * 1000, 1)
-
-    render_ms = median_ms(lambda: game_picture(state, events=events), args.runs)
-    board_ms = median_ms(lambda: board_picture(state, Age.REASON, events=events), args.runs)
-    rgb = paint_game(make_scene(state, None, events))
-    paint_ms = median_ms(lambda: paint_game(make_scene(state, None, events)), args.runs)
-    indexed = rgb.quantize(palette=palette(), dither=Image.Dither.NONE)
-
-    def encode_default() -> None:
-        rgb.save(io.BytesIO(), format="PNG")
-
-    def encode_ours() -> None:
-        indexed.save(io.BytesIO(), format="PNG", compress_level=PNG_COMPRESS_LEVEL)
-
-    floor_ms = median_ms(encode_default, args.runs)
-    ours_ms = median_ms(encode_ours, args.runs)
-    result = {
-        "picture": "game_picture(render.demo.late_game())",
-        "width": rgb.width,
-        "height": rgb.height,
-        "png_bytes": len(png),
-        "render_ms_median": render_ms,
-        "render_ms_first_call": cold,
-        "paint_only_ms_median": paint_ms,
-        "board_picture_ms_median": board_ms,
-        "floor_ms_median": floor_ms,
-        "floor": "Image.save(PNG) with Pillow's defaults of an RGB image of the same size (the picture's pixels)",
-        "ratio_to_floor": round(render_ms / floor_ms, 2),
-        "encode_output_ms_median": ours_ms,
-        "ratio_to_encoding_the_output": round(render_ms / ours_ms, 2),
-        "runs": args.runs,
-        "cpus": os.cpu_count(),
-        "python": platform.python_version(),
-        "pillow": PIL.__version__,
-        "machine": platform.machine(),
-    }
-    for key, value in result.items():
-        print(f"{key:32} {value}")
+    age_card(state, Age.MIGHT, None, events)  # cold: fonts, palette, static layers, sprites
+    first_call = round((time.perf_counter() - t) * 1000, 1)
+    scene = make_scene(state, None, events)
+    seat, cells = 0, places(state)
+    pictures = [
+        figures("age_card after a turn (Might)", lambda: age_card(state, Age.MIGHT, None, events),
+                lambda: age_card(state, Age.MIGHT), paint_card(scene, Age.MIGHT, last_turn=True), args.runs),
+        figures("age_card preview (Faith)", lambda: age_card(state, Age.FAITH, 0, events, heading="Preview"),
+                lambda: age_card(state, Age.FAITH, 0),
+                paint_card(make_scene(state, 0, events), Age.FAITH, heading="Preview"), args.runs),
+        figures("places_card (Hamlet on Might, an area's places)",
+                lambda: places_card(state, Age.MIGHT, cells, Kind.HAMLET, seat, heading="Where: Hamlet"),
+                lambda: age_card(state, Age.MIGHT, seat), paint_card(make_scene(state, seat), Age.MIGHT),
+                args.runs),
+    ]
+    whole = median_ms(lambda: game_picture(state, events=events), max(5, args.runs // 4))
+    result = {"position": "render.demo.late_game()", "first_call_ms": first_call, "pictures": pictures,
+              "game_picture_ms_median (not sent any more)": whole, "band_rows": png.BAND_ROWS,
+              "runs": args.runs, "cpus": os.cpu_count(), "load_average": [round(x, 2) for x in os.getloadavg()],
+              "python": platform.python_version(), "pillow": PIL.__version__, "machine": platform.machine()}
+    for p in pictures:
+        print(f"{p['picture']}: {p['png_bytes']} bytes; {p['ms_cold']} ms cold, {p['ms_after_the_boards_last_card']} "
+              f"ms after the board's last card; Pillow on its own pixels {p['pillow_own_pixels_level1_ms']} ms "
+              f"(level 1), {p['pillow_own_pixels_default_ms']} ms (default); RGB default "
+              f"{p['pillow_rgb_default_ms']} ms")
+        for key in ("ratio_to_pillow_own_pixels_level1", "ratio_to_pillow_own_pixels_default",
+                    "ratio_to_pillow_rgb_default"):
+            print(f"    {key:38} {p[key]}")
+    print(f"whole-game picture (not sent any more): {whole} ms; load average {result['load_average']}")
     out = ROOT / "bench" / "results" / "render.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")

@@ -8,7 +8,8 @@ The whole interface::
 Both are pure synchronous functions returning PNG bytes; the bot calls them through
 ``asyncio.to_thread``. They draw only what ``viewer`` may see (R24, A37): never a hand or the
 order of the draw pile, and other players' Ecus only when the table made them public. The same
-arguments always give byte-identical PNG bytes.
+arguments always give byte-identical PNG bytes. A PNG is compressed in bands of rows, and a band
+compressed before (the same rows of a board on the last card) comes from a cache (``render.png``).
 
 ``render`` imports only ``rules`` and Pillow. Layout and look: ``docs/render.md``.
 """
@@ -23,7 +24,8 @@ from rules import Age, Cell, GameState, Kind
 from rules.events import Event
 
 from .card import ages_changed, paint_card
-from .paint import encode, paint_board, paint_game
+from .paint import paint_board, paint_game
+from .png import encode
 from .scene import BoardScene, Scene, make_scene
 
 #: unchanged boards' cards remembered (about 70 kB each): two for each of 256 games played at once

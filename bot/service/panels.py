@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict
 from collections.abc import Sequence
 
 from render import age_card, changed_ages, places_card
@@ -18,9 +19,12 @@ from ..words import Strong, Text, lines, text
 from .games import Games, find_seat, version_of
 from .messages import Caller, PanelControls, PanelView, Picture, Reply
 from .moves import Moves
-from .steps import StalePath, Step, step, step_words
+from .steps import StalePath, Step, listing, listing_key, step, step_words
 
 log = logging.getLogger("tiempo.panels")
+
+#: games whose legal actions are remembered between taps (a turn's taps share them until it moves on)
+LISTINGS_KEPT = 256
 
 
 class Panels:
@@ -30,6 +34,33 @@ class Panels:
         self.games = games
         self.moves = moves
         self.render = render
+        #: a game's state (the cached object: never changed in place), its listings by ``listing_key``
+        #: and the steps shown on it, by seat and path
+        self._listings: OrderedDict[int, tuple[GameState, dict[tuple[str, ...], list[Action]],
+                                               dict[tuple[int, tuple[str, ...]], Step]]] = OrderedDict()
+
+    def step(self, game_id: int, state: GameState, seat: int, path: Sequence[str] = (), *,
+             with_preview: bool = True) -> Step:
+        """``steps.step``, with the legal actions it looks at remembered for the next tap on the
+        same position (the list of places, then the preview, then Confirm list the same actions), and
+        the steps too (Confirm plays the action its preview named)."""
+        kept = self._listings.get(game_id)
+        if kept is None or kept[0] is not state:
+            kept = (state, {}, {})
+        self._listings[game_id] = kept
+        self._listings.move_to_end(game_id)
+        while len(self._listings) > LISTINGS_KEPT:
+            self._listings.popitem(last=False)
+        shown = kept[2].get((seat, tuple(path)))
+        if shown is not None and (shown.preview is None or shown.preview.after is not None or not with_preview):
+            return shown
+        key = listing_key(path)
+        legal = kept[1].get(key)
+        if legal is None:
+            legal = kept[1][key] = listing(state, key)
+        current = step(state, seat, path, legal=legal, with_preview=with_preview)
+        kept[2][(seat, tuple(path))] = current
+        return current
 
     async def pictures_or_none(self, game_id: int, state: GameState, seat: int, current: Step) -> tuple[Picture, ...]:
         """The step's pictures, drawn off the event loop; none when pictures are off or drawing fails
@@ -90,9 +121,10 @@ class Panels:
         if state.pending is not None and (not path or path[0] != "choose"):
             path = ("choose",)
         try:
-            current = step(state, seat, path)
+            current = self.step(game.id, state, seat, path)
         except StalePath:
-            note, current = "That choice is no longer possible; here is what you can do now.", step(state, seat)
+            note, current = ("That choice is no longer possible; here is what you can do now.",
+                             self.step(game.id, state, seat))
         gallery = await self.pictures_or_none(game.id, state, seat, current)
         head = _header(state, seat, brief=bool(current.path))
         return Reply(lines([x for x in (note, head, *step_words(current)) if x]), gallery=gallery,
@@ -107,7 +139,7 @@ class Panels:
         played: list[tuple[GameState, Action]] = []
 
         def chosen(state: GameState, seat: int) -> Action:
-            s = step(state, seat, path, with_preview=False)
+            s = self.step(game_id, state, seat, path, with_preview=False)
             if s.preview is None:
                 raise Refusal("Pick the rest of the action first.", RefusalCode.INCOMPLETE)
             played.append((state, s.preview.action))

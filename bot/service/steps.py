@@ -443,13 +443,46 @@ class StalePath(ValueError):
     an id made up): nothing is played, the panel starts again from the menu."""
 
 
+def listing_key(path: Sequence[str]) -> tuple[str, ...]:
+    """The part of ``path`` that says which legal actions its step looks at: none (the menu), the
+    verb, or for a building the verb and the kind (``("build", "KEEP")``). Steps whose paths have
+    the same key can share one ``listing``."""
+    if not path:
+        return ()
+    if _VERB_OF.get(path[0]) is Construct and len(path) > 1 and path[1] in Kind.__members__:
+        return (path[0], path[1])
+    return (path[0],)
+
+
+def listing(state: GameState, key: Sequence[str] = ()) -> list[Action]:
+    """The legal actions a step whose ``listing_key`` is ``key`` looks at, and no more; ``step`` with
+    it shows what it shows with the whole ``legal_actions(state)``, faster (a building's list is
+    that kind's listing and one action of each other kind; the menu needs one action of each kind
+    and every end of turn)."""
+    if not key:
+        if state.pending is not None:
+            return legal_actions(state)
+        return ([a for a in legal_actions(state, outline=True) if not isinstance(a, EndTurn)]
+                + legal_actions(state, types=(EndTurn,)))
+    verb = _VERB_OF.get(key[0])
+    if verb is None:
+        return []
+    if len(key) == 1:
+        return legal_actions(state, types=(verb,))
+    kind = Kind[key[1]]  # that kind's every action, and one of each other kind (so the question which
+    others = [a for a in legal_actions(state, types=(Construct,), outline=True)  # building is asked as before)
+              if isinstance(a, Construct) and a.kind is not kind]
+    return legal_actions(state, types=(Construct,), kinds=(kind,)) + others
+
+
 def step(state: GameState, seat: int, path: Sequence[str] = (), *, legal: Sequence[Action] | None = None,
          with_preview: bool = True) -> Step:
     """What the panel asks ``seat`` after ``path``. Raises ``StalePath`` for a path that does not
     lead to a legal action now (a stale panel: start again from the menu). ``legal`` is
-    ``legal_actions(state)`` if the caller has it; without ``with_preview`` the last step names its
-    action without working out what it does."""
-    actions = [a for a in (legal_actions(state) if legal is None else legal) if a.player == seat]
+    ``legal_actions(state)``, or ``listing(state, listing_key(path))``, if the caller has it; without
+    ``with_preview`` the last step names its action without working out what it does."""
+    listed = listing(state, listing_key(path)) if legal is None else legal
+    actions = [a for a in listed if a.player == seat]
     if not path:
         return Step((), "What do you do?", choices=tuple(_menu(actions)))
     verb = _VERB_OF.get(path[0])
@@ -744,5 +777,5 @@ def step_words(s: Step) -> list[Text | str]:
     return out
 
 
-__all__ = ["MAX_CHOICES", "SEP", "Choice", "Places", "Preview", "Step", "harms", "kind_label", "path_to", "pay_words",
-           "preview", "size", "span", "step", "step_words"]
+__all__ = ["MAX_CHOICES", "SEP", "Choice", "Places", "Preview", "StalePath", "Step", "harms", "kind_label", "listing",
+           "listing_key", "path_to", "pay_words", "preview", "size", "span", "step", "step_words"]

@@ -594,3 +594,26 @@ def test_legal_listing_is_unaffected_by_rendering() -> None:
     board_picture(state, Age.REASON, viewer=1)
     assert state.boards == snapshot.boards and state.players == snapshot.players
     assert legal_actions(state) == before
+
+
+def test_a_picture_compressed_in_bands_decodes_to_the_pixels_of_the_plain_encoder_whatever_the_cache_held() -> None:
+    """render.png compresses a picture's rows in bands and takes the bands it compressed before from a
+    cache: the picture decodes to the pixels Pillow's encoder gives (paint.encode), and its bytes are
+    the same with a cold cache, a warm one, and one full of another picture's bands."""
+    from render import png
+    from render.card import paint_card
+
+    state, events = late_game()
+    scene = make_scene(state, None, events)
+    card = paint_card(scene, Age.MIGHT, last_turn=True)
+    preview = paint_card(scene, Age.MIGHT, heading="Preview")  # most of its bands are the card's
+    png._bands.clear()
+    cold = png.encode(card)
+    png.encode(preview)
+    assert png.encode(card) == cold
+    for im in (card, preview, paint_card(scene, Age.REASON, last_turn=True)):
+        ours = Image.open(io.BytesIO(png.encode(im)))
+        ours.load()
+        pillows = Image.open(io.BytesIO(paint.encode(im)))
+        assert ours.size == pillows.size and ours.mode == "P"
+        assert ours.convert("RGB").tobytes() == pillows.convert("RGB").tobytes()
