@@ -270,7 +270,7 @@ def _distinct(plans: list[Plan], n: int) -> list[Plan]:
     return out
 
 
-def _play_out_turn(s: GameState, seat: int, actions: list[Action]) -> GameState:
+def play_out_turn(s: GameState, seat: int, actions: list[Action]) -> GameState:
     """Play ``actions`` (a plan made on the view) on a determinized state, answer what is left to
     decide, and end the turn."""
     for a in actions:
@@ -353,7 +353,7 @@ BEAM_SHARE = 0.3
 DIVERSE = False
 
 
-def _exchange_turn(det: GameState, seat: int, exchange: Exchange) -> GameState | None:
+def exchange_turn(det: GameState, seat: int, exchange: Exchange) -> GameState | None:
     """A paid exchange on a determinization, then a greedy turn, ended."""
     try:
         s, _ = apply(det, exchange)
@@ -367,7 +367,7 @@ def _exchange_turn(det: GameState, seat: int, exchange: Exchange) -> GameState |
         if nxt is None:
             break
         s = nxt
-    return _play_out_turn(s, seat, [])
+    return play_out_turn(s, seat, [])
 
 
 class PlayoutTimes:
@@ -499,7 +499,7 @@ def _play_out(det: GameState, seat: int, actions: list[Action]) -> float:
     """The score of one play-out of a plan on a determinization (a plan that begins with a paid
     exchange: the exchange and a greedy turn)."""
     head = actions[0] if actions else None
-    end = _exchange_turn(det, seat, head) if isinstance(head, Exchange) else _play_out_turn(det, seat, actions)
+    end = exchange_turn(det, seat, head) if isinstance(head, Exchange) else play_out_turn(det, seat, actions)
     return -1e9 if end is None else score(_play_on(end, seat), seat, STRONG_WEIGHTS)
 
 
@@ -535,9 +535,12 @@ __all__ = [
     "beam_plans",
     "best_choice",
     "decide",
+    "exchange_option",
+    "exchange_turn",
     "fingerprint",
     "greedy_action",
     "greedy_step",
+    "play_out_turn",
     "play_rounds",
     "random_action",
     "strong_plan",
