@@ -96,6 +96,22 @@ def violation(board: Board, members: list[Building]) -> tuple[Family, list[Build
     buildings; None if the domain obeys the Rule of Hierarchy. Never on Reason (R69)."""
     if board.age is Age.REASON:
         return None
+    # one pass first: most domains obey the rule, and a tie needs two buildings at the top value
+    m_best = r_best = m_count = r_count = 0
+    for b in members:
+        family = b.kind.family
+        if family is Family.MILITARY:
+            if b.level > m_best:
+                m_best, m_count = b.level, 1
+            elif b.level == m_best:
+                m_count += 1
+        elif family is Family.RELIGIOUS:
+            if b.level > r_best:
+                r_best, r_count = b.level, 1
+            elif b.level == r_best:
+                r_count += 1
+    if m_count < 2 and r_count < 2:
+        return None
     for family in FAMILY_ORDER[board.age]:
         tied = top(members, family)
         if len(tied) >= 2:

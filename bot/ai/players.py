@@ -108,6 +108,9 @@ class GreedyPlayer:
 #: in the middle of one
 START_SHARE = 0.65
 REPLAN_SHARE = 0.2
+#: master: the share of ``budget_s`` for the search at the start of a turn (a turn's calls after it
+#: are answered from the plan; the median turn stays under 0.75 × ``budget_s``)
+MASTER_START_SHARE = 0.7
 #: strong: the most of ``budget_s`` one turn may spend planning in all
 TURN_CAP = 0.85
 #: strong: a turn's planning time is added up over calls at most this long after its first planning
@@ -234,6 +237,7 @@ class MasterPlayer(StrongPlayer):
     for a hint or a review (``search.Analysis``)."""
 
     level = "master"
+    start_share = MASTER_START_SHARE
 
     def __init__(self, *, workers: int = 1, clock: Clock = time.perf_counter) -> None:
         super().__init__(workers=1, clock=clock)

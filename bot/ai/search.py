@@ -5,7 +5,9 @@
 * **A move is a whole turn.** The root's children are plans for the rest of the seat's turn (its
   own moves and the decisions they raise for it), found by the strong level's beam search on the
   view (``levels.beam_plans``, the best ``ROOT_PLANS`` distinct positions), a paid exchange when one
-  is still possible, and any plan the caller adds (a review adds the turn that was played).
+  is still possible (third in the order widening opens them), and any plan the caller adds (a review
+  adds the turn that was played; it comes right after the anchor and is played out at least
+  ``FORCED_VISITS`` times).
 * **Every iteration deals the unseen cards again** (``common.determinize``: the other hands at their
   known sizes and the draw pile, from the seat's view; never the real hands, deck or generator),
   plays the chosen plan on that deal, ends the turn, lets the other players play their turns
@@ -280,16 +282,18 @@ def _own_turn(s: GameState, seat: int, max_actions: int = 12) -> GameState:
 
 def root_plans(view: View, seat: int, *, deadline: float, clock: Clock,
                extra: Sequence[Sequence[Action]] = ()) -> list[tuple[list[Action], float]]:
-    """The root's plans with their beam score, best first: the beam's best ``ROOT_PLANS`` distinct
-    positions, a paid exchange if one is still possible (the exchange then a greedy turn, put after
-    the beam's plans), and ``extra`` plans (each at the beam score of where it leads), put right
-    after the anchor so that progressive widening opens them from the first play-outs."""
+    """The root's plans with their beam score, in the order widening opens them: the beam's best
+    ``ROOT_PLANS`` distinct positions, a paid exchange if one is still possible (the exchange then a
+    greedy turn, third: a different kind of turn should be tried early), and ``extra`` plans (each
+    at the beam score of where it leads), right after the anchor, so that they are open from the
+    first play-outs."""
     s = view.state
     beam = beam_plans(s, seat, width=BEAM_WIDTH, depth=BEAM_DEPTH, deadline=deadline, keep=ROOT_PLANS, clock=clock)
     plans = [(p.actions, p.value) for p in beam]
     p = s.players[seat]
     if not (s.exchanged or s.acted or s.swapped) and p.ecus >= 4 and p.hand.total:
-        plans.append(([Exchange(seat, exchange_option(p.hand))], plans[0][1] - 2.0))
+        # third in line, not last: a different kind of turn, which widening should reach early
+        plans.insert(min(2, len(plans)), ([Exchange(seat, exchange_option(p.hand))], plans[0][1] - 2.0))
     for actions in reversed(extra):  # right after the anchor: always open to the search
         wanted = list(actions)
         if any(a == wanted for a, _ in plans):
