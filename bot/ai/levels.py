@@ -32,7 +32,7 @@ from rules import (
 )
 
 from .common import View, candidates, determinize, end_turn, fingerprint, mix_seed, resolve_pending
-from .evaluate import DEFAULT, Weights, score
+from .evaluate import DEFAULT, Weights, facts, facts_after, score
 from .helpers import EARLY_S, Batch, Helpers
 
 #: a clock for the strong level's budget: seconds from any fixed point (``time.perf_counter``)
@@ -149,13 +149,14 @@ def greedy_step(
     first option when the move is judged, instead of with the best one: about half the work, and
     the same move in most positions."""
     best: Action = end_turn(s, seat)
-    best_v = score(s, seat) + 1e-9
+    known = facts(s)
+    best_v = score(s, seat, known=known) + 1e-9
     choose = _first_option if quick else best_choice
     for a in candidates(s, seat, per_signature=per_signature, travel=travel):
         s2 = _after(s, a, choose)
         if s2 is None:
             continue
-        v = score(s2, seat)
+        v = score(s2, seat, known=facts_after(s, known, s2))
         if v > best_v:
             best, best_v = a, v
     return best
