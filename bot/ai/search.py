@@ -26,9 +26,10 @@
   A plan not yet visited is tried first; otherwise UCB1 on the difference from the anchor:
   ``gain + UCB_C * spread * sqrt(ln t / n)``, ``spread`` the standard deviation of the differences
   seen so far (at least ``MIN_SPREAD`` Ecus).
-* **The choice.** The anchor, unless a plan did better on the same deals by more than ``MARGIN``
-  Ecus and by more than ``SIGMAS`` standard errors of the difference (a few lucky deals should not
-  overturn a sound plan); of those, the one with the largest gain.
+* **The choice.** The anchor, unless a plan compared with it on ``MIN_DEALS`` deals or more did
+  better on them by more than ``MARGIN`` Ecus and by more than ``SIGMAS`` standard errors of the
+  difference (a few lucky deals should not overturn a sound plan); of those, the one with the
+  largest gain.
 
 ``iterations`` fixes the number of play-outs (no clock: the result depends only on the view, the
 seed and ``iterations``); otherwise the search runs while ``time_s`` seconds of ``clock`` last, a
@@ -69,7 +70,7 @@ from .levels import (
 ROOT_PLANS = 8
 BEAM_WIDTH = 5
 BEAM_DEPTH = 6
-BEAM_SHARE = 0.25
+BEAM_SHARE = 0.5
 #: master: progressive widening (plans that may be chosen after ``t`` play-outs, the anchor aside)
 WIDEN_C = 1.0
 WIDEN_ALPHA = 0.5
@@ -82,6 +83,9 @@ FORCED_VISITS = 4
 #: many standard errors of the difference, to be chosen instead
 MARGIN = 0.5
 SIGMAS = 1.0
+#: master: the fewest common deals on which a plan must have been compared with the anchor to be
+#: chosen instead (with two, the standard error itself is a guess; under load a turn may make few)
+MIN_DEALS = 3
 #: master: how many turns of each other player a play-out lets pass before it is scored (1: to the
 #: seat's next turn); more only with two players, where a round is one greedy turn
 ROUNDS: Mapping[int, int] = {2: 2}
@@ -227,7 +231,7 @@ class Search:
         best, best_gain = 0, 0.0
         for k in range(1, len(self.plans)):
             d = self.diffs(k)
-            if len(d) < 2:
+            if len(d) < MIN_DEALS:
                 continue
             mean = statistics.fmean(d)
             se = statistics.stdev(d) / len(d) ** 0.5
