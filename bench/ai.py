@@ -128,6 +128,27 @@ def _games(jobs: list[Job], processes: int, players: Players) -> \
         yield from pool.map(_play_args, jobs)
 
 
+def summary(tallies: dict[str, Tally], seats_per_level: dict[str, int]) -> dict[str, object]:
+    """Each level's figures so far: win rates (per seat, with Wilson's 95% interval), Ecus, times."""
+    per_level: dict[str, object] = {}
+    for lv, t in tallies.items():
+        seats = seats_per_level[lv]
+        low, high = wilson(t.wins, t.games * seats)
+        per_level[lv] = {
+            "seats": seats,
+            # share of games won by this level, and per seat of that level (fair share: 1/players)
+            "win_rate": round(t.wins / t.games, 3),
+            "win_rate_per_seat": round(t.wins / t.games / seats, 3),
+            "win_rate_per_seat_95": [round(low, 3), round(high, 3)],
+            "avg_final_ecus": round(statistics.fmean(t.ecus), 1),
+            "turn_time_median_s": round(statistics.median(t.turn_times), 3) if t.turn_times else 0.0,
+            "turn_time_p95_s": round(pct(t.turn_times, 0.95), 3),
+            "turn_time_max_s": round(max(t.turn_times, default=0.0), 3),
+            "off_turn_decisions": len(t.decision_times),
+        }
+    return per_level
+
+
 def wilson(successes: float, trials: int, z: float = 1.96) -> tuple[float, float]:
     """Wilson's score interval (95% with ``z`` = 1.96) for a proportion of ``successes`` in
     ``trials``; a shared win counts as a fraction of a success."""
@@ -226,29 +247,21 @@ def main() -> None:
             so_far = f"{levels[0]} {lead.wins / lead.games / seats_per_level[levels[0]]:.3f} [{low:.3f}, {high:.3f}]"
             print(f"  {spec} game {g + 1}/{args.games}: {line}  winners={[seated[w] for w in winners]}  "
                   f"so far: {so_far}", flush=True)
-        res: dict[str, object] = {"players": n, "games": args.games, "games_at_once": at_once,
+            # after every game, so that a run cut short keeps what it found
+            matchups[spec] = {"players": n, "games": g + 1, "games_at_once": at_once, "unfinished": True,
+                              "seconds": round(time.perf_counter() - t0, 1),
+                              "levels": summary(tallies, seats_per_level)}
+            report["matchups"] = matchups
+            report["load_average_now"] = _load()
+            _write(Path(args.out), report)
+        res: dict[str, object] = {"players": n, "games": tallies[levels[0]].games, "games_at_once": at_once,
                                   "seconds": round(time.perf_counter() - t0, 1)}
-        per_level: dict[str, object] = {}
-        for lv, t in tallies.items():
-            seats = seats_per_level[lv]
-            low, high = wilson(t.wins, t.games * seats)
-            per_level[lv] = {
-                "seats": seats,
-                # share of games won by this level, and per seat of that level (fair share: 1/players)
-                "win_rate": round(t.wins / t.games, 3),
-                "win_rate_per_seat": round(t.wins / t.games / seats, 3),
-                "win_rate_per_seat_95": [round(low, 3), round(high, 3)],
-                "avg_final_ecus": round(statistics.fmean(t.ecus), 1),
-                "turn_time_median_s": round(statistics.median(t.turn_times), 3) if t.turn_times else 0.0,
-                "turn_time_p95_s": round(pct(t.turn_times, 0.95), 3),
-                "turn_time_max_s": round(max(t.turn_times, default=0.0), 3),
-                "off_turn_decisions": len(t.decision_times),
-            }
+        per_level = summary(tallies, seats_per_level)
         res["levels"] = per_level
         matchups[spec] = res
         print(f"{spec}: {json.dumps(per_level)}", flush=True)
         report["matchups"] = matchups
-        _write(Path(args.out), report)  # after every matchup, so that a run cut short keeps what it found
+        _write(Path(args.out), report)
     players.close()
     report["matchups"] = matchups
     report["total_seconds"] = round(time.perf_counter() - started, 1)
