@@ -3,12 +3,18 @@ Prints win rates with their Wilson 95% intervals, average final Ecus per level a
 per turn (median, p95, max), and writes bench/results/ai.json.
 
     python bench/ai.py [--games 40] [--budget 2.0] [--iterations N] [--jobs 1] [--workers 2]
-                       [--matchups strong,greedy,greedy ...]
+                       [--matchups master,greedy,greedy ...] [--merge FILE ...]
 
-The issue's matchups for the top level, one core per game (two games at a time on two cores):
+The issue's matchups for the top level (the default), one core per game (two games at a time on
+two cores):
 
-    nice -n 5 python bench/ai.py --games 200 --jobs 2 --workers 1 \
-        --matchups master,greedy,greedy master,greedy,greedy,greedy master,strong
+    nice -n 5 python bench/ai.py --games 200 --jobs 2 --workers 1
+
+or side by side, one matchup per process, merged afterwards (``--merge`` plays nothing):
+
+    nice -n 5 python bench/ai.py --games 200 --workers 1 --matchups master,strong --out /tmp/2p.json &
+    ...
+    python bench/ai.py --merge /tmp/3p.json /tmp/4p.json /tmp/2p.json
 
 Each matchup plays ``--games`` games; game ``g`` uses seed ``--seed + g`` and seats the levels
 rotated by ``g``. A win shared by k players counts 1/k. Times are per *turn*: every call made for a
@@ -168,6 +174,26 @@ def pct(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(q * len(xs)))]
 
 
+def merge(files: list[Path], out: Path) -> None:
+    """One results file from several runs made side by side (one matchup each): their matchups,
+    and each run's settings, command and load under ``runs``."""
+    runs: list[dict[str, object]] = []
+    matchups: dict[str, object] = {}
+    for f in files:
+        report = json.loads(f.read_text())
+        found = report.pop("matchups", {})
+        assert isinstance(found, dict)
+        matchups.update(found)
+        runs.append({"file": f.name, **report})
+    _write(out, {"runs": runs, "matchups": matchups})
+    for spec, res in matchups.items():
+        for lv, d in res["levels"].items():
+            low, high = d["win_rate_per_seat_95"]
+            print(f"{spec:32} {lv:8} {res['games']:5} {d['win_rate_per_seat']:8.3f} [{low:.3f}, {high:.3f}] "
+                  f"turn median {d['turn_time_median_s']:.3f} s, max {d['turn_time_max_s']:.3f} s")
+    print(f"written to {out}")
+
+
 def _write(out: Path, report: dict[str, object]) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")
@@ -193,7 +219,12 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=default_workers(),
                     help="processes a strong player's play-outs use at once (default: cores, at most 2)")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "ai.json"))
+    ap.add_argument("--merge", nargs="+", default=None, metavar="FILE",
+                    help="play nothing: merge the matchups of these results files (runs made side by side) into --out")
     args = ap.parse_args()
+    if args.merge:
+        merge([Path(f) for f in args.merge], Path(args.out))
+        return
     for spec in args.matchups:
         for level in spec.split(","):
             try:
