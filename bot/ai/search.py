@@ -98,7 +98,8 @@ class Alternative:
 
     ``value`` is the mean score of its play-outs (the seat's estimated final Ecus minus half the
     best-placed rival's), ``gain`` its mean difference from the anchor (the beam's best plan) on the
-    same deals, ``ecus`` the seat's estimated final Ecus (mean over the play-outs), ``income`` what
+    same deals, ``ecus`` the seat's estimated final Ecus (mean over the play-outs; for a plan never
+    played out, on the view right after it, as ``value`` is then the beam's score), ``income`` what
     the seat's two best boards would pay at an income right after the plan and ``domains`` how many
     domains it controls then (on its view; no play-out needed). ``prior`` is the beam's score."""
 
