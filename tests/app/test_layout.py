@@ -134,6 +134,43 @@ def test_the_discord_front_end_imports_only_the_service_the_words_and_the_settin
     assert not private, f"the front end goes around bot.service's door: {sorted(private)}"
 
 
+#: every arrow of docs/layout.md's map: a package, and the project packages it may import (besides itself)
+MAY_IMPORT: dict[str, tuple[str, ...]] = {
+    "rules": (),
+    "render": ("rules",),
+    "bot.ai": ("rules", "bot.config"),
+    "bot.storage": (),
+    "bot.words": ("rules",),
+    "bot.texts": ("rules", "bot.words"),
+    "bot.play": ("rules", "bot.storage", "bot.texts", "bot.words"),
+    "bot.service": ("rules", "render", "bot.ai", "bot.storage", "bot.play", "bot.texts", "bot.words", "bot.config"),
+    "bot.discord": ("bot.service", "bot.words", "bot.config"),
+    "bot.console": ("bot.service", "bot.words", "bot.config"),
+}
+
+
+def _package_of(module: str) -> str | None:
+    return next((p for p in sorted(MAY_IMPORT, key=len, reverse=True) if module == p or module.startswith(p + ".")),
+                None)
+
+
+def test_every_package_imports_only_what_the_map_allows() -> None:
+    """docs/layout.md's "Who may import whom", arrow by arrow: the engine imports nothing of the
+    project, pictures only the engine, the service no front end, the front ends only the service's
+    door, the words and the settings (and nothing imports a front end)."""
+    graph = _project_imports()
+    bad = []
+    for module, deps in graph.items():
+        home = _package_of(module)
+        if home is None:
+            continue
+        for dep in deps:
+            target = _package_of(dep)
+            if target is not None and target != home and target not in MAY_IMPORT[home]:
+                bad.append(f"{module} imports {dep}")
+    assert not bad, "\n".join(sorted(bad))
+
+
 def test_only_the_discord_front_end_imports_discord() -> None:
     """render, the service, storage, the words and the AI never import discord (docs/layout.md)."""
     bad = [f"{path.relative_to(ROOT)}:{line} imports {module}"
