@@ -1,9 +1,20 @@
-"""AI benchmark: seeded 3- and 4-player games between the levels, seats rotated from game to game.
-Prints win rates, average final Ecus per level and decision times per turn (median and p95), and
-writes bench/results/ai.json.
+"""AI benchmark: seeded 2- to 5-player games between the levels, seats rotated from game to game.
+Prints win rates with their Wilson 95% intervals, average final Ecus per level and decision times
+per turn (median, p95, max), and writes bench/results/ai.json.
 
     python bench/ai.py [--games 40] [--budget 2.0] [--iterations N] [--jobs 1] [--workers 2]
-                       [--matchups strong,greedy,greedy ...]
+                       [--matchups master,greedy,greedy ...] [--merge FILE ...]
+
+The issue's matchups for the top level (the default), one core per game (two games at a time on
+two cores):
+
+    nice -n 5 python bench/ai.py --games 200 --jobs 2 --workers 1
+
+or side by side, one matchup per process, merged afterwards (``--merge`` plays nothing):
+
+    nice -n 5 python bench/ai.py --games 200 --workers 1 --matchups master,strong --out /tmp/2p.json &
+    ...
+    python bench/ai.py --merge /tmp/3p.json /tmp/4p.json /tmp/2p.json
 
 Each matchup plays ``--games`` games; game ``g`` uses seed ``--seed + g`` and seats the levels
 rotated by ``g``. A win shared by k players counts 1/k. Times are per *turn*: every call made for a
@@ -17,6 +28,10 @@ games are played at once, each in its own process; a matchup with a strong playe
 On a two-core machine the default ``--jobs 2`` plays the greedy/random matchups two at a time and
 the strong ones one at a time, each strong turn on both cores: the configuration the bot runs with.
 
+A level's win rate per seat is its wins (a shared win counts 1/k) over its seats in all games;
+its interval is Wilson's score interval for that proportion over ``games × seats`` trials (exact in
+spirit for a level with one seat, which is what the matchups above measure).
+
 Games played one at a time share one set of players (``bot.ai.Players``), as the bot's AI worker
 does from game to game: a strong player keeps its helpers and its measure of a play-out's length.
 A game played in a process of its own gets new players. Every level given must be one of
@@ -29,6 +44,7 @@ import argparse
 import concurrent.futures
 import json
 import multiprocessing
+import os
 import platform
 import statistics
 import sys
@@ -44,11 +60,11 @@ from bot.ai import Players, StrongPlayer, get_level  # noqa: E402
 from bot.config import default_ai_processes  # noqa: E402
 from rules import apply, legal_actions, new_game  # noqa: E402
 
+#: the top level's matchups of issue 20 (targets: 0.60, 0.45 and 0.65 win rate for master)
 DEFAULT_MATCHUPS = [
-    "strong,greedy,greedy",
-    "greedy,random,random",
-    "strong,greedy,greedy,greedy",
-    "greedy,random,random,random",
+    "master,greedy,greedy",
+    "master,greedy,greedy,greedy",
+    "master,strong",
 ]
 
 
@@ -119,11 +135,77 @@ def _games(jobs: list[Job], processes: int, players: Players) -> \
         yield from pool.map(_play_args, jobs)
 
 
+def summary(tallies: dict[str, Tally], seats_per_level: dict[str, int]) -> dict[str, object]:
+    """Each level's figures so far: win rates (per seat, with Wilson's 95% interval), Ecus, times."""
+    per_level: dict[str, object] = {}
+    for lv, t in tallies.items():
+        seats = seats_per_level[lv]
+        low, high = wilson(t.wins, t.games * seats)
+        per_level[lv] = {
+            "seats": seats,
+            # share of games won by this level, and per seat of that level (fair share: 1/players)
+            "win_rate": round(t.wins / t.games, 3),
+            "win_rate_per_seat": round(t.wins / t.games / seats, 3),
+            "win_rate_per_seat_95": [round(low, 3), round(high, 3)],
+            "avg_final_ecus": round(statistics.fmean(t.ecus), 1),
+            "turn_time_median_s": round(statistics.median(t.turn_times), 3) if t.turn_times else 0.0,
+            "turn_time_p95_s": round(pct(t.turn_times, 0.95), 3),
+            "turn_time_max_s": round(max(t.turn_times, default=0.0), 3),
+            "off_turn_decisions": len(t.decision_times),
+        }
+    return per_level
+
+
+def wilson(successes: float, trials: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson's score interval (95% with ``z`` = 1.96) for a proportion of ``successes`` in
+    ``trials``; a shared win counts as a fraction of a success."""
+    if trials <= 0:
+        return (0.0, 1.0)
+    p = successes / trials
+    denom = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denom
+    half = z * ((p * (1 - p) / trials + z * z / (4 * trials * trials)) ** 0.5) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
 def pct(xs: list[float], q: float) -> float:
     if not xs:
         return 0.0
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+def merge(files: list[Path], out: Path) -> None:
+    """One results file from several runs made side by side (one matchup each): their matchups,
+    and each run's settings, command and load under ``runs``."""
+    runs: list[dict[str, object]] = []
+    matchups: dict[str, object] = {}
+    for f in files:
+        report = json.loads(f.read_text())
+        found = report.pop("matchups", {})
+        assert isinstance(found, dict)
+        matchups.update(found)
+        runs.append({"file": f.name, **report})
+    _write(out, {"runs": runs, "matchups": matchups})
+    for spec, res in matchups.items():
+        for lv, d in res["levels"].items():
+            low, high = d["win_rate_per_seat_95"]
+            print(f"{spec:32} {lv:8} {res['games']:5} {d['win_rate_per_seat']:8.3f} [{low:.3f}, {high:.3f}] "
+                  f"turn median {d['turn_time_median_s']:.3f} s, max {d['turn_time_max_s']:.3f} s")
+    print(f"written to {out}")
+
+
+def _write(out: Path, report: dict[str, object]) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n")
+
+
+def _load() -> list[float]:
+    """The machine's load averages (1, 5, 15 minutes), or nothing where the system has none."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return []
 
 
 def main() -> None:
@@ -138,7 +220,12 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=default_ai_processes(),
                     help="processes a strong player's play-outs use at once (default: cores, at most 2)")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "ai.json"))
+    ap.add_argument("--merge", nargs="+", default=None, metavar="FILE",
+                    help="play nothing: merge the matchups of these results files (runs made side by side) into --out")
     args = ap.parse_args()
+    if args.merge:
+        merge([Path(f) for f in args.merge], Path(args.out))
+        return
     for spec in args.matchups:
         for level in spec.split(","):
             try:
@@ -154,6 +241,8 @@ def main() -> None:
         "iterations": args.iterations,
         "workers": args.workers,
         "jobs": args.jobs,
+        "load_average_at_start": _load(),
+        "command": " ".join(["python", "bench/ai.py", *sys.argv[1:]]),
         "matchups": {},
     }
     matchups: dict[str, object] = {}
@@ -167,8 +256,9 @@ def main() -> None:
         seatings = [levels[g % n:] + levels[: g % n] for g in range(args.games)]
         jobs: list[Job] = [(seated, args.seed + g, args.budget, args.iterations, args.check, args.workers)
                            for g, seated in enumerate(seatings)]
-        at_once = max(1, args.jobs // args.workers) if "strong" in levels else args.jobs
-        if at_once == 1 and "strong" in levels:
+        helped = "strong" in levels and args.workers > 1  # only the strong level uses helper processes
+        at_once = max(1, args.jobs // args.workers) if helped else args.jobs
+        if at_once == 1 and helped:
             strong = players.player("strong")
             if isinstance(strong, StrongPlayer):
                 strong.start_helpers()
@@ -184,38 +274,41 @@ def main() -> None:
             for lv in tallies:
                 tallies[lv].games += 1
             line = " ".join(f"{lv}={e}" for lv, e in zip(seated, ecus, strict=True))
-            print(f"  {spec} game {g + 1}/{args.games}: {line}  winners={[seated[w] for w in winners]}", flush=True)
-        res: dict[str, object] = {"players": n, "games": args.games, "games_at_once": at_once,
+            lead = tallies[levels[0]]
+            low, high = wilson(lead.wins, lead.games * seats_per_level[levels[0]])
+            so_far = f"{levels[0]} {lead.wins / lead.games / seats_per_level[levels[0]]:.3f} [{low:.3f}, {high:.3f}]"
+            print(f"  {spec} game {g + 1}/{args.games}: {line}  winners={[seated[w] for w in winners]}  "
+                  f"so far: {so_far}", flush=True)
+            # after every game, so that a run cut short keeps what it found
+            matchups[spec] = {"players": n, "games": g + 1, "games_at_once": at_once, "unfinished": True,
+                              "seconds": round(time.perf_counter() - t0, 1),
+                              "levels": summary(tallies, seats_per_level)}
+            report["matchups"] = matchups
+            report["load_average_now"] = _load()
+            _write(Path(args.out), report)
+        res: dict[str, object] = {"players": n, "games": tallies[levels[0]].games, "games_at_once": at_once,
                                   "seconds": round(time.perf_counter() - t0, 1)}
-        per_level: dict[str, object] = {}
-        for lv, t in tallies.items():
-            seats = seats_per_level[lv]
-            per_level[lv] = {
-                "seats": seats,
-                # share of games won by this level, and per seat of that level (fair share: 1/players)
-                "win_rate": round(t.wins / t.games, 3),
-                "win_rate_per_seat": round(t.wins / t.games / seats, 3),
-                "avg_final_ecus": round(statistics.fmean(t.ecus), 1),
-                "turn_time_median_s": round(statistics.median(t.turn_times), 3) if t.turn_times else 0.0,
-                "turn_time_p95_s": round(pct(t.turn_times, 0.95), 3),
-                "turn_time_max_s": round(max(t.turn_times, default=0.0), 3),
-                "off_turn_decisions": len(t.decision_times),
-            }
+        per_level = summary(tallies, seats_per_level)
         res["levels"] = per_level
         matchups[spec] = res
         print(f"{spec}: {json.dumps(per_level)}", flush=True)
+        report["matchups"] = matchups
+        _write(Path(args.out), report)
     players.close()
     report["matchups"] = matchups
     report["total_seconds"] = round(time.perf_counter() - started, 1)
+    report["load_average_at_end"] = _load()
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"\n{'matchup':32} {'level':8} {'win/seat':>8} {'ecus':>6} {'turn med':>9} {'turn p95':>9}")
+    _write(out, report)
+    print(f"\n{'matchup':32} {'level':8} {'games':>5} {'win/seat':>8} {'95% interval':>15} {'ecus':>6} "
+          f"{'turn med':>9} {'turn p95':>9} {'turn max':>9}")
     for spec, res in matchups.items():
         assert isinstance(res, dict)
         for lv, d in res["levels"].items():
-            print(f"{spec:32} {lv:8} {d['win_rate_per_seat']:8.3f} {d['avg_final_ecus']:6.1f} "
-                  f"{d['turn_time_median_s']:9.3f} {d['turn_time_p95_s']:9.3f}")
+            low, high = d["win_rate_per_seat_95"]
+            print(f"{spec:32} {lv:8} {res['games']:5} {d['win_rate_per_seat']:8.3f} {f'{low:.3f}–{high:.3f}':>15} "
+                  f"{d['avg_final_ecus']:6.1f} {d['turn_time_median_s']:9.3f} {d['turn_time_p95_s']:9.3f} "
+                  f"{d['turn_time_max_s']:9.3f}")
     print(f"total {report['total_seconds']} s; written to {out}")
 
 

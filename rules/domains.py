@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .maps import GameMap
+from .maps import _neighbours as block_neighbours
 from .model import Age, Board, Building, Family
 
 #: R61, R67: the order in which families are checked on each board.
@@ -42,6 +43,8 @@ def domains(board: Board, game_map: GameMap) -> Domains:
     of: dict[int, int] = {}
     groups: list[tuple[int, ...]] = []
     buildings = board.buildings
+    grid = board.grid
+    width, height = game_map.width, game_map.height
     for start in sorted(buildings.values(), key=_reading):
         if start.id in of:
             continue
@@ -51,7 +54,11 @@ def domains(board: Board, game_map: GameMap) -> Domains:
         stack = [start.id]
         while stack:
             b = buildings[stack.pop()]
-            for n in neighbour_ids(board, game_map, b.cells, b.id):
+            # neighbour_ids inlined (the same set, built the same way, so the same order)
+            found = {grid[j] for j in block_neighbours(width, height, b.cells)}
+            found.discard(0)
+            found.discard(b.id)
+            for n in found:
                 if n not in of:
                     of[n] = k
                     members.append(n)
@@ -88,6 +95,22 @@ def violation(board: Board, members: list[Building]) -> tuple[Family, list[Build
     """R43: the first family (in board order, R61/R67) whose top building is not unique, with the tied
     buildings; None if the domain obeys the Rule of Hierarchy. Never on Reason (R69)."""
     if board.age is Age.REASON:
+        return None
+    # one pass first: most domains obey the rule, and a tie needs two buildings at the top value
+    m_best = r_best = m_count = r_count = 0
+    for b in members:
+        family = b.kind.family
+        if family is Family.MILITARY:
+            if b.level > m_best:
+                m_best, m_count = b.level, 1
+            elif b.level == m_best:
+                m_count += 1
+        elif family is Family.RELIGIOUS:
+            if b.level > r_best:
+                r_best, r_count = b.level, 1
+            elif b.level == r_best:
+                r_count += 1
+    if m_count < 2 and r_count < 2:
         return None
     for family in FAMILY_ORDER[board.age]:
         tied = top(members, family)

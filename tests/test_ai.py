@@ -27,10 +27,12 @@ from bot.ai import (
     AIWorker,
     GreedyPlayer,
     Helpers,
+    MasterPlayer,
     Players,
     RandomPlayer,
     StrongPlayer,
     WorkerDied,
+    analyse,
     get_level,
     make_player,
 )
@@ -66,7 +68,7 @@ AI_DIR = ROOT / "bot" / "ai"
 STRONG_ITERATIONS = 2
 
 #: every level, the strong one in the full suite only (its look-ahead takes seconds)
-QUICK_LEVELS = [pytest.param(n, marks=pytest.mark.slow) if n == "strong" else n for n in LEVEL_NAMES]
+QUICK_LEVELS = [pytest.param(n, marks=pytest.mark.slow) if n in ("strong", "master") else n for n in LEVEL_NAMES]
 
 
 class Ticks:
@@ -110,6 +112,8 @@ def _play(levels: list[str], seed: int, holdem: bool = False) -> tuple[GameState
         (["random", "greedy", "strong"], 12, False),
         (["greedy", "strong", "random", "greedy"], 13, True),
         (["random", "random", "greedy", "greedy", "strong"], 14, False),
+        (["master", "strong"], 15, False),
+        (["greedy", "master", "random", "strong"], 16, True),
     ],
 )
 def test_complete_games_between_all_levels_end_with_a_ranking(levels: list[str], seed: int, holdem: bool) -> None:
@@ -175,7 +179,7 @@ def test_a_seat_with_nothing_to_do_or_an_unknown_level_is_refused() -> None:
     for level in LEVEL_NAMES:
         with pytest.raises(ValueError, match="nothing to do"):
             make_player(level).choose(s, (s.active + 1) % 3, seed=1)
-    sentence = "'clever' is not an AI level: the levels are random, greedy and strong"
+    sentence = "'clever' is not an AI level: the levels are random, greedy, strong and master"
     for refuse in (lambda: make_player("clever"), lambda: get_level("clever"),
                    lambda: Players().choose(s, s.active, "clever", seed=1)):
         with pytest.raises(ValueError) as refused:
@@ -263,15 +267,16 @@ def test_a_decision_does_not_change_when_hidden_information_does(level: str) -> 
 
 
 @pytest.mark.slow
-def test_strong_with_more_play_outs_still_ignores_hidden_cards() -> None:
+@pytest.mark.parametrize(("level", "iterations"), [("strong", 8), ("master", 16)])
+def test_look_ahead_with_more_play_outs_still_ignores_hidden_cards(level: str, iterations: int) -> None:
     """The same check with enough play-outs for the Monte Carlo comparison to weigh in, where a
     leak through the sampled deals would show most."""
     rng = random.Random(5)
     for s in (hidden()[2], hidden()[4]):
         seat = s.waiting_on
-        expected = StrongPlayer().choose(s, seat, seed=12, iterations=8)
+        expected = make_player(level).choose(s, seat, seed=12, iterations=iterations)
         t = _reshuffle_hidden(s, seat, rng)
-        assert StrongPlayer().choose(t, seat, seed=12, iterations=8) == expected
+        assert make_player(level).choose(t, seat, seed=12, iterations=iterations) == expected
 
 
 def test_the_reshuffle_does_change_what_a_player_who_could_see_it_would_do() -> None:
@@ -378,11 +383,11 @@ def _turn_start(players: int, seed: int, steps: int) -> GameState:
 def test_strong_play_outs_reach_its_next_turn_or_one_round_further(players: int, rounds: int) -> None:
     """With three players a play-out goes on for one more round after the seat's next turn; with
     four it stops at the seat's next turn."""
-    from bot.ai.levels import _play_on, _play_out_turn
+    from bot.ai.levels import _play_on, play_out_turn
 
     s = _turn_start(players, seed=43, steps=3 * players)
     seat, turn = s.active, s.turn
-    end = _play_on(_play_out_turn(s, seat, []), seat)
+    end = _play_on(play_out_turn(s, seat, []), seat)
     assert end.active == seat and end.pending is None and not end.acted
     assert end.turn == turn + rounds * players
 
@@ -411,6 +416,112 @@ def test_two_strong_players_share_no_plan(monkeypatch: pytest.MonkeyPatch) -> No
         if after.pending is None and after.waiting_on == s.active:
             one.choose(after, s.active, seed=1, iterations=STRONG_ITERATIONS)
             assert len(planned) == 2, "the player did not follow its own plan"
+
+
+# ---------------------------------------------------------------------------------------------
+# The master level's search, and the analysis a hint or a review asks of it
+
+
+def test_a_hint_is_the_same_whatever_the_other_hands_hold() -> None:
+    """``analyse`` sees only the seat's view: with the other hands and the deck dealt differently
+    (consistently with that view) it finds the same hint — action, value and alternatives — for the
+    same seed and iterations."""
+    rng = random.Random(17)
+    for s in (_turn_start(3, seed=51, steps=6), _turn_start(4, seed=52, steps=12)):
+        seat = s.active
+        expected = analyse(s, seat, seed=9, iterations=8)
+        assert expected.iterations == 8 and len(expected.alternatives) >= 2
+        others = [_reshuffle_hidden(s, seat, rng) for _ in range(2)]
+        assert any(t.players[j].hand != s.players[j].hand for t in others for j in range(len(s.players)) if j != seat)
+        for t in others:
+            assert view_for(t, seat).state == view_for(s, seat).state
+            assert analyse(t, seat, seed=9, iterations=8) == expected
+
+
+def test_a_hint_is_what_the_master_level_plays_with_its_reasons() -> None:
+    s = _turn_start(3, seed=53, steps=6)
+    seat = s.active
+    hint = analyse(s, seat, seed=4, iterations=8)
+    assert hint.best_action in legal_actions(s)
+    assert hint.best_action == MasterPlayer().choose(s, seat, seed=4, iterations=8)
+    best = hint.best
+    assert best.actions[0] == hint.best_action and best.visits >= 2 and hint.value == best.value
+    assert hint.cost(best.actions) == 0.0
+    assert best.income >= 0 and best.domains >= 0 and best.ecus > 0
+    assert sum(alt.visits for alt in hint.alternatives) == hint.iterations
+
+
+def test_a_decision_is_analysed_option_by_option() -> None:
+    for s in decisions()[:2]:
+        assert s.pending is not None
+        d = s.pending.decision
+        found = analyse(s, d.player, seed=2, iterations=4)
+        assert isinstance(found.best_action, Choose) and found.best_action.cell in d.options
+        assert {alt.actions[0] for alt in found.alternatives} <= {Choose(d.player, c) for c in d.options}
+
+
+@pytest.mark.slow
+def test_a_review_compares_the_turn_played_with_the_best_one() -> None:
+    """The turn a player played, passed as ``extra``, is played out on the same deals as the best
+    plan; its cost is the expected loss against it (0 for the best plan itself)."""
+    s = _turn_start(3, seed=54, steps=6)
+    seat = s.active
+    played: list[Action] = []
+    t = s
+    while not t.finished and t.active == seat and t.waiting_on == seat:
+        a = RandomPlayer().choose(t, seat, seed=len(played))
+        if isinstance(a, EndTurn):
+            break
+        played.append(a)
+        t, _ = apply(t, a)
+    review = analyse(s, seat, seed=3, iterations=12, extra=[played])
+    alt = review.find(played)
+    assert alt is not None and alt.visits >= 2
+    cost = review.cost(played)
+    assert cost is not None and cost >= 0.0
+    assert review.cost(review.best.actions) == 0.0
+    assert review.cost([EndTurn(seat)]) is None or review.find([EndTurn(seat)]) is not None
+
+
+@pytest.mark.parametrize(("players", "turns"), [(2, 4), (3, 3), (4, 4)])
+def test_master_play_outs_stop_at_the_seats_next_turn(players: int, turns: int) -> None:
+    """A play-out is cut at the seat's next turn (the end of the round as it sees it); with two
+    players, where a round is one greedy turn, two rounds."""
+    from bot.ai.search import play_out
+
+    s = _turn_start(players, seed=43, steps=3 * players)
+    seat, turn = s.active, s.turn
+    end = play_out(s, seat, [])
+    assert end is not None and end.active == seat and end.pending is None and not end.acted
+    assert end.turn == turn + turns
+
+
+def test_a_master_turn_keeps_to_its_time_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counted on a clock that moves 1 ms at every reading and 50 ms more for every play-out, a
+    master turn at 0.5 s plans for no more than its budget, and remembers how long a play-out takes."""
+    from bot.ai import search as search_module
+
+    s = _turn_start(4, seed=41, steps=12)
+    seat = s.active
+    clock = Ticks(0.001)
+    real = search_module.play_out
+    made: list[int] = []
+
+    def costly(det: GameState, seat: int, actions: Any) -> GameState | None:
+        clock.now += 0.05
+        made.append(1)
+        return real(det, seat, actions)
+
+    monkeypatch.setattr(search_module, "play_out", costly)
+    player = MasterPlayer(clock=clock)
+    began = clock.now
+    calls = 0
+    while not s.finished and s.waiting_on == seat and s.active == seat:
+        s, _ = apply(s, player.choose(s, seat, seed=2, budget_s=0.5))
+        calls += 1
+    assert calls >= 2 and made
+    assert clock.now - began <= 0.5
+    assert player.playout_times.typical(4) >= 0.05
 
 
 # ---------------------------------------------------------------------------------------------
@@ -855,9 +966,9 @@ def test_there_is_one_list_of_levels() -> None:
     from bot import selfplay, service
     from bot.discord import TiempoGroup
 
-    assert LEVEL_NAMES == ("random", "greedy", "strong") == tuple(lv.name for lv in LEVELS)
+    assert LEVEL_NAMES == ("random", "greedy", "strong", "master") == tuple(lv.name for lv in LEVELS)
     assert service.AI_LEVELS == LEVEL_NAMES
-    assert service.AI_NAMES == {"random": "Dice", "greedy": "Magpie", "strong": "Oracle"}
+    assert service.AI_NAMES == {"random": "Dice", "greedy": "Magpie", "strong": "Oracle", "master": "Sibyl"}
     parser = argparse.ArgumentParser()
     selfplay.add_arguments(parser)
     (level,) = [a for a in parser._actions if a.dest == "level"]
@@ -866,5 +977,7 @@ def test_there_is_one_list_of_levels() -> None:
     assert isinstance(addbot, app_commands.Command)
     (option,) = addbot.parameters
     assert [c.value for c in option.choices] == list(LEVEL_NAMES)
-    assert option.description == "random: for tests; greedy: quick and sensible; strong: looks ahead"
-    assert [type(make_player(name)) for name in LEVEL_NAMES] == [RandomPlayer, GreedyPlayer, StrongPlayer]
+    assert option.description == ("random: for tests; greedy: quick and sensible; strong: looks ahead; "
+                                  "master: searches whole turns")
+    assert [type(make_player(name)) for name in LEVEL_NAMES] == [RandomPlayer, GreedyPlayer, StrongPlayer,
+                                                                 MasterPlayer]

@@ -3,17 +3,19 @@
 
     from bot.ai import LEVELS, make_player
 
-    player = make_player("strong", workers=2)         # LEVELS: random, greedy, strong (weakest first)
+    player = make_player("master")                    # LEVELS: random, greedy, strong, master (weakest first)
     action = player.choose(state, seat, seed=game_seed + state.turn)
     player.close()
 
 - ``bot.ai.players``: the ``AIPlayer`` protocol and its classes (``RandomPlayer``, ``GreedyPlayer``,
-  ``StrongPlayer``), the list of levels (``LEVELS``, ``get_level``, ``make_player``) and
+  ``StrongPlayer``, ``MasterPlayer``), the list of levels (``LEVELS``, ``get_level``, ``make_player``) and
   ``Players``, one player per level for a process.
 - ``bot.ai.worker``: ``AIWorker``, the bot's AI worker process, which keeps its ``Players``.
 - ``bot.ai.helpers``: ``Helpers``, a strong player's helper processes for its play-outs.
 - ``bot.ai.levels``: what each level does, as functions of the seat's view; ``bot.ai.evaluate``:
   the evaluation; ``bot.ai.common``: views, determinizations, the pruned moves.
+- ``bot.ai.search``: the master level's search over whole-turn plans, and ``analyse`` (``Analysis``),
+  what a hint or a review asks of it.
 
 See docs/ai.md.
 """
@@ -27,12 +29,14 @@ from .players import (
     AIPlayer,
     GreedyPlayer,
     Level,
+    MasterPlayer,
     Players,
     RandomPlayer,
     StrongPlayer,
     get_level,
     make_player,
 )
+from .search import Alternative, Analysis, analyse
 from .worker import AIWorker, Chooser, WorkerDied
 
 __all__ = [
@@ -41,14 +45,18 @@ __all__ = [
     "MAX_WORKERS",
     "AIPlayer",
     "AIWorker",
+    "Alternative",
+    "Analysis",
     "Chooser",
     "GreedyPlayer",
     "Helpers",
     "Level",
+    "MasterPlayer",
     "Players",
     "RandomPlayer",
     "StrongPlayer",
     "WorkerDied",
+    "analyse",
     "get_level",
     "make_player",
 ]

@@ -132,25 +132,35 @@ def _near(s: GameState, age: Age, cells: tuple[int, ...]) -> int:
     return min(3, len({grid[i] for i in ring2} - {0}))
 
 
-def _signature(s: GameState, age: Age, kind: Kind, cells: tuple[int, ...]) -> tuple[object, ...]:
+def _signature(s: GameState, age: Age, kind: Kind, cells: tuple[int, ...],
+               memo: dict[tuple[Age, bool, tuple[int, ...]], tuple[object, ...]] | None = None) -> tuple[object, ...]:
     """What makes two construction sites different for the game: the domains touched on this board,
     and for a building that ripples, the buildings it would cover and the domains it would touch on
-    later boards. Sites touching nothing anywhere are told apart by how built-up their surroundings are."""
-    game_map = s.map
-    ring = game_map.neighbours(cells)
-    sig: list[object] = [age, kind]
-    for a in Age:
-        if a < age or (a > age and kind.level < 2):
-            continue
-        board = s.boards[a]
-        grid = board.grid
-        of = domains(board, game_map).of
-        touched = frozenset(of[i] for i in {grid[j] for j in ring} - {0})
-        covered = frozenset({grid[i] for i in cells} - {0}) if a > age else frozenset()
-        sig.append((touched, covered))
-    if all(x == (frozenset(), frozenset()) for x in sig[2:]):
-        sig.append(_near(s, age, cells))
-    return tuple(sig)
+    later boards. Sites touching nothing anywhere are told apart by how built-up their surroundings are.
+    ``memo`` keeps what depends only on the board, whether the building ripples and the cells, for
+    the other kinds of one listing."""
+    ripples = kind.level >= 2
+    key = (age, ripples, cells)
+    tail = memo.get(key) if memo is not None else None
+    if tail is None:
+        game_map = s.map
+        ring = game_map.neighbours(cells)
+        parts: list[object] = []
+        for a in Age:
+            if a < age or (a > age and not ripples):
+                continue
+            board = s.boards[a]
+            grid = board.grid
+            of = domains(board, game_map).of
+            touched = frozenset(of[i] for i in {grid[j] for j in ring} - {0})
+            covered = frozenset({grid[i] for i in cells} - {0}) if a > age else frozenset()
+            parts.append((touched, covered))
+        if all(x == (frozenset(), frozenset()) for x in parts):
+            parts.append(_near(s, age, cells))
+        tail = tuple(parts)
+        if memo is not None:
+            memo[key] = tail
+    return (age, kind, *tail)
 
 
 def _constructs(s: GameState, player: int, per_signature: int) -> list[Action]:
@@ -158,6 +168,7 @@ def _constructs(s: GameState, player: int, per_signature: int) -> list[Action]:
     the same sites as ``rules.placements`` gives."""
     p = s.players[player]
     out: list[Action] = []
+    memo: dict[tuple[Age, bool, tuple[int, ...]], tuple[object, ...]] = {}
     for age in (Age.MIGHT, Age.FAITH):
         if not p.is_on(age):
             continue
@@ -175,7 +186,7 @@ def _constructs(s: GameState, player: int, per_signature: int) -> list[Action]:
                 pay = pays[kind, extra]
                 if pay is None:
                     continue
-                sig = _signature(s, age, kind, cells)
+                sig = _signature(s, age, kind, cells, memo)
                 groups.setdefault(sig, []).append((extra, k, Construct(player, age, kind, origin, pay)))
             for sites in groups.values():  # the sites with the smallest surcharge, in reading order
                 out.extend(a for _e, _k, a in sorted(sites, key=lambda x: (x[0], x[1]))[:per_signature])

@@ -147,6 +147,21 @@ def facts(s: GameState) -> tuple[BoardFacts, BoardFacts, BoardFacts]:
     return board_facts(s, Age.MIGHT), board_facts(s, Age.FAITH), board_facts(s, Age.REASON)
 
 
+Facts = tuple[BoardFacts, BoardFacts, BoardFacts]
+
+
+def facts_after(parent: GameState, known: Facts, child: GameState) -> Facts:
+    """``facts(child)`` for a state reached from ``parent`` by actions, reusing ``known`` (the
+    parent's) for every board that did not change (the same version: a board's version goes up at
+    every change, and a clone keeps it)."""
+    pb, cb = parent.boards, child.boards
+    return (
+        known[0] if cb[0].version == pb[0].version else board_facts(child, Age.MIGHT),
+        known[1] if cb[1].version == pb[1].version else board_facts(child, Age.FAITH),
+        known[2] if cb[2].version == pb[2].version else board_facts(child, Age.REASON),
+    )
+
+
 def value(
     s: GameState, player: int, w: Weights = DEFAULT, known: tuple[BoardFacts, BoardFacts, BoardFacts] | None = None
 ) -> float:
@@ -171,10 +186,10 @@ def value(
     return v
 
 
-def score(s: GameState, player: int, w: Weights = DEFAULT) -> float:
+def score(s: GameState, player: int, w: Weights = DEFAULT, known: Facts | None = None) -> float:
     """``player``'s value minus ``rivalry`` times the mean value of the others, moved by ``lead``
-    towards the value of the best-placed of them."""
-    f = facts(s)
+    towards the value of the best-placed of them. ``known``: ``facts(s)`` if already found."""
+    f = known if known is not None else facts(s)
     mine = value(s, player, w, f)
     others = [value(s, j, w, f) for j in range(len(s.players)) if j != player]
     if not others:

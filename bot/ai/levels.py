@@ -32,7 +32,7 @@ from rules import (
 )
 
 from .common import View, candidates, determinize, end_turn, fingerprint, mix_seed, resolve_pending
-from .evaluate import DEFAULT, Weights, score
+from .evaluate import DEFAULT, Weights, facts, facts_after, score
 from .helpers import EARLY_S, Batch, Helpers
 
 #: a clock for the strong level's budget: seconds from any fixed point (``time.perf_counter``)
@@ -149,13 +149,14 @@ def greedy_step(
     first option when the move is judged, instead of with the best one: about half the work, and
     the same move in most positions."""
     best: Action = end_turn(s, seat)
-    best_v = score(s, seat) + 1e-9
+    known = facts(s)
+    best_v = score(s, seat, known=known) + 1e-9
     choose = _first_option if quick else best_choice
     for a in candidates(s, seat, per_signature=per_signature, travel=travel):
         s2 = _after(s, a, choose)
         if s2 is None:
             continue
-        v = score(s2, seat)
+        v = score(s2, seat, known=facts_after(s, known, s2))
         if v > best_v:
             best, best_v = a, v
     return best
@@ -270,7 +271,7 @@ def _distinct(plans: list[Plan], n: int) -> list[Plan]:
     return out
 
 
-def _play_out_turn(s: GameState, seat: int, actions: list[Action]) -> GameState:
+def play_out_turn(s: GameState, seat: int, actions: list[Action]) -> GameState:
     """Play ``actions`` (a plan made on the view) on a determinized state, answer what is left to
     decide, and end the turn."""
     for a in actions:
@@ -353,7 +354,7 @@ BEAM_SHARE = 0.3
 DIVERSE = False
 
 
-def _exchange_turn(det: GameState, seat: int, exchange: Exchange) -> GameState | None:
+def exchange_turn(det: GameState, seat: int, exchange: Exchange) -> GameState | None:
     """A paid exchange on a determinization, then a greedy turn, ended."""
     try:
         s, _ = apply(det, exchange)
@@ -367,7 +368,7 @@ def _exchange_turn(det: GameState, seat: int, exchange: Exchange) -> GameState |
         if nxt is None:
             break
         s = nxt
-    return _play_out_turn(s, seat, [])
+    return play_out_turn(s, seat, [])
 
 
 class PlayoutTimes:
@@ -499,7 +500,7 @@ def _play_out(det: GameState, seat: int, actions: list[Action]) -> float:
     """The score of one play-out of a plan on a determinization (a plan that begins with a paid
     exchange: the exchange and a greedy turn)."""
     head = actions[0] if actions else None
-    end = _exchange_turn(det, seat, head) if isinstance(head, Exchange) else _play_out_turn(det, seat, actions)
+    end = exchange_turn(det, seat, head) if isinstance(head, Exchange) else play_out_turn(det, seat, actions)
     return -1e9 if end is None else score(_play_on(end, seat), seat, STRONG_WEIGHTS)
 
 
@@ -535,9 +536,12 @@ __all__ = [
     "beam_plans",
     "best_choice",
     "decide",
+    "exchange_option",
+    "exchange_turn",
     "fingerprint",
     "greedy_action",
     "greedy_step",
+    "play_out_turn",
     "play_rounds",
     "random_action",
     "strong_plan",

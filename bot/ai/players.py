@@ -34,7 +34,7 @@ import random
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -42,7 +42,8 @@ from rules import Action, Exchange, GameState, RuleError, View, apply
 
 from .common import end_turn, fingerprint, mix_seed, project
 from .helpers import MAX_WORKERS, Helpers
-from .levels import Clock, PlayoutTimes, decide, greedy_action, play_rounds, random_action, strong_plan
+from .levels import Clock, PlayoutTimes, Rounds, decide, greedy_action, play_rounds, random_action, strong_plan
+from .search import Analysis, analyse, analyse_view
 
 
 class AIPlayer(Protocol):
@@ -107,6 +108,9 @@ class GreedyPlayer:
 #: in the middle of one
 START_SHARE = 0.65
 REPLAN_SHARE = 0.2
+#: master: the share of ``budget_s`` for the search at the start of a turn (a turn's calls after it
+#: are answered from the plan; the median turn stays under 0.75 × ``budget_s``)
+MASTER_START_SHARE = 0.7
 #: strong: the most of ``budget_s`` one turn may spend planning in all
 TURN_CAP = 0.85
 #: strong: a turn's planning time is added up over calls at most this long after its first planning
@@ -131,6 +135,9 @@ class StrongPlayer:
     play-outs; the action does not depend on how many. Thread-safe."""
 
     level = "strong"
+    start_share = START_SHARE
+    replan_share = REPLAN_SHARE
+    turn_cap = TURN_CAP
 
     def __init__(self, *, workers: int = 1, clock: Clock = time.perf_counter) -> None:
         if not 1 <= workers <= MAX_WORKERS:
@@ -163,17 +170,21 @@ class StrongPlayer:
             first, spent = self._spent.get(turn, (now, 0.0))
         if now - first > TURN_WINDOW_S:  # the same key long after: another game's turn
             first, spent = now, 0.0
-        share = START_SHARE if fresh_turn else REPLAN_SHARE
-        time_s = max(0.0, min(budget_s * share, budget_s * TURN_CAP - spent))
+        share = self.start_share if fresh_turn else self.replan_share
+        time_s = max(0.0, min(budget_s * share, budget_s * self.turn_cap - spent))
         began = self._clock()
-        actions = strong_plan(view, seat, rng, time_s=time_s, iterations=iterations, helpers=self.helpers,
-                              clock=self._clock, times=self.playout_times)
+        actions = self._plan(view, seat, rng, time_s, iterations)
         with self._lock:
             self._spent[turn] = (first, spent + self._clock() - began)
             self._spent.move_to_end(turn)
             while len(self._spent) > CACHE_SIZE:
                 self._spent.popitem(last=False)
         return self._store_plan(view.state, seat, actions, key_tail)
+
+    def _plan(self, view: View, seat: int, rng: random.Random, time_s: float, iterations: int | None) -> list[Action]:
+        """The plan for the rest of the turn (``levels.strong_plan``)."""
+        return strong_plan(view, seat, rng, time_s=time_s, iterations=iterations, helpers=self.helpers,
+                           clock=self._clock, times=self.playout_times)
 
     def start_helpers(self) -> None:
         """Start the helper processes now, not at the first play-outs (which would lose the
@@ -218,6 +229,35 @@ class StrongPlayer:
         return first
 
 
+class MasterPlayer(StrongPlayer):
+    """The ``master`` level (``search``): information-set Monte Carlo tree search over whole-turn
+    plans from the seat's view, with progressive widening and play-outs cut at the seat's next turn.
+    It plans and remembers its plans as ``StrongPlayer`` does (same budget shares), in one process:
+    ``workers`` is accepted for the common signature and not used. ``analyse`` is the interface
+    for a hint or a review (``search.Analysis``)."""
+
+    level = "master"
+    start_share = MASTER_START_SHARE
+
+    def __init__(self, *, workers: int = 1, clock: Clock = time.perf_counter) -> None:
+        super().__init__(workers=1, clock=clock)
+
+    def _plan(self, view: View, seat: int, rng: random.Random, time_s: float, iterations: int | None) -> list[Action]:
+        n_players = len(view.state.players)
+        typical = self.playout_times.typical(n_players) if iterations is None else 0.0
+        analysis, found = analyse_view(view, seat, rng, time_s=time_s, iterations=iterations, clock=self._clock,
+                                       typical=typical)
+        if iterations is None and found is not None:
+            self.playout_times.record(n_players, typical, Rounds(done=found.playouts, spent=found.spent))
+        return list(analysis.best.actions)
+
+    def analyse(self, state: GameState, seat: int, *, seed: int, budget_s: float = 2.0,
+                iterations: int | None = None, extra: Sequence[Sequence[Action]] = ()) -> Analysis:
+        """``search.analyse`` on this player's clock (see there)."""
+        return analyse(state, seat, seed=seed, budget_s=budget_s, iterations=iterations, clock=self._clock,
+                       extra=extra)
+
+
 def _turn_key(s: GameState, seat: int) -> tuple[object, ...]:
     """What identifies one turn of one game well enough to add up the planning time spent in it:
     the seats, the map, the first player, the turn counter, and what the other players cannot change
@@ -247,6 +287,7 @@ LEVELS: tuple[Level, ...] = (
     Level("random", "Dice", "for tests", lambda workers: RandomPlayer()),
     Level("greedy", "Magpie", "quick and sensible", lambda workers: GreedyPlayer()),
     Level("strong", "Oracle", "looks ahead", lambda workers: StrongPlayer(workers=workers)),
+    Level("master", "Sibyl", "searches whole turns", lambda workers: MasterPlayer(workers=workers)),
 )
 LEVEL_NAMES: tuple[str, ...] = tuple(lv.name for lv in LEVELS)
 
@@ -306,6 +347,7 @@ __all__ = [
     "AIPlayer",
     "GreedyPlayer",
     "Level",
+    "MasterPlayer",
     "Players",
     "RandomPlayer",
     "StrongPlayer",

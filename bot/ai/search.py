@@ -1,0 +1,439 @@
+"""The ``master`` level's search, and the analysis a hint or a review asks of it.
+
+**Information-set Monte Carlo tree search over whole-turn plans**, from the seat's view only:
+
+* **A move is a whole turn.** The root's children are plans for the rest of the seat's turn (its
+  own moves and the decisions they raise for it), found by the strong level's beam search on the
+  view (``levels.beam_plans``, the best ``ROOT_PLANS`` distinct positions), a paid exchange when one
+  is still possible (third in the order widening opens them), and any plan the caller adds (a review
+  adds the turn that was played; it comes right after the anchor and is played out at least
+  ``FORCED_VISITS`` times).
+* **Every iteration deals the unseen cards again** (``common.determinize``: the other hands at their
+  known sizes and the draw pile, from the seat's view; never the real hands, deck or generator),
+  plays the chosen plan on that deal, ends the turn, lets the other players play their turns
+  greedily (``greedy_step``, judged quickly) and **cuts the play-out at the seat's next turn** — the
+  end of the round as the seat sees it — where the position is scored by the evaluation
+  (``evaluate.score`` with the strong level's weights: estimated final Ecus minus half the best-placed
+  rival's). Below the root the seat's information sets almost never repeat (it has drawn different
+  cards on every deal, and the others' turns depend on their dealt hands), so the tree is the root
+  and its plans; the play-out policy stands for everything below it.
+* **Common deals.** A plan's ``j``-th visit is played on deal ``j`` (dealt by a generator seeded with
+  the search's seed and ``j`` alone), and the beam's best plan (the *anchor*) is played on every deal
+  any plan has reached. Plans are then compared by their difference from the anchor on the same
+  deals, which removes most of the luck of the deal from the comparison.
+* **Selection and progressive widening.** The plans enter the search in the beam's order: after
+  ``t`` play-outs the first ``ceil(WIDEN_C * t ** WIDEN_ALPHA)`` (besides the anchor) may be chosen.
+  A plan not yet visited is tried first; otherwise UCB1 on the difference from the anchor:
+  ``gain + UCB_C * spread * sqrt(ln t / n)``, ``spread`` the standard deviation of the differences
+  seen so far (at least ``MIN_SPREAD`` Ecus).
+* **The choice.** The anchor, unless a plan compared with it on ``MIN_DEALS`` deals or more did
+  better on them by more than ``MARGIN`` Ecus and by more than ``SIGMAS`` standard errors of the
+  difference (a few lucky deals should not overturn a sound plan); of those, the one with the
+  largest gain.
+
+``iterations`` fixes the number of play-outs (no clock: the result depends only on the view, the
+seed and ``iterations``); otherwise the search runs while ``time_s`` seconds of ``clock`` last, a
+play-out begun only if the slowest one so far (and the typical one, remembered by the player) would
+end in time.
+
+``analyse`` is the interface for a hint and a review: the best action for a seat, the value of the
+position, and the plans it compared with their expected Ecus, income and domains.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from rules import Action, Choose, Exchange, GameState, RuleError, apply
+
+from .common import View, determinize, end_turn, fingerprint, mix_seed, project, resolve_pending
+from .evaluate import facts, score, value
+from .levels import (
+    STRONG_WEIGHTS,
+    Clock,
+    beam_plans,
+    best_choice,
+    decide,
+    exchange_option,
+    exchange_turn,
+    greedy_step,
+    play_out_turn,
+)
+
+#: master: how many of the beam's plans compete at the root, the beam's width and depth, and the
+#: share of the search's time the beam may use
+ROOT_PLANS = 8
+BEAM_WIDTH = 5
+BEAM_DEPTH = 6
+BEAM_SHARE = 0.5
+#: master: progressive widening (plans that may be chosen after ``t`` play-outs, the anchor aside)
+WIDEN_C = 1.0
+WIDEN_ALPHA = 0.5
+#: master: UCB1's exploration constant, and the least spread of the differences it assumes (Ecus)
+UCB_C = 1.0
+MIN_SPREAD = 2.0
+#: master: how many play-outs a plan the caller adds (a review's turn played) gets before UCB chooses
+FORCED_VISITS = 4
+#: master: how much better than the anchor (Ecus, on the same deals) a plan must play out, and by how
+#: many standard errors of the difference, to be chosen instead
+MARGIN = 0.5
+SIGMAS = 1.0
+#: master: the fewest common deals on which a plan must have been compared with the anchor to be
+#: chosen instead (with two, the standard error itself is a guess; under load a turn may make few)
+MIN_DEALS = 3
+#: master: how many turns of each other player a play-out lets pass before it is scored (1: to the
+#: seat's next turn); more only with two players, where a round is one greedy turn
+ROUNDS: Mapping[int, int] = {2: 2}
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """One plan the search compared: its actions (the rest of the seat's turn; a plan made on the
+    view), how often it was played out, and what it is worth to the seat.
+
+    ``value`` is the mean score of its play-outs (the seat's estimated final Ecus minus half the
+    best-placed rival's), ``gain`` its mean difference from the anchor (the beam's best plan) on the
+    same deals, ``ecus`` the seat's estimated final Ecus (mean over the play-outs; for a plan never
+    played out, on the view right after it, as ``value`` is then the beam's score), ``income`` what
+    the seat's two best boards would pay at an income right after the plan and ``domains`` how many
+    domains it controls then (on its view; no play-out needed). ``prior`` is the beam's score."""
+
+    actions: tuple[Action, ...]
+    visits: int
+    value: float
+    gain: float
+    ecus: float
+    income: int
+    domains: int
+    prior: float
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What the search found for ``seat``: the action to play now (the first of the best plan), the
+    value of the position (the best plan's mean score, see ``Alternative``), and every plan it
+    compared, the chosen one first, then by gain. ``iterations`` is the number of play-outs made.
+    At a decision the alternatives are the options (each one action), valued without play-outs."""
+
+    seat: int
+    best_action: Action
+    value: float
+    alternatives: tuple[Alternative, ...]
+    iterations: int
+
+    @property
+    def best(self) -> Alternative:
+        return self.alternatives[0]
+
+    def find(self, actions: Sequence[Action]) -> Alternative | None:
+        """The alternative whose plan is ``actions`` (e.g. a turn that was played), or None."""
+        wanted = tuple(actions)
+        for alt in self.alternatives:
+            if alt.actions == wanted:
+                return alt
+        return None
+
+    def cost(self, actions: Sequence[Action]) -> float | None:
+        """How many points (the search's score, in Ecus) the plan ``actions`` is expected to lose
+        against the best one, on the same deals; None if it was not compared (pass it to
+        ``analyse`` as ``extra``)."""
+        alt = self.find(actions)
+        if alt is None:
+            return None
+        return max(0.0, self.best.gain - alt.gain)
+
+
+class Search:
+    """One search from one view: the root's plans, their play-outs on common deals, the choice."""
+
+    def __init__(self, view: View, seat: int, plans: list[tuple[list[Action], float]], seed: int,
+                 forced: Sequence[int] = ()) -> None:
+        self.view = view
+        self.seat = seat
+        self.plans = plans
+        self.seed = seed
+        #: plans played out at least ``FORCED_VISITS`` times before any choice by UCB (a review's)
+        self.forced = tuple(forced)
+        #: scores and the seat's estimated final Ecus of each plan's play-outs, by deal
+        self.samples: list[list[float]] = [[] for _ in plans]
+        self.ecus: list[list[float]] = [[] for _ in plans]
+        self._deals: list[GameState] = []
+        self.playouts = 0
+        self.slowest = 0.0
+        self.spent = 0.0
+
+    def deal(self, j: int) -> GameState:
+        """Deal ``j``: the unseen cards dealt again, from a generator seeded by the seed and ``j``."""
+        while len(self._deals) <= j:
+            k = len(self._deals)
+            self._deals.append(determinize(self.view, random.Random(mix_seed(self.seed, "deal", k))))
+        return self._deals[j]
+
+    def next_plan(self) -> int:
+        """The plan to play out next (``select``), or the anchor when it has fallen behind on deals."""
+        k = self.select()
+        if len(self.samples[0]) <= len(self.samples[k]):
+            return 0
+        return k
+
+    def select(self) -> int:
+        """Progressive widening, unvisited plans first, then UCB1 on the gain over the anchor."""
+        n = len(self.plans)
+        if n == 1:
+            return 0
+        t = max(1, self.playouts)
+        width = min(n - 1, max(1, math.ceil(WIDEN_C * t**WIDEN_ALPHA)))
+        for k in self.forced:
+            if len(self.samples[k]) < FORCED_VISITS:
+                return k
+        open_ = range(1, 1 + width)
+        for k in open_:
+            if not self.samples[k]:
+                return k
+        spread = max(MIN_SPREAD, self._spread())
+        log_t = math.log(t + 1)
+
+        def ucb(k: int) -> float:
+            return self.gain(k) + UCB_C * spread * math.sqrt(log_t / len(self.samples[k]))
+
+        return max(open_, key=lambda k: (ucb(k), -k))
+
+    def play(self, k: int, clock: Clock) -> None:
+        """One play-out of plan ``k`` on its next deal."""
+        began = clock()
+        end = play_out(self.deal(len(self.samples[k])), self.seat, self.plans[k][0])
+        self.samples[k].append(score(end, self.seat, STRONG_WEIGHTS) if end is not None else -1e9)
+        self.ecus[k].append(value(end, self.seat, STRONG_WEIGHTS) if end is not None else 0.0)
+        took = clock() - began
+        self.playouts += 1
+        self.spent += took
+        self.slowest = max(self.slowest, took)
+
+    def diffs(self, k: int) -> list[float]:
+        base = self.samples[0]
+        return [x - base[j] for j, x in enumerate(self.samples[k]) if j < len(base)]
+
+    def gain(self, k: int) -> float:
+        d = self.diffs(k)
+        return statistics.fmean(d) if d else 0.0
+
+    def _spread(self) -> float:
+        d = [x for k in range(1, len(self.plans)) for x in self.diffs(k)]
+        return statistics.pstdev(d) if len(d) >= 2 else 0.0
+
+    def choice(self) -> int:
+        """The anchor, unless another plan did clearly better on the same deals (``MARGIN``,
+        ``SIGMAS``)."""
+        best, best_gain = 0, 0.0
+        for k in range(1, len(self.plans)):
+            d = self.diffs(k)
+            if len(d) < MIN_DEALS:
+                continue
+            mean = statistics.fmean(d)
+            se = statistics.stdev(d) / len(d) ** 0.5
+            if mean > max(MARGIN, SIGMAS * se) and mean > best_gain:
+                best, best_gain = k, mean
+        return best
+
+
+def play_out(det: GameState, seat: int, actions: Sequence[Action]) -> GameState | None:
+    """A plan played on a deal: the plan (a paid exchange: then a greedy turn), the end of the turn,
+    the other players' turns played greedily (judged quickly) until the seat's next turn — with two
+    players, ``ROUNDS`` turns of each — and the position reached; None if the plan cannot be played."""
+    head = actions[0] if actions else None
+    if isinstance(head, Exchange):
+        s = exchange_turn(det, seat, head)
+        if s is None:
+            return None
+    else:
+        s = play_out_turn(det, seat, list(actions))
+    rounds = ROUNDS.get(len(s.players), 1)
+    for r in range(rounds):
+        s = _others(s, seat)
+        if r + 1 < rounds and not s.finished:
+            s = _own_turn(s, seat)
+    return s
+
+
+def _others(s: GameState, seat: int, max_actions: int = 40) -> GameState:
+    """The other players' turns, each played by ``greedy_step`` judged quickly, until it is
+    ``seat``'s turn again or the game ends."""
+    n = 0
+    while not s.finished and s.active != seat and n < max_actions:
+        if s.pending is not None:
+            s, _ = resolve_pending(s, best_choice)
+            continue
+        s, _ = apply(s, greedy_step(s, s.active, travel=s.round in (4, 7), quick=True))
+        n += 1
+    return s
+
+
+def _own_turn(s: GameState, seat: int, max_actions: int = 12) -> GameState:
+    """The seat's own later turn, played greedily (judged quickly)."""
+    n = 0
+    while not s.finished and s.active == seat and n < max_actions:
+        if s.pending is not None:
+            s, _ = resolve_pending(s, best_choice)
+            continue
+        s, _ = apply(s, greedy_step(s, seat, travel=s.round in (4, 7), quick=True))
+        n += 1
+    return s
+
+
+def root_plans(view: View, seat: int, *, deadline: float, clock: Clock,
+               extra: Sequence[Sequence[Action]] = ()) -> list[tuple[list[Action], float]]:
+    """The root's plans with their beam score, in the order widening opens them: the beam's best
+    ``ROOT_PLANS`` distinct positions, a paid exchange if one is still possible (the exchange then a
+    greedy turn, third: a different kind of turn should be tried early), and ``extra`` plans (each
+    at the beam score of where it leads), right after the anchor, so that they are open from the
+    first play-outs."""
+    s = view.state
+    beam = beam_plans(s, seat, width=BEAM_WIDTH, depth=BEAM_DEPTH, deadline=deadline, keep=ROOT_PLANS, clock=clock)
+    plans = [(p.actions, p.value) for p in beam]
+    p = s.players[seat]
+    if not (s.exchanged or s.acted or s.swapped) and p.ecus >= 4 and p.hand.total:
+        # third in line, not last: a different kind of turn, which widening should reach early
+        plans.insert(min(2, len(plans)), ([Exchange(seat, exchange_option(p.hand))], plans[0][1] - 2.0))
+    for actions in reversed(extra):  # right after the anchor: always open to the search
+        wanted = list(actions)
+        if any(a == wanted for a, _ in plans):
+            continue
+        plans.insert(1, (wanted, _prior(s, seat, wanted)))
+    return plans
+
+
+def _prior(s: GameState, seat: int, actions: list[Action]) -> float:
+    """The beam's score of where ``actions`` lead on the view (a plan that cannot be played there,
+    or that begins with an exchange, counts as the position before it)."""
+    cur = s
+    for a in actions:
+        if isinstance(a, Exchange):
+            break
+        try:
+            cur, _ = apply(cur, a)
+        except RuleError:
+            break
+    cur, _ = resolve_pending(cur, best_choice)
+    return score(cur, seat, STRONG_WEIGHTS)
+
+
+def search(view: View, seat: int, rng: random.Random, *, time_s: float, iterations: int | None,
+           clock: Clock = time.perf_counter, typical: float = 0.0,
+           extra: Sequence[Sequence[Action]] = ()) -> Search:
+    """Run the search (see the module docstring) from ``view`` for ``seat``, whose turn it is and who
+    has no decision to take; ``typical`` is the length of a play-out the player remembers."""
+    start = clock()
+    timed = iterations is None
+    deadline_beam = start + time_s * BEAM_SHARE if timed else float("inf")
+    plans = root_plans(view, seat, deadline=deadline_beam, clock=clock, extra=extra)
+    wanted = [list(a) for a in extra]
+    forced = [k for k, (actions, _) in enumerate(plans) if k and actions in wanted]
+    found = Search(view, seat, plans, rng.getrandbits(64), forced)
+    if len(plans) == 1 and not extra:
+        return found
+    stop = start + time_s
+    while True:
+        if iterations is not None:
+            if found.playouts >= iterations:
+                break
+        elif clock() + max(found.slowest, typical) > stop:
+            break
+        found.play(found.next_plan(), clock)
+    return found
+
+
+def analyse_view(view: View, seat: int, rng: random.Random, *, time_s: float, iterations: int | None,
+                 clock: Clock = time.perf_counter, typical: float = 0.0,
+                 extra: Sequence[Sequence[Action]] = ()) -> tuple[Analysis, Search | None]:
+    """``analyse`` on a view already made (the master player's way in); also returns the search."""
+    s = view.state
+    if s.pending is not None:
+        return _analyse_decision(view, seat, rng), None
+    found = search(view, seat, rng, time_s=time_s, iterations=iterations, clock=clock, typical=typical, extra=extra)
+    k = found.choice()
+    alts = [_alternative(found, j) for j in range(len(found.plans))]
+    chosen = alts[k]
+    rest = sorted((a for j, a in enumerate(alts) if j != k), key=lambda a: (-a.gain, -a.prior))
+    first = chosen.actions[0] if chosen.actions else end_turn(s, seat)
+    return Analysis(seat, first, chosen.value, (chosen, *rest), found.playouts), found
+
+
+def _alternative(found: Search, k: int) -> Alternative:
+    actions, prior = found.plans[k]
+    view = found.view.state
+    cur = view
+    for a in actions:
+        if isinstance(a, Exchange):
+            break
+        try:
+            cur, _ = apply(cur, a)
+        except RuleError:
+            break
+    f = facts(cur)
+    seat = found.seat
+    incomes = sorted((f[0].income[seat], f[1].income[seat], f[2].income[seat]), reverse=True)
+    samples = found.samples[k]
+    return Alternative(
+        actions=tuple(actions),
+        visits=len(samples),
+        value=statistics.fmean(samples) if samples else prior,
+        gain=found.gain(k),
+        ecus=statistics.fmean(found.ecus[k]) if found.ecus[k] else value(cur, seat, STRONG_WEIGHTS),
+        income=incomes[0] + incomes[1],
+        domains=f[0].domains[seat] + f[1].domains[seat],
+        prior=prior,
+    )
+
+
+def _analyse_decision(view: View, seat: int, rng: random.Random) -> Analysis:
+    """A decision addressed to ``seat``: its options valued as the strong level's ``decide`` does."""
+    s = view.state
+    assert s.pending is not None
+    chosen = decide(view, seat, rng, samples=2)
+    det = determinize(view, rng)
+    alts = []
+    for cell in s.pending.decision.options:
+        c = Choose(seat, cell)
+        try:
+            after, _ = apply(det, c)
+        except RuleError:
+            continue
+        after, _ = resolve_pending(after, best_choice)
+        f = facts(after)
+        incomes = sorted((f[0].income[seat], f[1].income[seat], f[2].income[seat]), reverse=True)
+        v = score(after, seat, STRONG_WEIGHTS)
+        alts.append(Alternative((c,), 0, v, 0.0, value(after, seat, STRONG_WEIGHTS), incomes[0] + incomes[1],
+                                f[0].domains[seat] + f[1].domains[seat], v))
+    best = [a for a in alts if a.actions == (chosen,)]
+    rest = sorted((a for a in alts if a.actions != (chosen,)), key=lambda a: -a.value)
+    top = best[0] if best else Alternative((chosen,), 0, 0.0, 0.0, 0.0, 0, 0, 0.0)
+    return Analysis(seat, chosen, top.value, (top, *rest), 0)
+
+
+def analyse(state: GameState, seat: int, *, seed: int, budget_s: float = 2.0, iterations: int | None = None,
+            clock: Clock = time.perf_counter, extra: Sequence[Sequence[Action]] = ()) -> Analysis:
+    """What the ``master`` level would do for ``seat`` now, and why: the best action, the value of
+    the position and the plans it compared (``Analysis``). For a hint: ``best_action`` and the best
+    alternative's expected Ecus, income and domains. For a review: pass the turn that was played (its
+    actions from the start of the turn, in a state at that start) as ``extra`` and read
+    ``Analysis.cost`` of it.
+
+    It sees only ``seat``'s view of ``state`` (``rules.view_for``). ``budget_s`` seconds of
+    ``clock``, or exactly ``iterations`` play-outs (then the result depends only on the view,
+    ``seed`` and ``iterations``, and its best action is the one a new ``master`` player given the same
+    seed and ``iterations`` plays). Raises ``ValueError`` if ``seat`` has nothing to do."""
+    if state.finished:
+        raise ValueError("the game is over")
+    if state.waiting_on != seat:
+        raise ValueError(f"seat {seat} has nothing to do now (the game waits on seat {state.waiting_on})")
+    view = project(state, seat)
+    rng = random.Random(mix_seed(seed, "master", iterations, seat, fingerprint(view.state)))  # as the player's
+    return analyse_view(view, seat, rng, time_s=budget_s, iterations=iterations, clock=clock, extra=extra)[0]
+
+
+__all__ = ["Alternative", "Analysis", "Search", "analyse", "analyse_view", "play_out", "root_plans", "search"]
