@@ -23,6 +23,7 @@ from .lessons import Lessons
 from .messages import Answers, HandButtons, Outbox, Picture, PlayButton, Post, RematchButton, encode_post
 from .reminders import Reminders
 from .steps import choice_label, decision_question
+from .hints import hints_note
 from .warm import final_note, played_by_ai, stands_in, turn_note
 
 log = logging.getLogger("tiempo.herald")
@@ -264,6 +265,9 @@ class Herald:
         stood = final_note(game)
         if stood is not None:
             out.append(stood)
+        hinted = hints_note(game)
+        if hinted is not None:
+            out.append(hinted)
         try:  # the ranking rather than no final post (which would keep the last action from being stored)
             out += ["", *await final_lines(self.games, game, state, events)]
         except Exception:
