@@ -10,13 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from bot.service import Caller, PanelControls, PanelView, Refusal, Reply, Tiempo, version_of
-from bot.service.hints import hints_note
+from bot.ai import analyse
+from bot.service import Caller, PanelControls, PanelView, Post, Refusal, Reply, Tiempo, version_of
 from bot.service.steps import path_to
 from bot.storage import Storage
 from bot.words import PLAIN, render
-from rules import GameState, view_for
+from rules import GameState, legal_actions, view_for
 from tests.discord_sim import DiscordSim
+from tests.gameplay import choose
 from tests.test_ai import _reshuffle_hidden
 from tests.test_bot_e2e import answer, make_bot, open_table, public, state_of, user_of
 from tests.test_retold import Silent
@@ -63,9 +64,6 @@ async def test_a_hint_is_the_panel_at_the_top_levels_action_with_why(service: Ti
     assert said.startswith("💡 The AI's top level would"), said
     assert "Why: " in said and "Ecus" in said
     assert panel.confirm and panel.hint and panel.version == version_of(game)
-    hinted = service.hints.iterations
-    assert hinted == ITERATIONS
-    from bot.ai import analyse
     best = analyse(state, seat, seed=game.id * 1_000_003 + game.action_count, iterations=ITERATIONS).best_action
     assert panel.path == path_to(state, seat, best)  # ready to Confirm: the action the search chose
     assert (await service.storage.get_game(game_id)).hints_of(seat) == 1
@@ -113,22 +111,53 @@ async def test_a_hint_is_for_the_seat_the_game_waits_on(service: Tiempo) -> None
     state = service.state_of(await service.storage.get_game(game_id))
     with pytest.raises(Refusal) as refused:
         await service.hint(PEOPLE[1 - state.active])
-    assert str(refused.value) == f"A hint is for when the game waits on you; it waits on {PEOPLE[state.active].name} now."
+    waited = PEOPLE[state.active].name
+    assert str(refused.value) == f"A hint is for when the game waits on you; it waits on {waited} now."
     with pytest.raises(Refusal):
         await service.hint(Caller(1, 1, 999, "outsider"))
 
 
-async def test_the_final_post_says_how_many_hints_each_player_asked_for(service: Tiempo) -> None:
-    game_id = await started(service, 2)
-    state = service.state_of(await service.storage.get_game(game_id))
-    await service.hint(PEOPLE[state.active])
-    await service.hint(PEOPLE[state.active])
-    game = await service.storage.get_game(game_id)
-    note = hints_note(game)
-    assert note is not None
-    names = {state.active: 2, 1 - state.active: 0}
-    assert render(note, PLAIN) == (f"💡 Hints asked for: alice {names[0]}, bob {names[1]}.")
-    assert hints_note(await service.storage.get_game(game_id)) == note
+class Channel:
+    """The channel's posts, in order."""
+
+    def __init__(self) -> None:
+        self.posts: list[Post] = []
+
+    async def post(self, channel_id: int, post: Post, nonce: str | None = None) -> None:
+        self.posts.append(post)
+
+
+async def test_the_final_post_says_how_many_hints_each_player_asked_for(tmp_path: Path) -> None:
+    """Alice asks for two hints in her first turn and bob none; the game played out to its end, the
+    final post counts them."""
+    storage = await Storage.open(str(tmp_path / "t.sqlite3"))
+    channel = Channel()
+    service = Tiempo(storage, channel, render=False, seed_source=lambda: 21)
+    service.hints.iterations = ITERATIONS
+    try:
+        game_id = await started(service, 2)
+        game = await storage.get_game(game_id)
+        alice = next(i for i, s in enumerate(game.seats) if s.name == "alice")
+        rng = random.Random(8)
+        while service.state_of(game).waiting_on != alice:  # (bob may be first)
+            state = service.state_of(game)
+            action = choose(rng, state, legal_actions(state))
+            await service.moves.play_action(PEOPLE[1], game_id, version_of(game), lambda s, p, a=action: a)
+            game = await storage.get_game(game_id)
+        await service.hint(PEOPLE[0])
+        await service.hint(PEOPLE[0])
+        while not (state := service.state_of(game)).finished:
+            action = choose(rng, state, legal_actions(state))
+            await service.moves.play_action(PEOPLE[[s.name for s in game.seats].index(
+                state.players[action.player].name)], game_id, version_of(game), lambda s, p, a=action: a)
+            game = await storage.get_game(game_id)
+        await service.herald.courier.flush(1)
+        final = render(channel.posts[-1].text, PLAIN)
+        assert f"Game #{game_id} is over." in final
+        assert "💡 Hints asked for: alice 2, bob 0." in final.split("\n")
+    finally:
+        await service.close()
+        await storage.close()
 
 
 # -- under the Discord stand-in: the panel by taps, then Hint --------------------------------------------

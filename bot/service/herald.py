@@ -19,11 +19,11 @@ from .community import final_lines, record_finished
 from .courier import Courier
 from .course import tips_on
 from .games import Games, is_ai, version_of
+from .hints import hints_note
 from .lessons import Lessons
 from .messages import Answers, HandButtons, Outbox, Picture, PlayButton, Post, RematchButton, encode_post
 from .reminders import Reminders
 from .steps import choice_label, decision_question
-from .hints import hints_note
 from .warm import final_note, played_by_ai, stands_in, turn_note
 
 log = logging.getLogger("tiempo.herald")

@@ -122,12 +122,12 @@ def why_words(state: GameState, seat: int, analysis: Analysis) -> Text:
     turn it starts leaves the player."""
     action, best = analysis.best_action, analysis.best
     ecus = max(0, round(best.ecus))
-    expect = say("played out to the end, it leaves you about {ecus} {word}", ecus=ecus, word=ecu_word(ecus))
+    expect = say("the search expects you to finish with about {ecus} {word}", ecus=ecus, word=ecu_word(ecus))
     others = [a for a in analysis.alternatives[1:] if a.visits or a.ecus]
     if others:
         ahead = round(best.ecus - max(a.ecus for a in others))
         if ahead > 0:
-            expect = say("{expect}, {ahead} more than the next best plan it found", expect=expect, ahead=ahead)
+            expect = say("{expect}, {ahead} more than with the next best plan it found", expect=expect, ahead=ahead)
     try:
         change = action_economy(state, action)
     except RuleError:
@@ -135,23 +135,27 @@ def why_words(state: GameState, seat: int, analysis: Analysis) -> Text:
     gained = economy_words(state, action, change) if change is not None else ""
     hurt = hurts_words(state, change, seat) if change is not None else ""
     if gained:
-        reason = say("it means {gained}", gained=gained)
+        gain, _, what = gained.partition(": ") if gained[0] in "+-" else ("", "", gained)
+        if what.startswith("in "):  # (a domain it strengthens without changing who controls it)
+            what = "adds to " + what[len("in "):]
+        reason = say("it {what}", what=what) if what else say("it brings {gain}", gain=gain)
+        if what and gain:
+            reason = say("{reason}, {gain}", reason=reason, gain=gain)
         if hurt:
             reason = say("{reason} ({hurt})", reason=reason, hurt=hurt)
         return say("Why: {reason}; {expect}.", reason=reason, expect=expect)
-    income, domains = best.income, best.domains
-    after = say("your domains would pay {income} {word} at income ({domains} {noun} yours)", income=income,
-                word=ecu_word(income), domains=domains, noun="domain" if domains == 1 else "domains")
+    income = best.income
+    after = say("your domains would pay {income} {word} at income", income=income, word=ecu_word(income))
     if isinstance(action, EndTurn) or (len(best.actions) <= 1 and not isinstance(action, Choose)):
-        return say("Why: nothing more this turn is worth what it costs, and {after}; {expect}.", after=after,
-                   expect=expect)
+        if income:
+            return say("Why: nothing more this turn is worth what it costs, and {after}; {expect}.", after=after,
+                       expect=expect)
+        return say("Why: nothing more this turn is worth what it costs; {expect}.", expect=expect)
     if isinstance(action, Choose):
         return say("Why: of the choices it leaves you best placed: {after}; {expect}.", after=after, expect=expect)
     if isinstance(action, (Travel, Exchange)):
-        steps = len(best.actions)
-        return say("Why: it opens the best turn the search found ({steps} actions), after which {after}; "
-                   "{expect}.", steps=steps, after=after, expect=expect)
+        return say("Why: it starts the best turn the search found, {steps} actions long, after which {after}; "
+                   "{expect}.", steps=len(best.actions), after=after, expect=expect)
     return say("Why: after it, {after}; {expect}.", after=after, expect=expect)
-
 
 __all__ = ["HINT_BUDGET_S", "Hints", "hints_note", "hints_on", "why_words"]
