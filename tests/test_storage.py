@@ -29,6 +29,7 @@ from bot.storage import (
     GameBusyError,
     GameNotFoundError,
     GameRecord,
+    HintCounts,
     Letter,
     SchemaError,
     SeatRecord,
@@ -326,15 +327,18 @@ async def test_the_hints_each_seat_asked_for_are_counted_with_the_game(store: St
     read back after it ended."""
     g = await playing(store)
     assert g.hints == () and g.hints_of(0) == g.hints_of(1) == 0
-    g = await store.count_hint(g.id, 1, now=2000.0)
-    assert g.hints == (0, 1) and g.updated_at == 2000.0
-    await store.count_hint(g.id, 1)
-    await store.count_hint(g.id, 0)
+    counts = HintCounts(store.database)
+    assert await counts.count(g.id, 1) == (0, 1)
+    assert (await store.get_game(g.id)).hints == (0, 1)
+    await counts.count(g.id, 1)
+    assert await counts.count(g.id, 0) == (1, 2)
     await store.set_status(g.id, Status.FINISHED)
     g = await store.get_game(g.id)
     assert (g.hints_of(0), g.hints_of(1), g.hints_of(4)) == (1, 2, 0)
     with pytest.raises(StatusError):
-        await store.count_hint(g.id, 0)
+        await counts.count(g.id, 0)
+    with pytest.raises(GameNotFoundError):
+        await counts.count(g.id + 100, 0)
 
 
 async def test_a_database_of_schema_8_gains_the_hint_counts_of_its_games(backend: Backend,

@@ -132,7 +132,8 @@ class Tiempo:
         self.replays = Replays(self.games, self.herald)
         self.exports = Exports(self.replays, self.herald)
         self.standins = StandIns(self.games, self.herald, drive=self._drive, clock=clock)
-        self.hints = Hints(self.games, self.panels, self.seats, budget_s=min(ai_think_seconds, HINT_BUDGET_S))
+        self.hints = Hints(self.games, self.seats.analyse, self.panels.show,
+                           budget_s=min(ai_think_seconds, HINT_BUDGET_S))
 
     @classmethod
     async def open(cls, database: str, outbox: Outbox, *, shared: bool = False, **options: Any) -> Tiempo:

@@ -8,25 +8,25 @@ hints:False``)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from rules import Action, Choose, EndTurn, Exchange, GameState, RuleError, Travel, action_economy
 
 from ..ai import Analysis
 from ..play import Refusal, RefusalCode
-from ..storage import GameRecord, Status
+from ..storage import GameRecord, HintCounts, Status
 from ..texts import ecu_word
 from ..words import Name, Text, say
 from .games import Games, find_seat, version_of
 from .messages import Caller, Reply
 from .steps import economy_words, hurts_words, path_to
 
-if TYPE_CHECKING:
-    from .panels import Panels
-    from .seats import AISeats
-
 log = logging.getLogger("tiempo.hints")
+
+#: ``AISeats.analyse``: the master level's analysis for a seat, worked out off the event loop
+Analyse = Callable[..., Awaitable[Analysis]]
+#: ``Panels.show``: a player's panel at a path, with a note above it
+Show = Callable[[Caller, int, str, Sequence[str], Text], Awaitable[Reply]]
 
 #: the longest a hint thinks, in seconds: the interaction is answered (deferred, then edited) well within 3 s
 HINT_BUDGET_S = 2.0
@@ -56,11 +56,12 @@ def hints_note(game: GameRecord) -> Text | None:
 class Hints:
     """Answers a player's request for a hint (the panel's Hint button, ``/tiempo me hint``, ``hint``)."""
 
-    def __init__(self, games: Games, panels: Panels, seats: AISeats, *, budget_s: float = HINT_BUDGET_S,
+    def __init__(self, games: Games, analyse: Analyse, show: Show, *, budget_s: float = HINT_BUDGET_S,
                  iterations: int | None = None) -> None:
         self.games = games
-        self.panels = panels
-        self.seats = seats
+        self.analyse = analyse
+        self.show = show
+        self.counts = HintCounts(games.storage.database)
         self.budget_s = budget_s
         #: a fixed number of play-outs instead of the budget (tests: the hint then depends only on the view)
         self.iterations = iterations
@@ -90,10 +91,10 @@ class Hints:
                           RefusalCode.NOT_YOUR_TURN)
         # the search's seed: the game and the position's count, never the game's own seed (which deals)
         seed = game.id * 1_000_003 + game.action_count
-        analysis = await self.seats.analyse(state, seat, seed=seed, budget_s=self.budget_s,
+        analysis = await self.analyse(state, seat, seed=seed, budget_s=self.budget_s,
                                             iterations=self.iterations)
         try:  # the count is a courtesy: a busy database never costs the player their hint
-            await self.games.storage.count_hint(game.id, seat)
+            await self.counts.count(game.id, seat)
         except Exception as err:
             log.warning("game #%s: could not count a hint (%s)", game.id, err)
         action = analysis.best_action
@@ -103,7 +104,7 @@ class Hints:
             log.warning("game #%s: the panel does not lead to the hint %s", game.id, action)
             path = ()
         note = say("💡 {hint} {why}", hint=_headline(action), why=why_words(state, seat, analysis))
-        return await self.panels.show(caller, game.id, version_of(game), path, note)
+        return await self.show(caller, game.id, version_of(game), path, note)
 
 
 def _headline(action: Action) -> Text:

@@ -17,7 +17,6 @@ between processes on one database (shards) through the database's own lock of th
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import socket
@@ -374,19 +373,6 @@ class Storage:
             await db.execute("UPDATE games SET stand_ins = ?, updated_at = ? WHERE id = ?",
                              (stand_ins_json(stand_ins), now_or(now), game_id))
             await queue_posts(db, game, posts, now_or(now))
-            return await self._load(db, game_id)
-
-    async def count_hint(self, game_id: int, seat: int, *, now: float | None = None) -> GameRecord:
-        """Add one to the hints seat ``seat`` asked for in a game being played, in one transaction.
-        Raises GameNotFoundError, StatusError (the game is not being played)."""
-        async with self._transaction() as db:
-            game = await self._load(db, game_id)
-            if game.status is not Status.PLAYING:
-                raise StatusError(game_id, game.status, "count a hint")
-            counts = [game.hints_of(i) for i in range(max(len(game.hints), seat + 1))]
-            counts[seat] += 1
-            await db.execute("UPDATE games SET hints = ?, updated_at = ? WHERE id = ?",
-                             (json.dumps(counts), now_or(now), game_id))
             return await self._load(db, game_id)
 
     async def truncate_last_action(self, game_id: int, expected_seq: int, snapshot: str, *, count: int = 1,
