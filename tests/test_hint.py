@@ -178,3 +178,15 @@ async def test_a_hint_by_the_panels_button_is_answered_in_place(discord_sim: Dis
     assert "💡 The AI's top level would" in shown.content and "Why: " in shown.content
     assert any(c.startswith("tiempo:ok:") for c in shown.custom_ids()), "the hint is ready to confirm"
     assert sim.errors == []
+
+
+# -- at the console ---------------------------------------------------------------------------------------
+
+
+def test_hint_at_the_console_shows_the_panel_at_the_action_then_ok_plays_it(tmp_path: Path) -> None:
+    from tests.test_console import run_console
+
+    out = run_console(tmp_path, "play\nhint\nok\nquit\n", "--seats", "Ana,ai:greedy", "--seed", "3", "--no-pictures")
+    assert "type a number to pick" in out.lower() and "`hint` for the AI's advice" in out
+    assert "💡 The AI's top level would" in out and "Why: " in out
+    assert "To play it, type `ok`" in out and "Done." in out
