@@ -153,7 +153,7 @@ def why_words(state: GameState, seat: int, analysis: Analysis) -> Text:
                        expect=expect)
         return say("Why: nothing more this turn is worth what it costs; {expect}.", expect=expect)
     if isinstance(action, Choose):
-        return say("Why: of the choices it leaves you best placed: {after}; {expect}.", after=after, expect=expect)
+        return say("Why: of the choices, it leaves you best placed: {after}; {expect}.", after=after, expect=expect)
     if isinstance(action, (Travel, Exchange)):
         return say("Why: it starts the best turn the search found, {steps} actions long, after which {after}; "
                    "{expect}.", steps=len(best.actions), after=after, expect=expect)
