@@ -190,3 +190,17 @@ def test_hint_at_the_console_shows_the_panel_at_the_action_then_ok_plays_it(tmp_
     assert "type a number to pick" in out.lower() and "`hint` for the AI's advice" in out
     assert "💡 The AI's top level would" in out and "Why: " in out
     assert "To play it, type `ok`" in out and "Done." in out
+
+
+def test_the_ai_worker_process_works_out_the_same_analysis() -> None:
+    """The bot's AI worker answers an ``analyse`` request with what ``bot.ai.analyse`` finds in this process."""
+    from bot.ai import AIWorker
+    from rules import new_game
+
+    state = new_game(["ana", "ben", "cy"], seed=4)
+    worker = AIWorker()
+    try:
+        got = worker.submit_analysis(state, state.active, seed=3, iterations=ITERATIONS).result(timeout=120)
+    finally:
+        worker.close()
+    assert got == analyse(state, state.active, seed=3, iterations=ITERATIONS)
