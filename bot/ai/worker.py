@@ -33,6 +33,10 @@ from rules import Action, GameState
 
 from .helpers import end_with_parent
 from .players import Players
+from .search import Analysis, analyse
+
+#: the request that asks the worker for ``search.analyse`` (a hint, a review) rather than a level's action
+ANALYSE = "analyse"
 
 #: a stand-in for the players, called like ``Players.choose`` (tests pass one; it must pickle)
 Chooser = Callable[..., Action]
@@ -83,6 +87,13 @@ class AIWorker:
             kwargs["iterations"] = iterations
         return self._calls.submit(self._ask, (state, seat, level, kwargs))
 
+    def submit_analysis(self, state: GameState, seat: int, *, seed: int, budget_s: float = 2.0,
+                        iterations: int | None = None) -> concurrent.futures.Future[Analysis]:
+        """``search.analyse`` for ``seat`` (what the master level would do, and why: a hint, a review),
+        worked out in the worker process, as a future; it fails as ``submit``'s does."""
+        kwargs: dict[str, Any] = {"seed": seed, "budget_s": budget_s, "iterations": iterations}
+        return self._calls.submit(self._ask, (state, seat, ANALYSE, kwargs), Analysis)
+
     def choose(self, state: GameState, seat: int, level: str, *, seed: int, budget_s: float = 2.0,
                iterations: int | None = None) -> Action:
         """``submit``, waiting for the answer."""
@@ -98,8 +109,8 @@ class AIWorker:
                 with contextlib.suppress(OSError):
                     self._conn.send(None)
 
-    def _ask(self, request: tuple[GameState, int, str, dict[str, Any]]) -> Action:
-        """Send one call to the process (started if need be) and wait for its answer."""
+    def _ask(self, request: tuple[GameState, int, str, dict[str, Any]], expected: Any = Action) -> Any:
+        """Send one call to the process (started if need be) and wait for its answer (an ``expected``)."""
         with self._lock:
             if self._closed:
                 raise RuntimeError("the AI worker is closed")
@@ -120,8 +131,8 @@ class AIWorker:
         if not ok:
             error = answer if isinstance(answer, Exception) else RuntimeError(f"the AI worker failed: {answer!r}")
             raise error from RemoteError(remote)
-        if not isinstance(answer, Action):
-            raise TypeError(f"the AI worker answered {answer!r}, not an action")
+        if not isinstance(answer, expected):
+            raise TypeError(f"the AI worker answered {answer!r}, not what was asked")
         return answer
 
     def _start(self) -> tuple[multiprocessing.process.BaseProcess, multiprocessing.connection.Connection]:
@@ -175,7 +186,8 @@ def _serve(conn: multiprocessing.connection.Connection, workers: int, choose: Ch
             state, seat, level, kwargs = request
             reply: tuple[bool, object, str]
             try:
-                reply = (True, think(state, seat, level, **kwargs), "")
+                answer = analyse(state, seat, **kwargs) if level == ANALYSE else think(state, seat, level, **kwargs)
+                reply = (True, answer, "")
             except Exception as err:
                 reply = (False, err, traceback.format_exc())
             try:
@@ -187,4 +199,4 @@ def _serve(conn: multiprocessing.connection.Connection, workers: int, choose: Ch
         players.close()
 
 
-__all__ = ["AIWorker", "Chooser", "RemoteError", "WorkerDied"]
+__all__ = ["ANALYSE", "AIWorker", "Chooser", "RemoteError", "WorkerDied"]

@@ -110,6 +110,7 @@ class Screen:
         hints += [say("{ok} to play it", ok=Command("ok"))] if panel.confirm else []
         hints += ([Command("back")] if panel.back is not None else []) + ([Command("menu")] if panel.path else [])
         hints += [Command("undo")] if panel.undo else []
+        hints += [say("{hint} for the AI's advice", hint=Command("hint"))] if panel.hint else []
         if not panel.choices and not panel.confirm:
             hints.append(say("{play} to look again", play=Command("play")))
         self.whisper(say("Type {hints}.", hints=text(*_joined(hints, ", "))))

@@ -75,8 +75,10 @@ class TiempoGroup(app_commands.Group, name="tiempo", description="Play Khronos: 
 
     @slash("new")
     async def new(self, interaction: Interaction, holdem: bool = False, seats: app_commands.Range[int, 2, 5] = 5,
-                  turn_minutes: app_commands.Range[int, 0, 10080] | None = None, tips: bool = True) -> None:
-        await self.run(interaction, "new", holdem=holdem, seats=seats, turn_minutes=turn_minutes, tips=tips)
+                  turn_minutes: app_commands.Range[int, 0, 10080] | None = None, tips: bool = True,
+                  hints: bool = True) -> None:
+        await self.run(interaction, "new", holdem=holdem, seats=seats, turn_minutes=turn_minutes, tips=tips,
+                       hints=hints)
 
     @slash("join")
     async def join(self, interaction: Interaction) -> None:
@@ -277,6 +279,11 @@ class TiempoGroup(app_commands.Group, name="tiempo", description="Play Khronos: 
     @slash("back", me)
     async def back(self, interaction: Interaction) -> None:
         await self.run(interaction, "back")
+
+    # -- a hint on request --
+    @slash("hint", me)
+    async def hint(self, interaction: Interaction) -> None:
+        await self.run(interaction, "hint")
 
 
 __all__ = ["TiempoGroup", "slash"]

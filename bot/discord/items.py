@@ -358,6 +358,18 @@ class PanelUndo(TiempoButton, id="undo:{game}:{version}:{path}"):
         return await service.panel_undo(caller, self.game)
 
 
+class PanelHint(TiempoButton, id="hint:{game}:{version}"):
+    """Hint: what the AI's top level would play next, at the panel's confirm step, and why (in place;
+    acknowledged first, as the search takes up to two seconds)."""
+
+    label, emoji, slow, edits, what = "Hint", "💡", True, True, "panel hint"
+    game: int
+    version: str
+
+    async def call(self, service: Tiempo, caller: Caller) -> Reply:
+        return await service.hint(caller, self.game)
+
+
 def panel_items(panel: PanelView) -> list[discord.ui.Item[Any]]:
     """A turn panel's list and buttons."""
     game, version = panel.game_id, panel.version
@@ -373,6 +385,8 @@ def panel_items(panel: PanelView) -> list[discord.ui.Item[Any]]:
         items.append(PanelMenu(game, version, ()))
     if panel.undo:
         items.append(PanelUndo(game, version, ()))
+    if panel.hint and (panel.choices or panel.confirm):
+        items.append(PanelHint(game, version))
     if not panel.choices and not panel.confirm:  # waiting for someone else: look again later
         items.append(PanelLook(game, version, ()))
     return items

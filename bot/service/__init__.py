@@ -49,6 +49,7 @@ from .course import Tip, tips_on
 from .exports import Exports, Progress
 from .games import Games, version_of
 from .herald import Herald
+from .hints import HINT_BUDGET_S, Hints, hints_on
 from .info import Info, rules_reference
 from .lessons import Lessons
 from .lobby import AI_LEVELS, AI_NAMES, Lobby
@@ -131,6 +132,8 @@ class Tiempo:
         self.replays = Replays(self.games, self.herald)
         self.exports = Exports(self.replays, self.herald)
         self.standins = StandIns(self.games, self.herald, drive=self._drive, clock=clock)
+        self.hints = Hints(self.games, self.seats.analyse, self.panels.show,
+                           budget_s=min(ai_think_seconds, HINT_BUDGET_S))
 
     @classmethod
     async def open(cls, database: str, outbox: Outbox, *, shared: bool = False, **options: Any) -> Tiempo:
@@ -150,8 +153,9 @@ class Tiempo:
 
     # -- lobby --
     async def new(self, caller: Caller, *, holdem: bool = False, seats: int = 5,
-                  turn_minutes: int | None = None, tips: bool = True) -> Reply:
-        return await self.lobby.new(caller, holdem=holdem, seats=seats, turn_minutes=turn_minutes, tips=tips)
+                  turn_minutes: int | None = None, tips: bool = True, hints: bool = True) -> Reply:
+        return await self.lobby.new(caller, holdem=holdem, seats=seats, turn_minutes=turn_minutes, tips=tips,
+                                    hints=hints)
 
     async def join(self, caller: Caller, game_id: int | None = None) -> Reply:
         return await self.lobby.join(caller, game_id)
@@ -222,6 +226,13 @@ class Tiempo:
 
     async def answer(self, caller: Caller, game_id: int, version: str, cell: str) -> Reply:
         return await self.panels.answer(caller, game_id, version, cell)
+
+    # -- a hint on request (hints.py) --
+    async def hint(self, caller: Caller, game_id: int | None = None) -> Reply:
+        """What the AI's top level would play next for the caller, at the panel's confirm step, and why
+        (``/tiempo me hint``, the panel's Hint button)."""
+        await self.standins.present(caller, game_id)
+        return await self.hints.hint(caller, game_id)
 
     # -- seats the AI keeps warm (standins.py, warm.py; docs/ai.md) --
     async def away(self, caller: Caller) -> Reply:
@@ -387,7 +398,7 @@ __all__ = ["AI_LEVELS", "AI_NAMES", "CATALOGUE", "SEP", "Answers", "Caller",
 # what the console reads (its import of the service is all it imports of the project, with the words and settings)
 __all__ += ["AGE_NAMES", "BUILDING_NAMES", "RULE_TOPICS", "Chooser", "Storage", "TableState",
             "new_seed", "panel_pick", "parse_age"]
-__all__ += ["LessonControls", "LessonView", "Tip", "tips_on"]
+__all__ += ["LessonControls", "LessonView", "Tip", "hints_on", "tips_on"]
 __all__ += ["PATHS", "Entry", "Person"]
 __all__ += ["Attachment", "Progress", "ReplayButton", "ReplayControls", "ReplayView"]
 __all__ += ["NOTIFY_MODES", "DMClosed", "DirectOutbox"]

@@ -148,11 +148,13 @@ CATALOGUE: dict[str, Entry] = {e.word: e for e in (
         Option("seats", "How many seats (2–5)", int, minimum=2, maximum=5, default=5),
         Option("turn_minutes", "Minutes per turn; 0 for no limit", int, minimum=0, maximum=10080),
         Option("tips", "A line of explanation the first time each player meets a ripple, a paradox…", bool,
+               default=True),
+        Option("hints", "Players may ask the AI for a hint on their turn (the panel's Hint button)", bool,
                default=True)),
         lambda s, c, o: s.new(c, holdem=bool(o.get("holdem")), seats=_number(o, "seats", 5, "seats:4"),
                               turn_minutes=None if o.get("turn_minutes") is None
                               else _number(o, "turn_minutes", 0, "turn_minutes:30"),
-                              tips=_yes(o, "tips", True)),
+                              tips=_yes(o, "tips", True), hints=_yes(o, "hints", True)),
         ("new", "new holdem:True seats:3")),
     Entry("join", "Take a seat in this channel's game", (), lambda s, c, o: s.join(c), ("join",)),
     Entry("leave", "Leave this channel's game before it starts", (), lambda s, c, o: s.leave(c), ("leave",)),
@@ -247,6 +249,9 @@ CATALOGUE: dict[str, Entry] = {e.word: e for e in (
     Entry("away", "Hand your seat to the AI (greedy) until you are back; it never shows your hand", (),
           lambda s, c, o: s.away(c), ("away",), slow=True, group="me"),
     Entry("back", "Take your seat back from the AI", (), lambda s, c, o: s.back(c), ("back",), slow=True, group="me"),
+    # -- a hint on request (hints.py) --
+    Entry("hint", "What the AI's top level would play next for you, and why (only you see it)", (),
+          lambda s, c, o: s.hint(c), ("hint",), slow=True, group="me"),
 )}
 
 

@@ -19,6 +19,7 @@ from .community import final_lines, record_finished
 from .courier import Courier
 from .course import tips_on
 from .games import Games, is_ai, version_of
+from .hints import hints_note
 from .lessons import Lessons
 from .messages import Answers, HandButtons, Outbox, Picture, PlayButton, Post, RematchButton, encode_post
 from .reminders import Reminders
@@ -264,6 +265,9 @@ class Herald:
         stood = final_note(game)
         if stood is not None:
             out.append(stood)
+        hinted = hints_note(game)
+        if hinted is not None:
+            out.append(hinted)
         try:  # the ranking rather than no final post (which would keep the last action from being stored)
             out += ["", *await final_lines(self.games, game, state, events)]
         except Exception:

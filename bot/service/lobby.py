@@ -39,16 +39,18 @@ class Lobby:
         self.stop = stop
 
     async def new(self, caller: Caller, *, holdem: bool = False, seats: int = 5,
-                  turn_minutes: int | None = None, tips: bool = True) -> Reply:
+                  turn_minutes: int | None = None, tips: bool = True, hints: bool = True) -> Reply:
         """Open a lobby in the caller's channel, with the caller in the first seat (``tips``: first-time
-        tips in the game, ``bot.service.course.tips_on``)."""
+        tips in the game, ``bot.service.course.tips_on``; ``hints``: players may ask for a hint,
+        ``bot.service.hints``)."""
         if not 2 <= seats <= 5:
             raise Refusal("A game has 2 to 5 seats.", RefusalCode.BAD_INPUT)
         if turn_minutes is not None and not 0 <= turn_minutes <= MAX_TURN_MINUTES:
             raise Refusal(f"The turn limit is in minutes, from 0 (none) to {MAX_TURN_MINUTES} (a week).",
                           RefusalCode.BAD_INPUT)
         minutes = self.default_turn_minutes if turn_minutes is None else turn_minutes
-        options = {"holdem": holdem, "seats": seats, "turn_minutes": minutes, "tips": tips}
+        options = {"holdem": holdem, "seats": seats, "turn_minutes": minutes, "tips": tips,
+                   "hints": hints}
         first = SeatRecord(caller.user_id, caller.name, Colour.RED.value)
         try:
             game = await self.games.storage.create_game(
@@ -67,6 +69,8 @@ class Lobby:
         minutes = int(game.options.get("turn_minutes", 0))
         rules = ["Hold'em variant" if game.options.get("holdem") else "standard rules",
                  f"{minutes} min per turn" if minutes else "no turn limit"]
+        if game.options.get("hints", True) is False:
+            rules.append("no hints")
         out: list[Text | str] = [Strong(f"Khronos — game #{game.id}") + f" ({', '.join(rules)}). "
                                  f"Seats: {len(game.seats)}/{seats}."]
         for s in game.seats:

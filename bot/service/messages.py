@@ -29,7 +29,8 @@ class PanelView:
     the game: the position the panel was drawn for): a list to pick
     from (``choices`` after ``path``, with ``question`` as its placeholder), and the buttons the step
     allows: Back (to the path ``back``), Confirm (the step is a preview; shown red when the action
-    ``harms`` its player), Undo, and Look again (while it waits on someone else)."""
+    ``harms`` its player), Undo, Hint (``hint``: the game allows hints and waits on the player), and
+    Look again (while it waits on someone else)."""
 
     game_id: int
     version: str
@@ -41,6 +42,7 @@ class PanelView:
     confirm: bool = False
     undo: bool = False
     harms: bool = False
+    hint: bool = False
 
 
 @dataclass(frozen=True)

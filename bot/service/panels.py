@@ -17,6 +17,7 @@ from ..storage import Status
 from ..texts import cards_in_words, describe_draw, ecu_word, narrate, outlook_ages, outlook_line, who
 from ..words import Strong, Text, lines, text
 from .games import Games, find_seat, version_of
+from .hints import hints_on
 from .messages import Caller, PanelControls, PanelView, Picture, Reply
 from .moves import Moves
 from .steps import StalePath, Step, listing, listing_key, step, step_words
@@ -132,7 +133,8 @@ class Panels:
                          game.id, version_of(game), current.path, current.next_base, current.question, current.choices,
                          _back_of(state, current), current.preview is not None,
                          undo=_can_undo(state, seat, current),
-                         harms=current.preview is not None and bool(current.preview.harms))),))
+                         harms=current.preview is not None and bool(current.preview.harms),
+                         hint=hints_on(game.options))),))
 
     async def confirm(self, caller: Caller, game_id: int, version: str, path: Sequence[str]) -> Reply:
         """Play the action the panel's ``path`` names, then show the panel again."""

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from rules import Action, GameState
 
-from ..ai import AIWorker, Players, WorkerDied
+from ..ai import AIWorker, Analysis, Players, WorkerDied, analyse
 from ..play import Refusal
 from ..storage import DatabaseBusyError, DatabaseFaultError, GameBusyError, GameRecord, Status
 from ..words import Command, say
@@ -155,6 +155,19 @@ class AISeats:
             if action is None:
                 raise
             return action
+
+    async def analyse(self, state: GameState, seat: int, *, seed: int, budget_s: float,
+                      iterations: int | None = None) -> Analysis:
+        """What the master level would do for ``seat`` now, and why (``bot.ai.analyse``, from the seat's
+        own view), worked out off the event loop: in the worker process, or a thread. Raises what the
+        search raises."""
+        if self._worker is not None:
+            try:
+                return await asyncio.wrap_future(
+                    self._worker.submit_analysis(state, seat, seed=seed, budget_s=budget_s, iterations=iterations))
+            except WorkerDied:
+                log.exception("the AI worker process died while analysing; thinking in a thread now")
+        return await asyncio.to_thread(analyse, state, seat, seed=seed, budget_s=budget_s, iterations=iterations)
 
     async def resume(self) -> None:
         """After a start-up: let every game waiting on an AI seat go on."""

@@ -13,6 +13,7 @@ behind one interface, ``Storage``.
 """
 
 from .backend import Database, is_postgres_url, without_password
+from .hints import HintCounts
 from .notify import MODES, Letter, Notices, QueuedLetter
 from .outbox import PostQueue, QueuedPost
 from .progress import Progress
@@ -52,6 +53,7 @@ __all__ = [
     "GameBusyError",
     "GameNotFoundError",
     "GameRecord",
+    "HintCounts",
     "Letter",
     "Notices",
     "PostQueue",

@@ -205,6 +205,12 @@ class GameRecord:
     half_warned: bool
     #: the seats the AI keeps warm, or counts the time-outs of (one entry per seat that has any)
     stand_ins: tuple[StandIn, ...] = ()
+    #: how many hints each seat asked for, by seat (seats past the end asked for none)
+    hints: tuple[int, ...] = ()
+
+    def hints_of(self, seat: int) -> int:
+        """How many hints seat ``seat`` asked for."""
+        return self.hints[seat] if seat < len(self.hints) else 0
 
     def stand_in(self, seat: int) -> StandIn:
         """What the AI keeps of seat ``seat`` (an empty entry when nothing)."""

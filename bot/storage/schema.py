@@ -322,6 +322,8 @@ MIGRATIONS: Final[tuple[Step, ...]] = (
     # Step 8: the seats the AI keeps warm (a person away, or whose turn timed out twice in a row) and the
     # time-outs in a row per seat: a JSON list of ``StandIn`` entries, NULL when there are none.
     Step.same("ALTER TABLE games ADD COLUMN stand_ins TEXT"),
+    # Step 9: how many hints each seat asked for (a JSON list of counts by seat, NULL when none yet).
+    Step.same("ALTER TABLE games ADD COLUMN hints TEXT"),
 )
 
 
@@ -339,7 +341,7 @@ def next_step(name: str, version: int) -> Step | None:
 
 GAME_COLUMNS: Final = (
     "id, guild_id, channel_id, opener_id, status, options, seats, seed, created_at, updated_at, snapshot, "
-    "action_count, turn_deadline, half_warned, seed_text, stand_ins"
+    "action_count, turn_deadline, half_warned, seed_text, stand_ins, hints"
 )
 ACTION_COLUMNS: Final = "game_id, seq, actor_id, action, created_at"
 
@@ -369,6 +371,7 @@ def game_of(row: Row) -> GameRecord:
         turn_deadline=row["turn_deadline"],
         half_warned=bool(row["half_warned"]),
         stand_ins=tuple(StandIn.from_json(s) for s in json.loads(row["stand_ins"] or "[]")),
+        hints=tuple(int(n) for n in json.loads(row["hints"] or "[]")),
     )
 
 

@@ -42,16 +42,11 @@ from bot.ai.levels import PlayoutTimes, play_rounds
 from rules import (
     Action,
     Age,
-    Cards,
     Choose,
     Construct,
-    Demolish,
     EndTurn,
-    Family,
     GameState,
     Options,
-    Populate,
-    Renovate,
     Upgrade,
     View,
     apply,
@@ -61,6 +56,7 @@ from rules import (
     view_for,
 )
 from tests.support.gameplay import random_game
+from tests.support.hidden import reshuffle_hidden
 
 ROOT = Path(__file__).resolve().parents[2]
 AI_DIR = ROOT / "bot" / "ai"
@@ -190,45 +186,6 @@ def test_a_seat_with_nothing_to_do_or_an_unknown_level_is_refused() -> None:
 # Information hiding and determinism
 
 
-def _reshuffle_hidden(s: GameState, seat: int, rng: random.Random) -> GameState:
-    """The same position for ``seat`` with what it cannot see dealt differently: the cards of the
-    other hands and of the draw pile shuffled among them (sizes kept), and a new generator state.
-    A pending decision's saved state gets the same hands and deck (plus the interrupted action's
-    cards for its actor), as in a real game."""
-    t = s.clone()
-    pool: list[Family] = list(t.deck)
-    for j, p in enumerate(t.players):
-        if j != seat:
-            pool.extend(p.hand.families())
-    rng.shuffle(pool)
-    k = 0
-    hands: dict[int, Cards] = {}
-    for j, p in enumerate(t.players):
-        if j == seat:
-            continue
-        size = p.hand.total
-        hand = Cards()
-        for f in pool[k:k + size]:
-            hand = hand + Cards.of(f)
-        k += size
-        p.hand = hands[j] = hand
-    t.deck = pool[k:]
-    t.rng = rng.getrandbits(64)
-    if t.pending is not None:
-        import dataclasses
-
-        base = t.pending.base.clone()
-        act = t.pending.action
-        for j, hand in hands.items():
-            spent = act.payment.cards if (
-                j == base.active and isinstance(act, (Construct, Upgrade, Demolish, Populate, Renovate))) else Cards()
-            base.players[j].hand = hand + spent
-        base.deck = list(t.deck)
-        base.rng = t.rng
-        t.pending = dataclasses.replace(t.pending, base=base)
-    return t
-
-
 @functools.cache
 def hidden() -> tuple[GameState, ...]:
     """Positions from a seeded greedy game (turn starts and mid-turn) plus the decision positions."""
@@ -251,7 +208,7 @@ def test_a_decision_does_not_change_when_hidden_information_does(level: str) -> 
     rng = random.Random(99)
     for s in hidden():
         seat = s.waiting_on
-        alternatives = [_reshuffle_hidden(s, seat, rng) for _ in range(2)]
+        alternatives = [reshuffle_hidden(s, seat, rng) for _ in range(2)]
         for t in alternatives:
             assert view_for(t, seat).state == view_for(s, seat).state
         assert any(
@@ -274,7 +231,7 @@ def test_look_ahead_with_more_play_outs_still_ignores_hidden_cards(level: str, i
     for s in (hidden()[2], hidden()[4]):
         seat = s.waiting_on
         expected = make_player(level).choose(s, seat, seed=12, iterations=iterations)
-        t = _reshuffle_hidden(s, seat, rng)
+        t = reshuffle_hidden(s, seat, rng)
         assert make_player(level).choose(t, seat, seed=12, iterations=iterations) == expected
 
 
@@ -285,7 +242,7 @@ def test_the_reshuffle_does_change_what_a_player_who_could_see_it_would_do() -> 
     s = hidden()[0]
     seat = s.waiting_on
     other = (seat + 1) % len(s.players)
-    hands = {_reshuffle_hidden(s, seat, rng).players[other].hand for _ in range(20)}
+    hands = {reshuffle_hidden(s, seat, rng).players[other].hand for _ in range(20)}
     assert len(hands) > 1
 
 
@@ -430,7 +387,7 @@ def test_a_hint_is_the_same_whatever_the_other_hands_hold() -> None:
         seat = s.active
         expected = analyse(s, seat, seed=9, iterations=8)
         assert expected.iterations == 8 and len(expected.alternatives) >= 2
-        others = [_reshuffle_hidden(s, seat, rng) for _ in range(2)]
+        others = [reshuffle_hidden(s, seat, rng) for _ in range(2)]
         assert any(t.players[j].hand != s.players[j].hand for t in others for j in range(len(s.players)) if j != seat)
         for t in others:
             assert view_for(t, seat).state == view_for(s, seat).state

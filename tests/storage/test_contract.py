@@ -29,6 +29,7 @@ from bot.storage import (
     GameBusyError,
     GameNotFoundError,
     GameRecord,
+    HintCounts,
     Letter,
     SchemaError,
     SeatRecord,
@@ -315,8 +316,43 @@ async def test_a_database_of_schema_7_gains_the_stand_ins_of_its_games(backend: 
     await backend.fetch(OLD_GAME)
     s = await Storage.open(backend.target)
     try:
-        assert await s.schema_version() == SCHEMA_VERSION == 8
+        assert await s.schema_version() == SCHEMA_VERSION >= 8
         assert [g.stand_ins for g in await s.list_games()] == [()]
+    finally:
+        await s.close()
+
+
+async def test_the_hints_each_seat_asked_for_are_counted_with_the_game(store: Storage) -> None:
+    """Migration step 9: the hints each seat asked for are counted with the game while it is played, and
+    read back after it ended."""
+    g = await playing(store)
+    assert g.hints == () and g.hints_of(0) == g.hints_of(1) == 0
+    counts = HintCounts(store.database)
+    assert await counts.count(g.id, 1) == (0, 1)
+    assert (await store.get_game(g.id)).hints == (0, 1)
+    await counts.count(g.id, 1)
+    assert await counts.count(g.id, 0) == (1, 2)
+    await store.set_status(g.id, Status.FINISHED)
+    g = await store.get_game(g.id)
+    assert (g.hints_of(0), g.hints_of(1), g.hints_of(4)) == (1, 2, 0)
+    with pytest.raises(StatusError):
+        await counts.count(g.id, 0)
+    with pytest.raises(GameNotFoundError):
+        await counts.count(g.id + 100, 0)
+
+
+async def test_a_database_of_schema_8_gains_the_hint_counts_of_its_games(backend: Backend,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Upgrading a database of schema 8 keeps its games, whose hints asked for are none."""
+    monkeypatch.setattr(schema_module, "MIGRATIONS", schema_module.MIGRATIONS[:8])
+    monkeypatch.setattr(schema_module, "SCHEMA_VERSION", 8)
+    await (await Storage.open(backend.target)).close()
+    monkeypatch.undo()
+    await backend.fetch(OLD_GAME)
+    s = await Storage.open(backend.target)
+    try:
+        assert await s.schema_version() == SCHEMA_VERSION == 9
+        assert [g.hints for g in await s.list_games()] == [()]
     finally:
         await s.close()
 

@@ -1,0 +1,162 @@
+"""A hint on request: what the AI's top level (``master``) would do next for the player who asks, shown
+as their turn panel at that action's confirm step (its usual preview and picture, ready to Confirm),
+with one sentence of why in the game's terms. Worked out off the event loop from the player's own view
+(``bot.ai.analyse``), within a budget under the 3 s an interaction has; counted with the game, and the
+final post says how many each player asked for. A game's opener may turn hints off (``/tiempo new
+hints:False``)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+
+from rules import Action, Choose, EndTurn, Exchange, GameState, RuleError, Travel, action_economy
+
+from ..ai import Analysis
+from ..play import Refusal, RefusalCode
+from ..storage import GameRecord, HintCounts, Status
+from ..texts import ecu_word
+from ..words import Name, Text, say
+from .games import Games, find_seat, version_of
+from .messages import Caller, Reply
+from .steps import economy_words, hurts_words, path_to
+
+log = logging.getLogger("tiempo.hints")
+
+#: ``AISeats.analyse``: the master level's analysis for a seat, worked out off the event loop
+Analyse = Callable[..., Awaitable[Analysis]]
+#: ``Panels.show``: a player's panel at a path, with a note above it
+Show = Callable[[Caller, int, str, Sequence[str], Text], Awaitable[Reply]]
+
+#: the longest a hint thinks, in seconds: the interaction is answered (deferred, then edited) well within 3 s
+HINT_BUDGET_S = 2.0
+
+
+def hints_on(options: Mapping[str, object]) -> bool:
+    """Whether a game allows hints: its ``hints`` option, on unless turned off."""
+    return options.get("hints", True) is not False
+
+
+def hints_note(game: GameRecord) -> Text | None:
+    """The final post's word on the hints each player asked for (None when hints were off)."""
+    if not hints_on(game.options):
+        return None
+    used = [say("{name} {n}", name=Name(s.name), n=game.hints_of(i))
+            for i, s in enumerate(game.seats) if not s.ai_level]
+    if not used:
+        return None
+    if not any(game.hints_of(i) for i in range(len(game.seats))):
+        return say("💡 Nobody asked for a hint.")
+    counts = used[0]
+    for part in used[1:]:
+        counts = say("{counts}, {part}", counts=counts, part=part)
+    return say("💡 Hints asked for: {counts}.", counts=counts)
+
+
+class Hints:
+    """Answers a player's request for a hint (the panel's Hint button, ``/tiempo me hint``, ``hint``)."""
+
+    def __init__(self, games: Games, analyse: Analyse, show: Show, *, budget_s: float = HINT_BUDGET_S,
+                 iterations: int | None = None) -> None:
+        self.games = games
+        self.analyse = analyse
+        self.show = show
+        self.counts = HintCounts(games.storage.database)
+        self.budget_s = budget_s
+        #: a fixed number of play-outs instead of the budget (tests: the hint then depends only on the view)
+        self.iterations = iterations
+
+    async def hint(self, caller: Caller, game_id: int | None = None) -> Reply:
+        """The caller's panel at the confirm step of what the master level would play now, with why.
+        Refused when the caller does not play, the game is over or does not allow hints, or it is not
+        the caller's turn (or question)."""
+        game = await self.games.playing_here(caller, game_id)
+        seat = find_seat(game, caller)
+        if seat is None:
+            raise Refusal(say("You are not playing in game #{id}: hints are for its players.", id=game.id),
+                          RefusalCode.NOT_SEATED)
+        if game.status is not Status.PLAYING:
+            raise Refusal(say("Game #{id} is over: there is nothing left to hint at.", id=game.id),
+                          RefusalCode.GAME_OVER)
+        if not hints_on(game.options):
+            raise Refusal(say("Game #{id} is played without hints: its opener turned them off when opening it.",
+                              id=game.id), RefusalCode.NOT_ALLOWED)
+        state = self.games.state_of(game)
+        if state.finished:
+            raise Refusal(say("Game #{id} is over: there is nothing left to hint at.", id=game.id),
+                          RefusalCode.GAME_OVER)
+        if state.waiting_on != seat:
+            waited = game.seats[state.waiting_on].name
+            raise Refusal(say("A hint is for when the game waits on you; it waits on {name} now.", name=Name(waited)),
+                          RefusalCode.NOT_YOUR_TURN)
+        # the search's seed: the game and the position's count, never the game's own seed (which deals)
+        seed = game.id * 1_000_003 + game.action_count
+        analysis = await self.analyse(state, seat, seed=seed, budget_s=self.budget_s,
+                                            iterations=self.iterations)
+        try:  # the count is a courtesy: a busy database never costs the player their hint
+            await self.counts.count(game.id, seat)
+        except Exception as err:
+            log.warning("game #%s: could not count a hint (%s)", game.id, err)
+        action = analysis.best_action
+        try:
+            path = path_to(state, seat, action)
+        except ValueError:  # (the panel leads to every legal action; should it not, the menu and the words)
+            log.warning("game #%s: the panel does not lead to the hint %s", game.id, action)
+            path = ()
+        note = say("💡 {hint} {why}", hint=_headline(action), why=why_words(state, seat, analysis))
+        return await self.show(caller, game.id, version_of(game), path, note)
+
+
+def _headline(action: Action) -> Text:
+    """The first words of a hint: what the master level would do (the panel below shows it)."""
+    if isinstance(action, Choose):
+        return say("The AI's top level would answer {cell}.", cell=str(action.cell))
+    if isinstance(action, EndTurn):
+        return say("The AI's top level would end your turn now.")
+    return say("The AI's top level would play this next (shown below, ready to confirm).")
+
+
+def why_words(state: GameState, seat: int, analysis: Analysis) -> Text:
+    """One sentence of why the hinted action is good, in the game's terms: the income it secures and the
+    domain it takes (``rules.action_economy``), whom it hurts, and what the search expects the player to
+    finish with; for an action that changes no domain (travel, exchange, the end of the turn), what the
+    turn it starts leaves the player."""
+    action, best = analysis.best_action, analysis.best
+    ecus = max(0, round(best.ecus))
+    expect = say("the search expects you to finish with about {ecus} {word}", ecus=ecus, word=ecu_word(ecus))
+    others = [a for a in analysis.alternatives[1:] if a.visits or a.ecus]
+    if others:
+        ahead = round(best.ecus - max(a.ecus for a in others))
+        if ahead > 0:
+            expect = say("{expect}, {ahead} more than with the next best plan it found", expect=expect, ahead=ahead)
+    try:
+        change = action_economy(state, action)
+    except RuleError:
+        change = None
+    gained = economy_words(state, action, change) if change is not None else ""
+    hurt = hurts_words(state, change, seat) if change is not None else ""
+    if gained:
+        gain, _, what = gained.partition(": ") if gained[0] in "+-" else ("", "", gained)
+        if what.startswith("in "):  # (a domain it strengthens without changing who controls it)
+            what = "adds to " + what[len("in "):]
+        reason = say("it {what}", what=what) if what else say("it brings {gain}", gain=gain)
+        if what and gain:
+            reason = say("{reason}, {gain}", reason=reason, gain=gain)
+        if hurt:
+            reason = say("{reason} ({hurt})", reason=reason, hurt=hurt)
+        return say("Why: {reason}; {expect}.", reason=reason, expect=expect)
+    income = best.income
+    after = say("your domains would pay {income} {word} at income", income=income, word=ecu_word(income))
+    if isinstance(action, EndTurn) or (len(best.actions) <= 1 and not isinstance(action, Choose)):
+        if income:
+            return say("Why: nothing more this turn is worth what it costs, and {after}; {expect}.", after=after,
+                       expect=expect)
+        return say("Why: nothing more this turn is worth what it costs; {expect}.", expect=expect)
+    if isinstance(action, Choose):
+        return say("Why: of the choices, it leaves you best placed: {after}; {expect}.", after=after, expect=expect)
+    if isinstance(action, (Travel, Exchange)):
+        return say("Why: it starts the best turn the search found, {steps} actions long, after which {after}; "
+                   "{expect}.", steps=len(best.actions), after=after, expect=expect)
+    return say("Why: after it, {after}; {expect}.", after=after, expect=expect)
+
+__all__ = ["HINT_BUDGET_S", "Hints", "hints_note", "hints_on", "why_words"]

@@ -1,0 +1,205 @@
+"""A hint on request (bot/service/hints.py): what the AI's top level would play next, shown privately as
+the turn panel at that action's confirm step with one sentence of why; never from another player's
+hand; refused in a game opened without hints; counted, and told in the final post."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot.ai import analyse
+from bot.service import Caller, PanelControls, PanelView, Post, Refusal, Reply, Tiempo, version_of
+from bot.service.steps import path_to
+from bot.storage import Storage
+from bot.words import PLAIN, render
+from rules import GameState, legal_actions, view_for
+from tests.support.discord_play import answer, make_bot, open_table, public, state_of, user_of
+from tests.support.discord_sim import DiscordSim
+from tests.support.gameplay import choose
+from tests.support.hidden import reshuffle_hidden
+from tests.support.service_play import Silent
+
+#: play-outs per hint in these tests: the hint then depends only on the seat's view and the game
+ITERATIONS = 6
+PEOPLE = [Caller(1, 1, 100 + i, name) for i, name in enumerate(("alice", "bob", "cy"))]
+
+
+def panel_of(reply: Reply) -> PanelView:
+    return next(c.view for c in reply.controls if isinstance(c, PanelControls))
+
+
+@pytest.fixture
+async def service(tmp_path: Path) -> AsyncIterator[Tiempo]:
+    storage = await Storage.open(str(tmp_path / "t.sqlite3"))
+    tiempo = Tiempo(storage, Silent(), render=False, seed_source=lambda: 21)
+    tiempo.hints.iterations = ITERATIONS
+    try:
+        yield tiempo
+    finally:
+        await tiempo.close()
+        await storage.close()
+
+
+async def started(service: Tiempo, players: int = 3, *, hints: bool = True) -> int:
+    await service.new(PEOPLE[0], seats=players, hints=hints)
+    for p in PEOPLE[1:players]:
+        await service.join(p)
+    await service.start_game(PEOPLE[0])
+    game = await service.storage.active_game_in_channel(1)
+    assert game is not None
+    return game.id
+
+
+async def test_a_hint_is_the_panel_at_the_top_levels_action_with_why(service: Tiempo) -> None:
+    game_id = await started(service)
+    game = await service.storage.get_game(game_id)
+    state = service.state_of(game)
+    seat = state.active
+    reply = await service.hint(PEOPLE[seat])
+    said = render(reply.text, PLAIN)
+    panel = panel_of(reply)
+    assert said.startswith("💡 The AI's top level would"), said
+    assert "Why: " in said and "Ecus" in said
+    assert panel.confirm and panel.hint and panel.version == version_of(game)
+    best = analyse(state, seat, seed=game.id * 1_000_003 + game.action_count, iterations=ITERATIONS).best_action
+    assert panel.path == path_to(state, seat, best)  # ready to Confirm: the action the search chose
+    assert (await service.storage.get_game(game_id)).hints_of(seat) == 1
+    confirmed = await service.panel_confirm(PEOPLE[seat], game_id, panel.version, panel.path)
+    assert "Done." in render(confirmed.text, PLAIN)
+
+
+async def test_a_hint_never_reveals_another_players_hand(service: Tiempo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The other hands and the deck dealt differently (as the seat sees nothing of them): the same hint,
+    word for word, and the same panel."""
+    game_id = await started(service)
+    game = await service.storage.get_game(game_id)
+    state = service.state_of(game)
+    seat = state.active
+    expected = await service.hint(PEOPLE[seat])
+    rng = random.Random(5)
+    original = service.games.state_of
+    for _ in range(2):
+        other = reshuffle_hidden(state, seat, rng)
+        assert view_for(other, seat).state == view_for(state, seat).state
+        assert any(other.players[j].hand != state.players[j].hand for j in range(3) if j != seat)
+
+        def dealt(record: object, other: GameState = other) -> GameState:
+            return other
+
+        monkeypatch.setattr(service.games, "state_of", dealt)
+        got = await service.hint(PEOPLE[seat])
+        monkeypatch.setattr(service.games, "state_of", original)
+        assert render(got.text, PLAIN) == render(expected.text, PLAIN)
+        assert panel_of(got) == panel_of(expected)
+
+
+async def test_a_game_without_hints_refuses_them_with_a_sentence(service: Tiempo) -> None:
+    game_id = await started(service, 2, hints=False)
+    state = service.state_of(await service.storage.get_game(game_id))
+    with pytest.raises(Refusal) as refused:
+        await service.hint(PEOPLE[state.active])
+    assert str(refused.value) == f"Game #{game_id} is played without hints: its opener turned them off when opening it."
+    panel = panel_of(await service.panel(PEOPLE[state.active]))
+    assert not panel.hint
+
+
+async def test_a_hint_is_for_the_seat_the_game_waits_on(service: Tiempo) -> None:
+    game_id = await started(service, 2)
+    state = service.state_of(await service.storage.get_game(game_id))
+    with pytest.raises(Refusal) as refused:
+        await service.hint(PEOPLE[1 - state.active])
+    waited = PEOPLE[state.active].name
+    assert str(refused.value) == f"A hint is for when the game waits on you; it waits on {waited} now."
+    with pytest.raises(Refusal):
+        await service.hint(Caller(1, 1, 999, "outsider"))
+
+
+class Channel:
+    """The channel's posts, in order."""
+
+    def __init__(self) -> None:
+        self.posts: list[Post] = []
+
+    async def post(self, channel_id: int, post: Post, nonce: str | None = None) -> None:
+        self.posts.append(post)
+
+
+async def test_the_final_post_says_how_many_hints_each_player_asked_for(tmp_path: Path) -> None:
+    """Alice asks for two hints in her first turn and bob none; the game played out to its end, the
+    final post counts them."""
+    storage = await Storage.open(str(tmp_path / "t.sqlite3"))
+    channel = Channel()
+    service = Tiempo(storage, channel, render=False, seed_source=lambda: 21)
+    service.hints.iterations = ITERATIONS
+    try:
+        game_id = await started(service, 2)
+        game = await storage.get_game(game_id)
+        alice = next(i for i, s in enumerate(game.seats) if s.name == "alice")
+        rng = random.Random(8)
+        while service.state_of(game).waiting_on != alice:  # (bob may be first)
+            state = service.state_of(game)
+            action = choose(rng, state, legal_actions(state))
+            await service.moves.play_action(PEOPLE[1], game_id, version_of(game), lambda s, p, a=action: a)
+            game = await storage.get_game(game_id)
+        await service.hint(PEOPLE[0])
+        await service.hint(PEOPLE[0])
+        while not (state := service.state_of(game)).finished:
+            action = choose(rng, state, legal_actions(state))
+            await service.moves.play_action(PEOPLE[[s.name for s in game.seats].index(
+                state.players[action.player].name)], game_id, version_of(game), lambda s, p, a=action: a)
+            game = await storage.get_game(game_id)
+        await service.herald.courier.flush(1)
+        final = render(channel.posts[-1].text, PLAIN)
+        assert f"Game #{game_id} is over." in final
+        assert "💡 Hints asked for: alice 2, bob 0." in final.split("\n")
+    finally:
+        await service.close()
+        await storage.close()
+
+
+# -- under the Discord stand-in: the panel by taps, then Hint --------------------------------------------
+
+
+async def test_a_hint_by_the_panels_button_is_answered_in_place(sim: DiscordSim, tmp_path: Path) -> None:
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    bot.service.hints.iterations = ITERATIONS
+    users = await open_table(sim, bot, "bob")
+    game_id, state = await state_of(bot, sim)
+    player = user_of(users, state, state.active)
+    panel = await answer(sim, sim.click(f"tiempo:play:{game_id}", public(sim)[-1], user=player))
+    hint = next(c for c in panel.custom_ids() if c.startswith("tiempo:hint:"))
+    assert hint == f"tiempo:hint:{game_id}:{hint.rsplit(':', 1)[1]}"
+    shown = await answer(sim, sim.click(hint, panel, user=player))
+    assert shown.id == panel.id and shown.ephemeral
+    assert "💡 The AI's top level would" in shown.content and "Why: " in shown.content
+    assert any(c.startswith("tiempo:ok:") for c in shown.custom_ids()), "the hint is ready to confirm"
+    assert sim.errors == []
+
+
+# -- at the console ---------------------------------------------------------------------------------------
+
+
+def test_hint_at_the_console_shows_the_panel_at_the_action_then_ok_plays_it(tmp_path: Path) -> None:
+    from tests.support.console_play import run_console
+
+    out = run_console(tmp_path, "play\nhint\nok\nquit\n", "--seats", "Ana,ai:greedy", "--seed", "3", "--no-pictures")
+    assert "type a number to pick" in out.lower() and "`hint` for the AI's advice" in out
+    assert "💡 The AI's top level would" in out and "Why: " in out
+    assert "To play it, type `ok`" in out and "Done." in out
+
+
+def test_the_ai_worker_process_works_out_the_same_analysis() -> None:
+    """The bot's AI worker answers an ``analyse`` request with what ``bot.ai.analyse`` finds in this process."""
+    from bot.ai import AIWorker
+    from rules import new_game
+
+    state = new_game(["ana", "ben", "cy"], seed=4)
+    worker = AIWorker()
+    try:
+        got = worker.submit_analysis(state, state.active, seed=3, iterations=ITERATIONS).result(timeout=120)
+    finally:
+        worker.close()
+    assert got == analyse(state, state.active, seed=3, iterations=ITERATIONS)
