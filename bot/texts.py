@@ -415,19 +415,20 @@ def describe_outlook(s: GameState, e: Economy | None = None) -> list[Text | str]
     return out
 
 
-def outlook_line(s: GameState, seat: int, e: Economy | None = None, *, you: bool = True) -> str:
+def outlook_line(s: GameState, seat: int, e: Economy | None = None, *, you: bool = True) -> Text:
     """The panel's one line: ``Income if counted now: you 5 (Might 3 · Faith 2 · Reason 0 (no pawn)) ·
     Bob 2 · Carol 0 — next income: round 4``: every player, the viewer Age by Age (left out without
     ``you``: said already)."""
     e = economy(s) if e is None else e
     mine = e.outlooks[seat]
-    others = [f"{s.players[o.player].name} {o.total}" for o in e.outlooks if o.player != seat]
+    others = [Name(s.players[o.player].name) + f" {o.total}" for o in e.outlooks if o.player != seat]
     nxt = ("no more income rounds" if e.next_income is None else
            "income round" if e.next_income == s.round else f"next income: round {e.next_income}")
     if not you:
-        return "The others if counted now: " + " · ".join(others) + f" — {nxt}"
-    return (f"Income if counted now: you {mine.total} ({outlook_ages(mine)})"
-            + "".join(f" · {x}" for x in others) + f" — {nxt}")
+        return text("The others if counted now: ", *[part for i, x in enumerate(others)
+                                                      for part in ((" · " if i else ""), x)], f" — {nxt}")
+    return text(f"Income if counted now: you {mine.total} ({outlook_ages(mine)})",
+                *[part for x in others for part in (" · ", x)], f" — {nxt}")
 
 
 def domain_words(s: GameState, d: DomainEconomy, viewer: int | None = None) -> str:

@@ -207,8 +207,8 @@ def _header(state: GameState, seat: int, *, brief: bool = False) -> Text:
         total = e.outlooks[seat].total
         return head + (f"\nIncome round: ending your turn now collects {total} {ecu_word(total)}." if brief else
                        f"\nIncome round: if your turn ended now you would collect {total} {ecu_word(total)} ("
-                       f"{outlook_ages(e.outlooks[seat])}).\n{outlook_line(state, seat, e, you=False)}")
-    return head + f"\n{outlook_line(state, seat, e)}"
+                       f"{outlook_ages(e.outlooks[seat])}).\n" + outlook_line(state, seat, e, you=False))
+    return head + "\n" + outlook_line(state, seat, e)
 
 
 __all__ = ["Panels"]
