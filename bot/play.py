@@ -145,12 +145,13 @@ def act(state: GameState, seats: Sequence[SeatRecord], user_id: int, command: st
             if d.player == seat:
                 raise Refusal(say("First {what} — use {choose}.", what=describe_decision(state, d),
                                   choose=Command("choose")), RefusalCode.DECISION_FIRST)
-            raise Refusal(f"Waiting for {who(state, d.player)} to {describe_decision(state, d)}.",
+            raise Refusal(say("Waiting for {who} to {what}.", who=who(state, d.player),
+                              what=describe_decision(state, d)),
                           RefusalCode.NOT_YOUR_TURN)
     elif command == "choose":
         raise Refusal("There is no decision to make right now.", RefusalCode.NO_DECISION)
     elif state.active != seat:
-        raise Refusal(f"It is {who(state, state.active)}'s turn, not yours.", RefusalCode.NOT_YOUR_TURN)
+        raise Refusal(say("It is {who}'s turn, not yours.", who=who(state, state.active)), RefusalCode.NOT_YOUR_TURN)
     if command in BOARD_COMMANDS and not (options.get("age") or "").strip():
         return _on_the_one_board(state, seat, command, options)
     return _play(state, seat, command, options)

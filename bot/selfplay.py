@@ -122,7 +122,7 @@ def _play(levels: Sequence[str], seed: int, out: Path, holdem: bool, iterations:
     picture("turn-000-start.png", ())
     bar = Progress(progress, ROUNDS * len(levels)) if progress is not None else None
     log: list[str] = [f"# Khronos self-play: seed {seed}, " + ", ".join(
-        f"{who(state, i)} {level}" for i, level in enumerate(levels))
+        f"{who(state, i).plain()} {level}" for i, level in enumerate(levels))
         + (f", {iterations} iterations" if iterations is not None else "")
         + (", Hold'em" if holdem else "")]
     turns = actions = 0
@@ -131,7 +131,7 @@ def _play(levels: Sequence[str], seed: int, out: Path, holdem: bool, iterations:
     while not state.finished:
         if state.turn != opened:
             opened = state.turn
-            log.append(f"# turn {state.turn}, round {state.round}: {who(state, state.active)}")
+            log.append(f"# turn {state.turn}, round {state.round}: {who(state, state.active).plain()}")
         seat = state.waiting_on
         action = choose(state, seat, levels[seat], seed=seed * 1000 + state.turn, budget_s=think,
                         iterations=iterations)
@@ -192,7 +192,7 @@ def summary(result: Result, stream: TextIO) -> None:
     stream.write(f"Game over after {result.turns} turns ({result.actions} actions, {result.seconds:.1f} s).\n")
     for place, seat, ecus in ranking(s):
         medal = {1: "🥇", 2: "🥈", 3: "🥉"}.get(place, f"{place}.")
-        stream.write(f"{medal} {who(s, seat)} — {ecus} {ecu_word(ecus)}\n")
+        stream.write(f"{medal} {who(s, seat).plain()} — {ecus} {ecu_word(ecus)}\n")
     out = result.out
     stream.write(f"\nWritten to {out}/:\n")
     if result.pictures:

@@ -43,19 +43,19 @@ from rules import (
 )
 from rules import events as ev
 
-from .words import Code, Command, Strong, Text, lines, say
+from .words import PLAIN, Code, Command, Name, Strong, Text, as_text, lines, render, say, text
 
 # ---------------------------------------------------------------------------------------------
 # Names
 
 
-def who(s: GameState, player: int) -> str:
-    """``Ana (Red)``."""
+def who(s: GameState, player: int) -> Text:
+    """``Ana (Red)``: the name as a ``Name`` part (a front end with markup escapes it), then the colour."""
     p = s.players[player]
-    return p.name if p.name == p.colour.value else f"{p.name} ({p.colour.value})"
+    return text(Name(p.name)) if p.name == p.colour.value else Name(p.name) + f" ({p.colour.value})"
 
 
-def building_name(s: GameState, b: Building, age: Age) -> str:
+def building_name(s: GameState, b: Building, age: Age) -> Text | str:
     """``Red's Keep at B2``, ``the Town at D2``, ``the Castle ruin at A1``, ``the printed Hamlet at C2``."""
     if b.printed:
         return f"the printed Hamlet at {b.origin}"
@@ -63,19 +63,20 @@ def building_name(s: GameState, b: Building, age: Age) -> str:
     if age is Age.REASON and b.kind.is_mr:
         kind += " ruin" if b.ruin else " (renovated)"
     if b.owner is not None:
-        return f"{s.players[b.owner].name}'s {kind} at {b.origin}"
+        return Name(s.players[b.owner].name) + f"'s {kind} at {b.origin}"
     return f"the {kind} at {b.origin}"
 
 
-def _whose(s: GameState, b: Building) -> str:
+def _whose(s: GameState, b: Building) -> Text | str:
     """Whose a removed unowned building was: ``, with Red's 2 cubes and White's cube`` (its
     population, on Reason), ``, which Red renovated``; "" for an owned one (its name says whose)."""
     if b.population:
         counts = Counter(b.population)
-        return ", with " + " and ".join(f"{s.players[p].name}'s {count(n, 'cube') if n > 1 else 'cube'}"
-                                        for p, n in sorted(counts.items()))
+        return text(", with ", *[part for i, (p, n) in enumerate(sorted(counts.items()))
+                                 for part in ((" and " if i else ""), Name(s.players[p].name),
+                                              f"'s {count(n, 'cube') if n > 1 else 'cube'}")])
     if b.marker is not None and b.owner is None:
-        return f", which {s.players[b.marker].name} renovated"
+        return say(", which {who} renovated", who=Name(s.players[b.marker].name))
     return ""
 
 
@@ -99,9 +100,14 @@ def count(n: int, noun: str) -> str:
 
 
 def narrate(s: GameState, events: Sequence[ev.Event]) -> list[str]:
-    """Plain sentences for the events of one action, in order. ``s`` is the state after the action
-    (used for names only)."""
-    out: list[str] = []
+    """``narration`` in plain words (names as they are): for logs, files and tests."""
+    return [render(as_text(line), PLAIN) for line in narration(s, events)]
+
+
+def narration(s: GameState, events: Sequence[ev.Event]) -> list[Text | str]:
+    """Sentences for the events of one action, in order (a player's name as a ``Name`` part, which a
+    front end with markup escapes). ``s`` is the state after the action (used for names only)."""
+    out: list[Text | str] = []
     ripple_ages: list[str] = []
     rippling = ""  # the building that ripples, named unless its line is the one just before
     rippling_at: tuple[Kind, Cell] | None = None
@@ -129,17 +135,23 @@ def narrate(s: GameState, events: Sequence[ev.Event]) -> list[str]:
                                   else ""))
             continue
         flush_ripples()
-        line = _sentence(s, e)
-        if isinstance(e, ev.ParadoxRemoved) and (e.building.kind, e.building.origin) in replaced:
-            line = line.replace(" removes the ", " removes the old ", 1)
+        line = _sentence(s, e, replaced)
         if line:
             if isinstance(e, ev.BonusPaid) and out:
-                out[-1] = out[-1].rstrip(".") + f" (+{e.amount} Ecu{'s' if e.amount > 1 else ''})."
+                out[-1] = without_dot(out[-1]) + f" (+{e.amount} Ecu{'s' if e.amount > 1 else ''})."
             else:
                 out.append(line)
                 said_last = isinstance(e, (ev.Built, ev.Upgraded))
     flush_ripples()
     return out
+
+
+def without_dot(line: Text | str) -> Text | str:
+    """A sentence without its closing full stop."""
+    if isinstance(line, str):
+        return line.rstrip(".")
+    last = line.parts[-1] if line.parts else ""
+    return Text((*line.parts[:-1], last.rstrip("."))) if isinstance(last, str) else line
 
 
 def _paid(s: GameState, cards: Cards, building: Building) -> str:
@@ -153,35 +165,53 @@ def _paid(s: GameState, cards: Cards, building: Building) -> str:
     return f"{cards}, {extra} of them for {' and '.join(where)}"
 
 
-def _sentence(s: GameState, e: ev.Event) -> str:
+def _capital(t: Text | str) -> Text | str:
+    """``t`` with a capital first letter (a name as it is)."""
+    if isinstance(t, str):
+        return t[:1].upper() + t[1:]
+    first = t.parts[0] if t.parts else ""
+    return Text((first[:1].upper() + first[1:], *t.parts[1:])) if isinstance(first, str) else t
+
+
+def _removed(s: GameState, b: Building, age: Age, replaced: set[tuple[Kind, Cell]]) -> Text | str:
+    """The building a paradox removes: ``the old Town at D2`` where the new one stands (R53)."""
+    name = building_name(s, b, age)
+    if (b.kind, b.origin) in replaced and isinstance(name, str) and name.startswith("the "):
+        return "the old " + name[len("the "):]
+    return name
+
+
+def _sentence(s: GameState, e: ev.Event, replaced: set[tuple[Kind, Cell]]) -> Text | str:
+    """One event's sentence (``replaced``: the buildings a paradox removed where the new one stands)."""
     if isinstance(e, ev.Exchanged):
-        return f"{who(s, e.player)} pays 2 Ecus to exchange {e.count} card{'s' if e.count > 1 else ''}."
+        return who(s, e.player) + f" pays 2 Ecus to exchange {e.count} card{'s' if e.count > 1 else ''}."
     if isinstance(e, ev.Swapped):
-        return (f"{who(s, e.player)} gives {cards_in_words(e.gave)} ({e.gave}) to the reserve and takes "
+        return (who(s, e.player) + f" gives {cards_in_words(e.gave)} ({e.gave}) to the reserve and takes "
                 f"{cards_in_words(e.took)} ({e.took}) from it.")
     if isinstance(e, ev.Travelled):
-        return f"{who(s, e.player)} sends pawn {e.pawn + 1} from {e.frm.title} to {e.to.title} (1 Ecu)."
+        return who(s, e.player) + f" sends pawn {e.pawn + 1} from {e.frm.title} to {e.to.title} (1 Ecu)."
     if isinstance(e, ev.Built):
-        return (f"{who(s, e.player)} builds {with_article(e.building.kind.value)} at {e.building.origin} on "
+        return (who(s, e.player) + f" builds {with_article(e.building.kind.value)} at {e.building.origin} on "
                 f"{e.age.title} with {_paid(s, e.cards, e.building)}.")
     if isinstance(e, ev.Upgraded):
         old = "the printed Hamlet" if e.old.printed else f"the {e.old.kind.value}"
-        return (f"{who(s, e.player)} upgrades {old} at {e.old.origin} on {e.age.title} to "
+        return (who(s, e.player) + f" upgrades {old} at {e.old.origin} on {e.age.title} to "
                 f"{with_article(e.new.kind.value)} at {e.new.origin} with {_paid(s, e.cards, e.new)}.")
     if isinstance(e, ev.Demolished):
         name = building_name(s, e.building, e.age)
         if e.building.owner == e.player and not e.building.printed:
             name = f"their own {e.building.kind.value} at {e.building.origin}"
-        return f"{who(s, e.player)} demolishes {name} on {e.age.title} (1 Ecu)."
+        return say("{who} demolishes {name} on {age} (1 Ecu).", who=who(s, e.player), name=name, age=e.age.title)
     if isinstance(e, ev.BonusPaid):
         return f"+{e.amount} Ecu"
     if isinstance(e, ev.Populated):
-        return f"{who(s, e.player)} puts a cube on {building_name(s, e.building, Age.REASON)} on Reason."
+        return say("{who} puts a cube on {building} on Reason.", who=who(s, e.player),
+                   building=building_name(s, e.building, Age.REASON))
     if isinstance(e, ev.MarkerPlaced):
-        return (f"{who(s, e.player)} pays the first card for {building_name(s, e.building, Age.REASON)} and "
-                f"marks it with a cube.")
+        return say("{who} pays the first card for {building} and marks it with a cube.", who=who(s, e.player),
+                   building=building_name(s, e.building, Age.REASON))
     if isinstance(e, ev.Renovated):
-        return f"{who(s, e.player)} renovates the {e.building.kind.value} at {e.building.origin} on Reason."
+        return who(s, e.player) + f" renovates the {e.building.kind.value} at {e.building.origin} on Reason."
     if isinstance(e, ev.RippleForbidden):
         rule = "Dominion" if e.rule == "dominion" else "Hierarchy"
         return (f"Faith refuses its shadow (Rule of {rule} there), so nothing ripples; the bonus stands.")
@@ -189,10 +219,10 @@ def _sentence(s: GameState, e: ev.Event) -> str:
         missing = f"no {e.kind.value} tile is left" if e.reason == "tile" else "its owner has no cube left"
         return f"No shadow on {e.age.title}: {missing}."
     if isinstance(e, ev.ParadoxRemoved):
-        return (f"Paradox on {e.age.title}: the ripple arriving there removes {building_name(s, e.building, e.age)}"
-                f"{_whose(s, e.building)}.")
+        return say("Paradox on {age}: the ripple arriving there removes {building}{whose}.", age=e.age.title,
+                   building=_removed(s, e.building, e.age, replaced), whose=_whose(s, e.building))
     if isinstance(e, ev.ShadowRemoved):
-        return f"Its shadow on {e.age.title} goes too{_whose(s, e.building)}."
+        return say("Its shadow on {age} goes too{whose}.", age=e.age.title, whose=_whose(s, e.building))
     if isinstance(e, ev.ShadowReplaced):
         return f"On {e.age.title} its shadow becomes {with_article(e.new.kind.value)}" + (
             " ruin." if e.age is Age.REASON else ".")
@@ -202,32 +232,32 @@ def _sentence(s: GameState, e: ev.Event) -> str:
         powers = " against ".join(str(p) for _, p in e.powers)
         return f"{e.family.title} power: {powers}."
     if isinstance(e, ev.Downsized):
-        return (f"{building_name(s, e.old, e.age)} on {e.age.title} is downsized to "
-                f"{with_article(e.new.kind.value)} at {e.new.origin}.")
+        return _capital(building_name(s, e.old, e.age)) + (
+            f" on {e.age.title} is downsized to {with_article(e.new.kind.value)} at {e.new.origin}.")
     if isinstance(e, ev.Destroyed):
-        text = f"{building_name(s, e.building, e.age)} on {e.age.title} is destroyed."
-        return text[:1].upper() + text[1:]
+        return _capital(building_name(s, e.building, e.age)) + f" on {e.age.title} is destroyed."
     if isinstance(e, ev.CubeKept):
-        return f"{who(s, e.player)} keeps one cube on the printed Hamlet at {e.cell}."
+        return who(s, e.player) + f" keeps one cube on the printed Hamlet at {e.cell}."
     if isinstance(e, ev.IncomePaid):
         if e.amount == 0:
-            return f"{who(s, e.player)} collects nothing on {e.age.title}: {_no_income(e.age)}."
-        return f"{who(s, e.player)} collects {e.amount} {ecu_word(e.amount)} on {e.age.title}: " + (
+            return who(s, e.player) + f" collects nothing on {e.age.title}: {_no_income(e.age)}."
+        return who(s, e.player) + f" collects {e.amount} {ecu_word(e.amount)} on {e.age.title}: " + (
             _sources(s, e.player, e.age)) + "."
     if isinstance(e, ev.Reshuffled):
         return "The discard pile is shuffled into a new draw pile."
     if isinstance(e, ev.TurnEnded):
-        return f"{who(s, e.player)} ends the turn" + (f", discarding {e.discarded}." if e.discarded else ".")
+        return who(s, e.player) + " ends the turn" + (f", discarding {e.discarded}." if e.discarded else ".")
     if isinstance(e, ev.TurnBegan):
         income = " (an income round)" if e.round in INCOME_ROUNDS else ""
-        return f"Round {e.round}{income}: {who(s, e.player)} to play."
+        return say("Round {round}{income}: {who} to play.", round=e.round, income=income, who=who(s, e.player))
     if isinstance(e, ev.GameEnded):
         best = max(e.ecus)
-        names = " and ".join(who(s, i) for i in e.winners)
-        return f"Game over: {names} win{'s' if len(e.winners) == 1 else ''} with {best} {ecu_word(best)}."
+        names = text(*[part for i, seat in enumerate(e.winners) for part in ((" and " if i else ""), who(s, seat))])
+        return say("Game over: {names} win{s} with {best} {word}.", names=names,
+                   s="s" if len(e.winners) == 1 else "", best=best, word=ecu_word(best))
     if isinstance(e, ev.DecisionRequested):
         d = e.decision
-        return f"{who(s, d.player)} must {describe_decision(s, d)}."
+        return who(s, d.player) + f" must {describe_decision(s, d)}."
     return ""  # CubesReturned and CardsDrawn are shown by the picture and the hand
 
 
@@ -327,7 +357,7 @@ def describe_hand(s: GameState, player: int) -> Text:
             out.append(say("{must} — use {choose}.", must=Strong(f"You must {describe_decision(s, d)}"),
                            choose=Command("choose")))
         else:
-            out.append(f"Waiting for {who(s, d.player)} to {describe_decision(s, d)}.")
+            out.append(say("Waiting for {who} to {what}.", who=who(s, d.player), what=describe_decision(s, d)))
     elif s.active == player:
         can = _what_you_can_do(s, legal_actions(s, outline=True))
         card_actions = [c for c in can if c.split()[0] in ("build", "upgrade", "demolish", "populate", "renovate")]
@@ -340,7 +370,7 @@ def describe_hand(s: GameState, player: int) -> Text:
         if rooms:
             out.append("Cards you may still play: " + ", ".join(rooms) + ".")
     else:
-        out.append(f"It is {who(s, s.active)}'s turn.")
+        out.append(say("It is {who}'s turn.", who=who(s, s.active)))
     return lines(out)
 
 
@@ -374,29 +404,31 @@ def income_when(e: Economy, s: GameState) -> str:
     return f"counted in rounds {rounds}, at the end of each player's own turn; next: {nxt}"
 
 
-def describe_outlook(s: GameState, e: Economy | None = None) -> list[str]:
+def describe_outlook(s: GameState, e: Economy | None = None) -> list[Text | str]:
     """Every player's income outlook, Age by Age (R21, R73–R77), and when income is counted: a heading
     and a line per player, ``• Ana (Red): 5 Ecus — Might 3 · Faith 2 · Reason 0 (no pawn)``."""
     e = economy(s) if e is None else e
-    out = [f"Income if it were counted now ({income_when(e, s)}):"]
+    out: list[Text | str] = [f"Income if it were counted now ({income_when(e, s)}):"]
     for i, o in enumerate(e.outlooks):
-        out.append(f"• {who(s, i)}: {o.total} {ecu_word(o.total)} — {outlook_ages(o)}")
+        out.append(say("• {who}: {total} {word} — {ages}", who=who(s, i), total=o.total, word=ecu_word(o.total),
+                       ages=outlook_ages(o)))
     return out
 
 
-def outlook_line(s: GameState, seat: int, e: Economy | None = None, *, you: bool = True) -> str:
+def outlook_line(s: GameState, seat: int, e: Economy | None = None, *, you: bool = True) -> Text:
     """The panel's one line: ``Income if counted now: you 5 (Might 3 · Faith 2 · Reason 0 (no pawn)) ·
     Bob 2 · Carol 0 — next income: round 4``: every player, the viewer Age by Age (left out without
     ``you``: said already)."""
     e = economy(s) if e is None else e
     mine = e.outlooks[seat]
-    others = [f"{s.players[o.player].name} {o.total}" for o in e.outlooks if o.player != seat]
+    others = [Name(s.players[o.player].name) + f" {o.total}" for o in e.outlooks if o.player != seat]
     nxt = ("no more income rounds" if e.next_income is None else
            "income round" if e.next_income == s.round else f"next income: round {e.next_income}")
     if not you:
-        return "The others if counted now: " + " · ".join(others) + f" — {nxt}"
-    return (f"Income if counted now: you {mine.total} ({outlook_ages(mine)})"
-            + "".join(f" · {x}" for x in others) + f" — {nxt}")
+        return text("The others if counted now: ", *[part for i, x in enumerate(others)
+                                                      for part in ((" · " if i else ""), x)], f" — {nxt}")
+    return text(f"Income if counted now: you {mine.total} ({outlook_ages(mine)})",
+                *[part for x in others for part in (" · ", x)], f" — {nxt}")
 
 
 def domain_words(s: GameState, d: DomainEconomy, viewer: int | None = None) -> str:
@@ -443,14 +475,14 @@ def describe_status(s: GameState) -> Text:
     """Round, whose turn, public scores, every player's income outlook and stock (no hands)."""
     income = " — income round" if s.round in INCOME_ROUNDS else ""
     head = Strong(f"Round {s.round} of 7") + f"{income}. " + (
-        "The game is over." if s.finished else f"{who(s, s.active)} to play.")
-    rows: list[str] = []
+        "The game is over." if s.finished else who(s, s.active) + " to play.")
+    rows: list[Text | str] = []
     for i, p in enumerate(s.players):
         ecus = str(p.ecus) if s.options.ecus_public or s.finished else "?"
         marker = "▶ " if i == s.active and not s.finished else ""
         pawns = (f"both pawns on {p.pawns[0].title}" if p.pawns[0] == p.pawns[1] else
                  f"pawns on {p.pawns[0].title} and {p.pawns[1].title}")
-        rows.append(f"{marker}{who(s, i)}: {ecus} {ecu_word(p.ecus)}, {count(p.supply, 'cube')}, "
+        rows.append(marker + who(s, i) + f": {ecus} {ecu_word(p.ecus)}, {count(p.supply, 'cube')}, "
                     f"{count(p.hand.total, 'card')}, {pawns}")
     stock = ", ".join(f"{k.value} {n}" for k, n in s.stock.items())
     rows.append(f"Stock: {stock}. Deck {len(s.deck)}, discard {len(s.discard)}.")
@@ -460,7 +492,7 @@ def describe_status(s: GameState) -> Text:
         rows += describe_outlook(s)
     if s.pending is not None:
         d = s.pending.decision
-        rows.append(f"Waiting for {who(s, d.player)} to {describe_decision(s, d)}.")
+        rows.append(say("Waiting for {who} to {what}.", who=who(s, d.player), what=describe_decision(s, d)))
     return lines([head, *rows])
 
 

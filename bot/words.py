@@ -128,6 +128,11 @@ class Text:
     def __bool__(self) -> bool:
         return any(p != "" for p in self.parts)
 
+    def __format__(self, spec: str) -> str:
+        """A Text is never flattened into an f-string (its names would lose their escaping): join it
+        with ``+``, ``text`` or ``say``."""
+        raise TypeError("a Text in an f-string: use say(), text() or + instead")
+
     def plain(self) -> str:
         """The text with every part in its plainest form (for logs and error messages)."""
         return render(self, PLAIN)

@@ -95,10 +95,10 @@ class TurnClock:
             return
         active = state.active
         if state.waiting_on != active:
-            note = (f"Time is up: {who(state, state.waiting_on)} did not answer, so the first choice is taken, "
-                    f"and {who(state, active)}'s turn ends.")
+            note = say("Time is up: {who} did not answer, so the first choice is taken, and {active}'s turn ends.",
+                       who=who(state, state.waiting_on), active=who(state, active))
         else:
-            note = f"Time is up for {who(state, active)}: the turn ends" + (
+            note = say("Time is up for {who}: the turn ends", who=who(state, active)) + (
                 ", taking the first choice of the open question." if state.pending is not None else ".")
         # told with the first action it plays, with the count of time-outs: in the outbox, after the lock
         stand_ins, handed = missed(game, state.waiting_on)

@@ -23,7 +23,7 @@ from ..play import Refusal
 from ..storage import GameRecord, Status
 from ..storage.community import PlayerRecords, RatingChange, RatingRecord, ResultRecord, Totals
 from ..texts import ecu_word, ranking
-from ..words import Command, Mention, Part, Place, Strong, Text, lines, say, text
+from ..words import Command, Mention, Name, Part, Place, Strong, Text, lines, say, text
 from .games import Games, find_seat, is_ai
 from .messages import Caller, Reply
 from .ratings import FIRST, rate, shown
@@ -109,8 +109,10 @@ async def final_lines(games: Games, game: GameRecord, state: GameState, events: 
         had = await PlayerRecords(games.storage.database).ratings_of(game.guild_id, [r.user_id for r in results])
         changes, _ = rating_update(results, {r.user_id: had.get(r.user_id) for r in results})
         by_user = {c.user_id: c for c in changes}
-        out.append(say("📈 Ratings: {list}.", list=", ".join(
-            f"{r.name} {by_user[r.user_id].rating_after} ({_signed(by_user[r.user_id])})" for r in results)))
+        out.append(say("📈 Ratings: {list}.", list=text(*[
+            part for i, r in enumerate(results) for part in (
+                (", " if i else ""), Name(r.name),
+                f" {by_user[r.user_id].rating_after} ({_signed(by_user[r.user_id])})")])))
     elif any(is_ai(s) for s in game.seats):
         out.append(say("This game is not rated: an AI player took part."))
     return out
@@ -165,7 +167,7 @@ class Community:
             if state.waiting_on == mine:
                 turn: Text | Part = Strong("your answer is awaited" if state.active != mine else "your turn")
             else:
-                turn = f"{waiting.name} (AI) is thinking" if is_ai(waiting) else f"{waiting.name}'s turn"
+                turn = Name(waiting.name) + (" (AI) is thinking" if is_ai(waiting) else "'s turn")
             line = say("#{id} in {place}: round {round} of 7, {turn}", id=game.id,
                        place=Place(game.guild_id, game.channel_id), round=state.round, turn=turn)
             if game.turn_deadline is not None:

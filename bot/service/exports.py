@@ -26,7 +26,7 @@ from rules import format_action, format_position
 from ..play import Refusal
 from ..storage import GameRecord, Status
 from ..texts import ecu_word, ranking, who
-from ..words import PLAIN, Code, Command, Strong, Text, render, say
+from ..words import PLAIN, Code, Command, Strong, Text, as_text, render, say
 from .herald import Herald
 from .messages import Attachment, Caller, Picture, Reply
 from .page import PageCard, PageStep, PageWords, data_uri, replay_page
@@ -68,7 +68,7 @@ def record(line: Timeline) -> tuple[str, str]:
     final = line.steps[-1].after
     if final.finished:
         out.append(plain(say("# The game is over: {ranking}", ranking="; ".join(
-            f"{place}. {who(final, seat)} {ecus} {ecu_word(ecus)}" for place, seat, ecus in ranking(final)))))
+            f"{place}. {who(final, seat).plain()} {ecus} {ecu_word(ecus)}" for place, seat, ecus in ranking(final)))))
     return start, "\n".join(out) + "\n"
 
 
@@ -85,8 +85,8 @@ def caption(line: Timeline, step: Step) -> list[str]:
     out = [plain(say("Turn {turn} of {turns} · round {round}", turn=step.index, turns=line.turns, round=step.round))]
     if step.index == line.last and s.finished:  # the result first: it is what the last frame is for
         out += [plain(say("Game over: {ranking}.", ranking=", ".join(
-            f"{place}. {who(s, seat)} {ecus} {ecu_word(ecus)}" for place, seat, ecus in ranking(s))))]
-    return [*out, *step.narration]
+            f"{place}. {who(s, seat).plain()} {ecus} {ecu_word(ecus)}" for place, seat, ecus in ranking(s))))]
+    return [*out, *(plain(as_text(line)) for line in step.narration)]
 
 
 class Exports:

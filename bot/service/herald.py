@@ -13,7 +13,7 @@ from rules import Age, Choose, GameState, apply, economy_change
 from rules import events as ev
 
 from ..storage import GameRecord, Letter, SeatRecord
-from ..texts import describe_hit, describe_status, ecu_word, narrate, ranking, who
+from ..texts import describe_hit, describe_status, ecu_word, narration, ranking, who
 from ..words import Button, Command, Mention, Name, Part, Strong, Text, lines, say, text
 from .community import final_lines, record_finished
 from .courier import Courier
@@ -116,31 +116,31 @@ class Herald:
     async def posts(self, game: GameRecord, state: GameState, events: list[ev.Event]) -> list[Post]:
         """What the channel hears of one action (``game`` is the game after it): its narration; after a
         turn, the board; after the game, the ranking; a question, with its board."""
-        narration = narrate(state, [e for e in events if not isinstance(e, ev.TurnBegan)])
+        said = narration(state, [e for e in events if not isinstance(e, ev.TurnBegan)])
         if state.finished:
-            return [await self.final_post(game, state, narration, events)]
+            return [await self.final_post(game, state, said, events)]
         ended = next((e for e in events if isinstance(e, ev.TurnEnded)), None)
         if ended is not None:
             turn_events = await self.games.turn_events(game)
             thought: list[Post] = []
             if played_by_ai(game, ended.player):  # an AI's turn is told in one message, with the board
-                narration = narrate(state, [e for e in turn_events if not isinstance(e, ev.TurnBegan)])
+                said = narration(state, [e for e in turn_events if not isinstance(e, ev.TurnBegan)])
                 if is_ai(game.seats[ended.player]):  # (a person's seat the AI stood in for keeps its note)
                     played = say("{name} (AI) has played: its turn is below.", name=game.seats[ended.player].name)
                     thought = [Post(played, settles=think_key(game.id, state.turn - 1))]  # "is thinking…" no more
-            post = await self.board_post(game, state, narration, turn_events, await self.tips(game, turn_events))
+            post = await self.board_post(game, state, said, turn_events, await self.tips(game, turn_events))
             hits, pinged = await self.hits(game, state, turn_events, ended.player)
             if hits:  # (first: what the turn cost the others)
                 post = dataclasses.replace(post, text=lines([*hits, post.text]),
                                            mentions=tuple(dict.fromkeys((*post.mentions, *pinged))))
             return [*thought, post]
         if state.pending is not None and any(isinstance(e, ev.DecisionRequested) for e in events):
-            narration = narrate(state, [e for e in events if not isinstance(e, (ev.TurnBegan, ev.DecisionRequested))])
+            said = narration(state, [e for e in events if not isinstance(e, (ev.TurnBegan, ev.DecisionRequested))])
             gallery = await asyncio.to_thread(self.decision_card, game, state)
-            return [dataclasses.replace(self.decision_post(game, state, narration), gallery=gallery)]
+            return [dataclasses.replace(self.decision_post(game, state, said), gallery=gallery)]
         actor = _actor(events, state)
-        if narration and not (played_by_ai(game, actor) and actor == state.active):
-            return [Post(lines(narration), live=live_key(game, state))]
+        if said and not (played_by_ai(game, actor) and actor == state.active):
+            return [Post(lines(said), live=live_key(game, state))]
         return []
 
     async def posts_and_letters(self, game: GameRecord, state: GameState, events: list[ev.Event]
@@ -214,7 +214,7 @@ class Herald:
                     pinged.append(seat.user_id)
         return out, tuple(pinged)
 
-    async def board_post(self, game: GameRecord, state: GameState, narration: list[str],
+    async def board_post(self, game: GameRecord, state: GameState, narration: Sequence[Text | str],
                          events: Sequence[ev.Event], tips: Sequence[Text] = ()) -> Post:
         """The board after a turn (or at the start), the first-time ``tips``, the scores, and whose turn
         it is."""
@@ -252,7 +252,7 @@ class Herald:
             log.exception("could not give the first-time tips of game %s", game.id)
         return out
 
-    async def final_post(self, game: GameRecord, state: GameState, narration: list[str],
+    async def final_post(self, game: GameRecord, state: GameState, narration: Sequence[Text | str],
                          events: Sequence[ev.Event] = ()) -> Post:
         """The end of the game: the last events, the ranking, each player's statistics and change of
         rating, and a Rematch button. ``events``: the last action's (not stored yet)."""
@@ -261,7 +261,8 @@ class Herald:
         out: list[Text | str] = [*narration[-8:], "", text(Strong(f"Game #{game.id} is over."))]
         for place, seat, ecus in ranking(state):
             medal = {1: "🥇", 2: "🥈", 3: "🥉"}.get(place, f"{place}.")
-            out.append(f"{medal} {who(state, seat)} — {ecus} {ecu_word(ecus)}")
+            out.append(say("{medal} {who} — {ecus} {word}", medal=medal, who=who(state, seat), ecus=ecus,
+                           word=ecu_word(ecus)))
         stood = final_note(game)
         if stood is not None:
             out.append(stood)

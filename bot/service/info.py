@@ -9,8 +9,8 @@ from rules import Age, Choose, economy_change
 
 from ..play import Refusal, RefusalCode
 from ..storage import GameRecord, Status
-from ..texts import RULES, describe_hand, describe_hit, describe_status, narrate, who
-from ..words import Code, Command, Strong, as_text, lines, say, text
+from ..texts import RULES, describe_hand, describe_hit, describe_status, narration, who
+from ..words import PLAIN, Code, Command, Strong, Text, as_text, lines, render, say, text
 from .games import Games, History, find_seat, version_of
 from .herald import Herald
 from .messages import Caller, HandButtons, Reply
@@ -41,8 +41,8 @@ class Info:
             return Reply(f"You are not playing in game #{game.id}; here is where it stands.\n"
                          + describe_status(state))
         out = describe_hand(state, seat)
-        since = "\n".join(x for x in (await self.recap(game, seat, limit=None),
-                                       *await self.hits(game, seat)) if x) if recap else ""
+        since = lines([x for x in (await self.recap_text(game, seat, limit=None), *await self.hits(game, seat)) if x]
+                      ) if recap else Text()
         if since:
             out = text(Strong("Since your last turn:"), "\n", since, "\n\n", out)
         if game.status is Status.CANCELLED:
@@ -50,29 +50,33 @@ class Info:
         return Reply(out)
 
     async def recap(self, game: GameRecord, seat: int, limit: int | None = RECAP_LINES) -> str:
+        """``recap_text`` in plain words."""
+        return render(await self.recap_text(game, seat, limit), PLAIN)
+
+    async def recap_text(self, game: GameRecord, seat: int, limit: int | None = RECAP_LINES) -> Text:
         """What the other players did since ``seat``'s last action, in words (at most ``limit`` lines,
         the last ones; all of them with ``None``)."""
         h = await self.games.history(game)
         out = [line for _, events, after in self.games.retold(game, h, self._since(h, seat))
-               for line in narrate(after, events)]
+               for line in narration(after, events)]
         if limit is not None and len(out) > limit:
             earlier = len(out) - limit
             out = [f"… ({earlier} earlier line{'s' if earlier != 1 else ''})", *out[-limit:]]
-        return "\n".join(out)
+        return lines(out)
 
-    async def hits(self, game: GameRecord, seat: int) -> list[str]:
+    async def hits(self, game: GameRecord, seat: int) -> list[Text]:
         """What the others' actions since ``seat``'s last one did to their buildings and domains, and
         what each cost them in income outlook (``rules.economy_change``): a line per action that hurt
         them."""
         h = await self.games.history(game)
         start = self._since(h, seat)
-        out: list[str] = []
+        out: list[Text] = []
         before = self.games.first_state(game)
         for i, (_, events, after) in enumerate(self.games.retold(game, h)):
             if i >= start and before.active != seat:  # (an answer to a question counts as the mover's)
                 hit = describe_hit(after, economy_change(before, after, events), seat)
                 if hit:
-                    out.append(f"💥 {who(after, before.active)}'s move: {hit}.")
+                    out.append(say("💥 {who}'s move: {hit}.", who=who(after, before.active), hit=hit))
             before = after
         return out
 
@@ -111,12 +115,12 @@ class Info:
         game = await self.games.playing_here(caller)
         h = await self.games.history(game)
         state = self.games.state_of(game)
-        narration = [line for _, events, after in self.games.retold(game, h) for line in narrate(after, events)]
-        if not narration:
-            return Reply(as_text(f"Game #{game.id}: nothing has happened yet. {who(state, state.active)} plays "
-                                 "first."))
+        told = [line for _, events, after in self.games.retold(game, h) for line in narration(after, events)]
+        if not told:
+            return Reply(say("Game #{id}: nothing has happened yet. {who} plays first.", id=game.id,
+                             who=who(state, state.active)))
         count = max(1, min(count, 50))
-        shown = narration[-count:]
+        shown = told[-count:]
         return Reply(lines([Strong(f"Game #{game.id} — the last {len(shown)} events:"), *shown]))
 
 

@@ -19,7 +19,7 @@ from rules import events as ev
 
 from ..play import Refusal
 from ..storage import Storage
-from ..texts import narrate
+from ..texts import narration
 from ..words import Button, Command, Strong, Text, lines, say, text
 from .course import COURSE, LESSONS, Lesson, Task, Tip, first_tip, lesson_number, next_lesson, play_lines
 from .messages import Caller, Control, LessonControls, LessonView, Picture, Reply
@@ -155,19 +155,19 @@ class Lessons:
         after, events = apply(state, action)
         wrong = task.verdict(state, action, events)
         if wrong is not None:
-            would = narrate(after, [e for e in events if not isinstance(e, ev.TurnBegan)])[:4]
+            would = narration(after, [e for e in events if not isinstance(e, ev.TurnBegan)])[:4]
             shown: list[Text | str] = [say("{legal}, but not this lesson's move: {why}", legal=Strong("Legal"),
                                            why=wrong)]
             if would:
-                shown += [say("It would have done this:"), *[f"• {line}" for line in would]]
+                shown += [say("It would have done this:"), *["• " + line for line in would]]
             note = lines([*shown, say("Try again.")])
             return await self.show(caller, lesson.key, stage, (), note)
         after, more = play_lines(after, task.then)
         events = [*events, *more]
-        done_lines = narrate(after, [e for e in events if not isinstance(e, (ev.TurnBegan, ev.DecisionRequested))])
+        done_lines = narration(after, [e for e in events if not isinstance(e, (ev.TurnBegan, ev.DecisionRequested))])
         gallery = await self._results(lesson, after, state.waiting_on, events)
         head = lines([_heading(lesson), text(Strong(say("Well played.").plain())),
-                      *[f"• {line}" for line in done_lines], task.result])
+                      *["• " + line for line in done_lines], task.result])
         if stage + 1 < len(lesson.tasks):
             following = await self.show(caller, lesson.key, stage + 1, heading=False)
             return _reply(lines([head, following.text]), gallery=gallery + following.gallery,

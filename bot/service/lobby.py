@@ -11,7 +11,7 @@ from ..ai import LEVEL_NAMES, LEVELS
 from ..play import Refusal, RefusalCode
 from ..storage import ChannelBusyError, GameRecord, Letter, SeatRecord, Status
 from ..texts import who
-from ..words import HERE, Button, Command, Here, Mention, Name, Strong, Text, as_text, lines, say
+from ..words import HERE, Button, Command, Here, Mention, Name, Strong, Text, as_text, lines, say, text
 from .games import Games, is_ai, turn_deadline
 from .herald import Herald
 from .messages import Caller, CancelButton, LobbyButtons, Post, Reply, encode_post
@@ -185,8 +185,8 @@ class Lobby:
                                   "with {addbot}.", join=Command("join"), addbot=Command("addbot")), RefusalCode.SEATS)
             state = self.games.first_state(game)
             snapshot = to_json(state)
-            opening = (f"Game #{game.id} begins: {len(game.seats)} players, 7 rounds. "
-                       f"{who(state, state.active)} was drawn to play first.")
+            opening = say("Game #{id} begins: {n} players, 7 rounds. {who} was drawn to play first.", id=game.id,
+                          n=len(game.seats), who=who(state, state.active))
             # the first board is stored with the start (the outbox): a crash right after cannot lose it
             started = dataclasses.replace(game, status=Status.PLAYING, snapshot=snapshot)
             post = await self.herald.board_post(started, state, [opening], ())
@@ -201,7 +201,7 @@ class Lobby:
         self.herald.courier.kick_letters()
         await self.herald.courier.flush(game.channel_id)
         self.drive(game.id)
-        seated = ", ".join(who(state, i) for i in range(len(state.players)))
+        seated = text(*[part for i in range(len(state.players)) for part in ((", " if i else ""), who(state, i))])
         return Reply(say("Game #{id} started: {seated}. Its first board is posted below.", id=game.id, seated=seated))
 
     async def rematch(self, caller: Caller, game_id: int) -> Reply:

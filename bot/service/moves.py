@@ -14,7 +14,7 @@ from rules import events as ev
 
 from ..play import Disagreement, Refusal, RefusalCode, Stale, act, refused_or_applied, undo_span
 from ..storage import KEEP, GameRecord, Letter, StandIn, Status
-from ..texts import describe_draw, describe_hand, describe_status, narrate, who
+from ..texts import describe_draw, describe_hand, describe_status, narration, who, without_dot
 from ..words import Button, Command, Strong, lines, say, text
 from .games import Games, History, find_seat, is_ai, turn_deadline, version_of
 from .herald import Herald, ask_key, live_key, mention
@@ -38,9 +38,9 @@ def _at(game: GameRecord, version: str | GameRecord) -> bool:
 def _ask_to_confirm(game_id: int, version: str, notation: str, after: GameState, events: list[ev.Event],
                     hurt: list[str]) -> Reply:
     """A reply that shows what an action would do and asks the player to confirm it."""
-    said = narrate(after, [e for e in events if not isinstance(e, ev.TurnBegan)])
+    said = narration(after, [e for e in events if not isinstance(e, ev.TurnBegan)])
     anyway = say("To play it anyway, {confirm}.", confirm=Button("Confirm", "yes"))
-    return Reply(lines([Strong("This harms your own game. Nothing is played yet."), *(f"• {x}" for x in said),
+    return Reply(lines([Strong("This harms your own game. Nothing is played yet."), *("• " + x for x in said),
                         *(f"⚠️ It {h}." for h in hurt), anyway]),
                  controls=(ConfirmButton(game_id, version, notation),))
 
@@ -258,7 +258,8 @@ class Moves:
             count = undo_span(state, seat, [(action, events) for _, action, events in h.actions])
             taken = h.actions[-count:]
             before = self.games.replay(game, History(0, h.actions[:-count]))
-            own = " ".join(narrate(before, taken[0][2])[:2]).rstrip(".")
+            own = without_dot(text(*[part for i, line in enumerate(narration(before, taken[0][2])[:2])
+                                      for part in ((" " if i else ""), line)]))
             answers = [(a.player, a.cell) for _, a, _ in taken[1:] if isinstance(a, Choose)]
             told = say("↩️ {who} takes back their last action (it was: {what}).", who=who(before, seat), what=own)
             if answers:

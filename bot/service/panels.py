@@ -14,8 +14,8 @@ from rules import events as ev
 
 from ..play import Refusal, RefusalCode
 from ..storage import Status
-from ..texts import cards_in_words, describe_draw, ecu_word, narrate, outlook_ages, outlook_line, who
-from ..words import Strong, Text, lines, text
+from ..texts import cards_in_words, describe_draw, ecu_word, narration, outlook_ages, outlook_line, who
+from ..words import Strong, Text, lines, say, text
 from .games import Games, find_seat, version_of
 from .hints import hints_on
 from .messages import Caller, PanelControls, PanelView, Picture, Reply
@@ -115,8 +115,8 @@ class Panels:
             return Reply(lines([note, f"Game #{game.id} is over."]) if note else text(f"Game #{game.id} is over."))
         if state.waiting_on != seat:
             head = _header(state, seat)
-            waiting = (f"Waiting for {who(state, state.waiting_on)} to answer a question." if state.pending
-                       else f"It is {who(state, state.active)}'s turn.")
+            waiting = (say("Waiting for {who} to answer a question.", who=who(state, state.waiting_on))
+                       if state.pending else say("It is {who}'s turn.", who=who(state, state.active)))
             return Reply(lines([x for x in (note, head, waiting) if x]),
                          controls=(PanelControls(PanelView(game.id, version_of(game))),))
         if state.pending is not None and (not path or path[0] != "choose"):
@@ -153,7 +153,7 @@ class Panels:
             return await self.show(caller, game_id, None, (), "That choice is no longer possible.")
         except Refusal as refusal:  # the game moved on, or ended: the panel starts again
             return await self.show(caller, game_id, None, (), refusal.text)
-        done = narrate(new, [e for e in events if not isinstance(e, ev.TurnBegan)])  # (the panel says whose turn)
+        done = narration(new, [e for e in events if not isinstance(e, ev.TurnBegan)])  # (the panel says whose turn)
         drew = describe_draw(played[-1][0], new, played[-1][1]) if played else ""  # (the last try is the one played)
         note = lines([Strong("Done."), *done[:6], *([drew] if drew else [])])
         return await self.show(caller, game.id, None, (), note)  # as the game is now (an AI may have played)
@@ -209,8 +209,8 @@ def _header(state: GameState, seat: int, *, brief: bool = False) -> Text:
         total = e.outlooks[seat].total
         return head + (f"\nIncome round: ending your turn now collects {total} {ecu_word(total)}." if brief else
                        f"\nIncome round: if your turn ended now you would collect {total} {ecu_word(total)} ("
-                       f"{outlook_ages(e.outlooks[seat])}).\n{outlook_line(state, seat, e, you=False)}")
-    return head + f"\n{outlook_line(state, seat, e)}"
+                       f"{outlook_ages(e.outlooks[seat])}).\n" + outlook_line(state, seat, e, you=False))
+    return head + "\n" + outlook_line(state, seat, e)
 
 
 __all__ = ["Panels"]

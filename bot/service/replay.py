@@ -24,7 +24,7 @@ from rules import events as ev
 
 from ..play import Refusal, RefusalCode
 from ..storage import GameNotFoundError, GameRecord, Status
-from ..texts import cards_in_words, ecu_word, narrate, ranking, who
+from ..texts import cards_in_words, ecu_word, narration, ranking, who
 from ..words import HERE, Command, Part, Strong, Text, lines, say, text
 from .games import Games
 from .herald import Herald
@@ -48,7 +48,7 @@ class Step:
     before: GameState
     after: GameState
     events: tuple[ev.Event, ...] = ()
-    narration: tuple[str, ...] = ()
+    narration: tuple[Text | str, ...] = ()
     actions: tuple[tuple[GameState, Action], ...] = ()
     complete: bool = True
 
@@ -90,13 +90,13 @@ def cut(first: GameState, actions: list[tuple[Action, list[ev.Event]]]) -> tuple
     start = first
     taken: list[tuple[GameState, Action]] = []
     said: list[ev.Event] = []
-    told: list[str] = []
+    told: list[Text | str] = []
     for action, events in actions:
         before = state
         state, _ = apply(state, action)
         taken.append((before, action))
         said += events
-        told += narrate(state, [e for e in events if not isinstance(e, ev.TurnBegan)])
+        told += narration(state, [e for e in events if not isinstance(e, ev.TurnBegan)])
         if any(isinstance(e, ev.TurnEnded) for e in events) or state.finished:
             steps.append(Step(len(steps), start.round, start.active, start, state, tuple(said), tuple(told),
                               tuple(taken)))
@@ -214,7 +214,8 @@ class Replays:
                         code=str(p.hand), ecus=p.ecus, word=ecu_word(p.ecus)) for i, p in enumerate(b.players)]
         if step.index == line.last and s.finished:
             out.append(Strong("Final ranking:"))
-            out += [f"{place}. {who(s, seat)} — {ecus} {ecu_word(ecus)}" for place, seat, ecus in ranking(s)]
+            out += [say("{place}. {who} — {ecus} {word}", place=place, who=who(s, seat), ecus=ecus, word=ecu_word(ecus))
+                    for place, seat, ecus in ranking(s)]
         if footer:
             out.append(text("\n", say("Step {step} of {last}; {replay} shows any step.", step=step.index,
                                       last=line.last, replay=Command("replay", f"game:{game.id} step:<number>",

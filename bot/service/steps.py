@@ -58,8 +58,8 @@ from rules import (
 )
 from rules import events as ev
 
-from ..texts import cards_in_words, controlled_by, domain_words, ecu_word, narrate
-from ..words import Button, Strong, Text, say, text
+from ..texts import cards_in_words, controlled_by, domain_words, ecu_word, narration
+from ..words import PLAIN, Button, Strong, Text, as_text, render, say, text
 
 #: Discord shows at most 25 options in a select menu
 MAX_CHOICES = 25
@@ -98,6 +98,8 @@ class Preview:
     #: the game after the action, and the events it causes (for the preview's picture)
     after: GameState | None = None
     events: tuple[ev.Event, ...] = ()
+    #: ``lines`` as the panel says them (a player's name as a ``Name`` part)
+    told: tuple[Text | str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -756,8 +758,9 @@ def harms(before: GameState, after: GameState, player: int, events: Sequence[ev.
 def preview(state: GameState, action: Action) -> Preview:
     """What ``action`` will do, in words, and how it harms its player."""
     after, events = apply(state, action)
-    lines = narrate(after, [e for e in events if not isinstance(e, ev.TurnBegan)])
-    return Preview(action, tuple(lines), tuple(harms(state, after, action.player, events)), after, tuple(events))
+    told = narration(after, [e for e in events if not isinstance(e, ev.TurnBegan)])
+    return Preview(action, tuple(render(as_text(line), PLAIN) for line in told),
+                   tuple(harms(state, after, action.player, events)), after, tuple(events), tuple(told))
 
 
 def step_words(s: Step) -> list[Text | str]:
@@ -767,7 +770,7 @@ def step_words(s: Step) -> list[Text | str]:
     if s.chosen:
         out.append(text(Strong(" › ".join(s.chosen))))
     if s.preview is not None:
-        out += [f"• {line}" for line in s.preview.lines]
+        out += ["• " + line for line in s.preview.told]
         out += [say("⚠️ This {harm}.", harm=h) for h in s.preview.harms]
         confirm = Button("Confirm", "ok")
         out.append(say("To play it, {confirm}; to pay another way, pick it from the list.", confirm=confirm)

@@ -168,9 +168,9 @@ class Suggestions:
             return f"No answer starts with {typed.strip()!r}."
         if pending is not None:
             return ("Answer the open question first (choose)." if pending.decision.player == seat else
-                    f"Waiting for {who(state, pending.decision.player)} to answer a question.")
+                    f"Waiting for {who(state, pending.decision.player).plain()} to answer a question.")
         if state.active != seat:
-            return f"It is {who(state, state.active)}'s turn."
+            return f"It is {who(state, state.active).plain()}'s turn."
         if command == "build" and not kind:
             return "Set kind: first."
         if command == "upgrade-at" and not target:

@@ -107,7 +107,7 @@ def table_state(game: GameRecord, state: GameState | None) -> TableState:
         phase = "over"
     else:
         phase = "playing" if game.status is Status.PLAYING else "lobby"
-    labels = tuple(who(state, i) if state is not None else s.name for i, s in enumerate(game.seats))
+    labels = tuple(who(state, i).plain() if state is not None else s.name for i, s in enumerate(game.seats))
     base = TableState(game.id, phase, game.seed, bool(game.options.get("holdem")), game.seats, labels,
                       version_of(game))
     if state is None:

@@ -9,7 +9,7 @@ import dataclasses
 from rules import GameState
 
 from ..storage import GameRecord, StandIn, with_stand_in
-from ..words import Command, Mention, Text, say
+from ..words import Command, Mention, Name, Text, say, text
 from .games import is_ai
 from .messages import Post
 
@@ -75,7 +75,7 @@ def settled(game: GameRecord, state: GameState) -> tuple[tuple[StandIn, ...], li
 def turn_note(game: GameRecord, seat: int) -> Text:
     """What the channel reads when the game comes to a seat the AI stands in for."""
     return say("🤖 The AI ({level} level) plays for {who}, who is away; {back} gives them their seat back.",
-               level=STAND_IN_LEVEL, who=game.seats[seat].name, back=Command("back"))
+               level=STAND_IN_LEVEL, who=Name(game.seats[seat].name), back=Command("back"))
 
 
 def final_note(game: GameRecord) -> Text | None:
@@ -83,10 +83,10 @@ def final_note(game: GameRecord) -> Text | None:
     seats = stood_in_for(game)
     if not seats:
         return None
-    names = ", ".join(game.seats[s].name for s in seats)
+    names = text(*[part for i, s in enumerate(seats) for part in ((", " if i else ""), Name(game.seats[s].name))])
     return say("🤖 The AI stood in for {names} for part of the game; the game is rated as usual (each person "
                "answers for their seat).", names=names)
 
 
 def back_words(game: GameRecord, seat: int) -> Text:
-    return say("👋 {who} is back: their seat is theirs again.", who=game.seats[seat].name)
+    return say("👋 {who} is back: their seat is theirs again.", who=Name(game.seats[seat].name))
