@@ -378,6 +378,7 @@ def test_two_strong_players_share_no_plan(monkeypatch: pytest.MonkeyPatch) -> No
 # The master level's search, and the analysis a hint or a review asks of it
 
 
+@pytest.mark.slow  # (a whole search, game or animation: the full suite runs it)
 def test_a_hint_is_the_same_whatever_the_other_hands_hold() -> None:
     """``analyse`` sees only the seat's view: with the other hands and the deck dealt differently
     (consistently with that view) it finds the same hint — action, value and alternatives — for the
@@ -394,6 +395,7 @@ def test_a_hint_is_the_same_whatever_the_other_hands_hold() -> None:
             assert analyse(t, seat, seed=9, iterations=8) == expected
 
 
+@pytest.mark.slow  # (a whole search, game or animation: the full suite runs it)
 def test_a_hint_is_what_the_master_level_plays_with_its_reasons() -> None:
     s = _turn_start(3, seed=53, steps=6)
     seat = s.active

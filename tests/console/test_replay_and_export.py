@@ -8,6 +8,7 @@ import asyncio
 import re
 from pathlib import Path
 
+import pytest
 from PIL import Image
 
 from rules import keyed_seed
@@ -45,6 +46,7 @@ def test_replay_steps_with_next_and_prev_and_writes_the_pictures(tmp_path: Path)
                     assert im.size == (1140, 680)
 
 
+@pytest.mark.slow  # (a whole search, game or animation: the full suite runs it)
 def test_export_writes_the_files_to_the_pictures_folder(tmp_path: Path) -> None:
     db = stored(tmp_path)
     out = run_console(tmp_path, "export 1\nexport 2\nexport 77\nquit\n", "--db", str(db), "--seats",

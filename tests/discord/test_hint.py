@@ -71,6 +71,7 @@ async def test_a_hint_is_the_panel_at_the_top_levels_action_with_why(service: Ti
     assert "Done." in render(confirmed.text, PLAIN)
 
 
+@pytest.mark.slow  # (a whole search, game or animation: the full suite runs it)
 async def test_a_hint_never_reveals_another_players_hand(service: Tiempo, monkeypatch: pytest.MonkeyPatch) -> None:
     """The other hands and the deck dealt differently (as the seat sees nothing of them): the same hint,
     word for word, and the same panel."""
@@ -106,6 +107,7 @@ async def test_a_game_without_hints_refuses_them_with_a_sentence(service: Tiempo
     assert not panel.hint
 
 
+@pytest.mark.slow  # (a whole search, game or animation: the full suite runs it)
 async def test_a_hint_is_for_the_seat_the_game_waits_on(service: Tiempo) -> None:
     game_id = await started(service, 2)
     state = service.state_of(await service.storage.get_game(game_id))
@@ -127,6 +129,7 @@ class Channel:
         self.posts.append(post)
 
 
+@pytest.mark.slow  # (a whole search, game or animation: the full suite runs it)
 async def test_the_final_post_says_how_many_hints_each_player_asked_for(tmp_path: Path) -> None:
     """Alice asks for two hints in her first turn and bob none; the game played out to its end, the
     final post counts them."""
@@ -182,6 +185,7 @@ async def test_a_hint_by_the_panels_button_is_answered_in_place(sim: DiscordSim,
 # -- at the console ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # (a whole search, game or animation: the full suite runs it)
 def test_hint_at_the_console_shows_the_panel_at_the_action_then_ok_plays_it(tmp_path: Path) -> None:
     from tests.support.console_play import run_console
 
@@ -191,6 +195,7 @@ def test_hint_at_the_console_shows_the_panel_at_the_action_then_ok_plays_it(tmp_
     assert "To play it, type `ok`" in out and "Done." in out
 
 
+@pytest.mark.slow  # (a whole search, game or animation: the full suite runs it)
 def test_the_ai_worker_process_works_out_the_same_analysis() -> None:
     """The bot's AI worker answers an ``analyse`` request with what ``bot.ai.analyse`` finds in this process."""
     from bot.ai import AIWorker

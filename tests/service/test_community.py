@@ -160,6 +160,7 @@ async def test_a_game_with_an_ai_seat_changes_no_rating(service: Tiempo) -> None
     assert "No rated game has been finished on this server yet" in words(await service.leaderboard(ANA))
 
 
+@pytest.mark.slow  # (a whole search, game or animation: the full suite runs it)
 async def test_the_rebuild_gives_the_ratings_the_games_gave_one_by_one(service: Tiempo) -> None:
     await finished(service, [ANA, BEN], seed=3)
     await finished(service, [BEN, CY, ANA], seed=4)

@@ -71,6 +71,7 @@ def test_path_to_leads_to_each_legal_action() -> None:
             assert last.preview is not None and last.preview.action == action, (action, path)
 
 
+@pytest.mark.slow  # (a whole search, game or animation: the full suite runs it)
 def test_a_step_shows_the_same_with_its_narrowed_listing_as_with_every_legal_action() -> None:
     """``listing`` (what the service passes ``step`` between taps) changes nothing a player sees: on
     the menu and on every step on the way to a sample of actions, the step is the one the whole

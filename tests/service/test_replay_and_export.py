@@ -163,6 +163,7 @@ async def test_bad_input_is_answered_with_a_sentence(service: Tiempo, stored: Pa
     assert (await refused(elsewhere, 1, export=True)).startswith("Game #1 is not one of this server's games")
 
 
+@pytest.mark.slow  # (a whole search, game or animation: the full suite runs it)
 async def test_export_gives_the_record_an_animation_and_a_page(service: Tiempo, tmp_path: Path) -> None:
     seen: list[tuple[int, int]] = []
 
@@ -183,6 +184,7 @@ async def test_export_gives_the_record_an_animation_and_a_page(service: Tiempo, 
     assert "python -m rules apply tiempo-1-start.txt tiempo-1-actions.txt" in plain(reply)
 
 
+@pytest.mark.slow  # (a whole search, game or animation: the full suite runs it)
 async def test_an_export_goes_on_when_its_progress_cannot_be_shown(service: Tiempo) -> None:
     calls = []
 

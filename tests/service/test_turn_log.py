@@ -28,6 +28,7 @@ async def _from_history(storage: Storage, game_id: int) -> list[ev.Event]:
     return await fresh.turn_events(await storage.get_game(game_id))
 
 
+@pytest.mark.slow  # (a whole search, game or animation: the full suite runs it)
 @pytest.mark.parametrize("seed", [4, 11])
 async def test_the_turn_log_says_what_the_history_says_through_undos(tmp_path: Path, seed: int) -> None:
     storage = await Storage.open(str(tmp_path / "t.sqlite3"))
