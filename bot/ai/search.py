@@ -310,6 +310,13 @@ def root_plans(view: View, seat: int, *, deadline: float, clock: Clock,
 def _prior(s: GameState, seat: int, actions: list[Action]) -> float:
     """The beam's score of where ``actions`` lead on the view (a plan that cannot be played there,
     or that begins with an exchange, counts as the position before it)."""
+    cur, _ = resolve_pending(_led_to(s, actions), best_choice)
+    return score(cur, seat, STRONG_WEIGHTS)
+
+
+def _led_to(s: GameState, actions: Sequence[Action]) -> GameState:
+    """Where ``actions`` lead on ``s``: played up to an exchange (whose draw the view cannot know) or
+    an action the position refuses, whichever comes first."""
     cur = s
     for a in actions:
         if isinstance(a, Exchange):
@@ -318,8 +325,7 @@ def _prior(s: GameState, seat: int, actions: list[Action]) -> float:
             cur, _ = apply(cur, a)
         except RuleError:
             break
-    cur, _ = resolve_pending(cur, best_choice)
-    return score(cur, seat, STRONG_WEIGHTS)
+    return cur
 
 
 def search(view: View, seat: int, rng: random.Random, *, time_s: float, iterations: int | None,
@@ -366,14 +372,7 @@ def analyse_view(view: View, seat: int, rng: random.Random, *, time_s: float, it
 def _alternative(found: Search, k: int) -> Alternative:
     actions, prior = found.plans[k]
     view = found.view.state
-    cur = view
-    for a in actions:
-        if isinstance(a, Exchange):
-            break
-        try:
-            cur, _ = apply(cur, a)
-        except RuleError:
-            break
+    cur = _led_to(view, actions)
     f = facts(cur)
     seat = found.seat
     incomes = sorted((f[0].income[seat], f[1].income[seat], f[2].income[seat]), reverse=True)
