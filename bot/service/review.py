@@ -104,56 +104,63 @@ def costliest(costs: Sequence[TurnCost], seat: int, n: int = COSTLIEST) -> list[
     return sorted(mine, key=lambda c: (-c.cost, c.step))[:n]
 
 
-def _plan_played_out(before: GameState, actions: Sequence[Action]) -> tuple[GameState, list[ev.Event], bool]:
-    """Where ``actions`` lead from ``before`` and their events, played up to an exchange (whose draw
-    is hidden), a refused action, or another player's decision; and whether an exchange stopped it."""
+#: what one action did: the position after it and its events
+Done = tuple[GameState, list[ev.Event]]
+
+
+def _plan_played_out(before: GameState, actions: Sequence[Action]) -> tuple[list[Done], bool]:
+    """Each of ``actions`` played from ``before`` with its events, up to an exchange (whose draw is
+    hidden), a refused action, or another player's decision; and whether an exchange stopped it."""
     s = before
-    said: list[ev.Event] = []
+    done: list[Done] = []
     for a in actions:
         if isinstance(a, Exchange):
-            return s, said, True
+            return done, True
         if s.pending is not None and s.pending.decision.player != a.player:
             break
         try:
             s, events = apply(s, a)
         except RuleError:
             break
-        said += [e for e in events if not isinstance(e, ev.TurnBegan)]
-    return s, said, False
+        done.append((s, _told(events)))
+    return done, False
 
 
-def _sentences(s: GameState, events: Sequence[ev.Event]) -> Text:
-    """The narration of ``events`` (``s``: the state after them) as one paragraph."""
+def _told(events: Sequence[ev.Event]) -> list[ev.Event]:
+    """An action's events as the channel hears them (the next turn's beginning aside)."""
+    return [e for e in events if not isinstance(e, ev.TurnBegan)]
+
+
+def _sentences(done: Sequence[Done]) -> Text:
+    """What each action did in one sentence: the first of its narration (the rest, its ripples and
+    domains, the picture shows)."""
     out = Text()
-    for line in narration(s, events):
-        out = say("{out} {line}", out=out, line=line) if out else say("{line}", line=line)
+    for s, events in done:
+        told = narration(s, events)
+        if told:
+            out = say("{out} {line}", out=out, line=told[0]) if out else say("{line}", line=told[0])
     return out
 
 
 def played_words(step: Step) -> Text:
     """The turn played, as the channel heard it (the player's own actions)."""
-    said: list[ev.Event] = []
-    after = step.before
-    for before, a in step.actions:
-        if a.player != step.player or isinstance(a, EndTurn):
-            continue
-        after, events = apply(before, a)
-        said += [e for e in events if not isinstance(e, ev.TurnBegan)]
-    if not said:
-        return say("{who} ended the turn without acting.", who=who(step.before, step.player))
-    return _sentences(after, said)
+    done: list[Done] = [(after, _told(events))
+                        for before, a in step.actions if a.player == step.player and not isinstance(a, EndTurn)
+                        for after, events in (apply(before, a),)]
+    told = _sentences(done)
+    return told if told else say("{who} ended the turn without acting.", who=who(step.before, step.player))
 
 
 def better_words(step: Step, better: Sequence[Action]) -> Text:
     """The top level's turn instead, in the narration's words."""
-    after, events, exchanged = _plan_played_out(step.before, better)
-    told = _sentences(after, events)
+    done, exchanged = _plan_played_out(step.before, better)
+    told = _sentences(done)
     if exchanged:
         head = next(a for a in better if isinstance(a, Exchange))
         swap = say("{who} pays 2 Ecus to exchange {n} cards and plays the rest of the turn with what they draw.",
                    who=who(step.before, step.player), n=head.cards.total)
-        return say("{told} {swap}", told=told, swap=swap) if events else swap
-    if not events:
+        return say("{told} {swap}", told=told, swap=swap) if told else swap
+    if not told:
         return say("{who} ends the turn at once.", who=who(step.before, step.player))
     return say("{told} Then the turn ends.", told=told)
 
@@ -185,7 +192,9 @@ def seat_words(line: Timeline, costs: Sequence[TurnCost], seat: int, iterations:
 def turn_picture(step: Step, cost: TurnCost, game_id: int) -> Picture:
     """The Age card the top level's turn changes first, as the channel would have seen it (drawn for no
     viewer); when its turn changes no board, the board the turn played changed, as it stood."""
-    after, events, _ = _plan_played_out(step.before, cost.better)
+    done, _ = _plan_played_out(step.before, cost.better)
+    after = done[-1][0] if done else step.before
+    events = [e for _, said in done for e in said]
     ages = _first_changed(after, events)
     if ages:
         heading = render(say("Instead, round {round}", round=cost.round), PLAIN)
@@ -218,6 +227,7 @@ class Made:
     """A game's review as worked out: each turn's cost, and the pictures drawn so far."""
 
     costs: tuple[TurnCost, ...]
+    play_outs: int
     pictures: dict[int, Picture] = dataclasses.field(default_factory=dict)
 
 
@@ -225,13 +235,18 @@ class Reviews:
     """Works out a finished game's review in the AI worker and shows it to one of its players."""
 
     def __init__(self, replays: Replays, analyse: Analyse, *, render_pictures: bool = True,
-                 iterations: int = REVIEW_ITERATIONS) -> None:
+                 iterations: int | None = None) -> None:
         self.replays = replays
         self.analyse = analyse
         self.render_pictures = render_pictures
+        #: play-outs a turn (None: ``REVIEW_ITERATIONS``; tests use a few)
         self.iterations = iterations
         self._made: OrderedDict[tuple[int, int], Made] = OrderedDict()
         self._running: set[int] = set()
+
+    @property
+    def play_outs(self) -> int:
+        return self.iterations if self.iterations is not None else REVIEW_ITERATIONS
 
     async def review(self, caller: Caller, game_id: int | None = None,
                      progress: Progress | None = None) -> tuple[Reply, ...]:
@@ -270,7 +285,7 @@ class Reviews:
             costs = await self._costs(line, progress)
         finally:
             self._running.discard(game.id)
-        made = self._made[key] = Made(tuple(costs))
+        made = self._made[key] = Made(tuple(costs), self.play_outs)
         while len(self._made) > REVIEWS_KEPT:
             self._made.popitem(last=False)
         return made
@@ -280,7 +295,7 @@ class Reviews:
         costs = []
         for done, step in enumerate(turns, 1):
             analysis = await self.analyse(step.before, step.player, seed=review_seed(line.game.id, step),
-                                          budget_s=0.0, iterations=self.iterations, extra=[own_actions(step)])
+                                          budget_s=0.0, iterations=self.play_outs, extra=[own_actions(step)])
             costs.append(turn_cost(step, analysis))
             if progress is not None:
                 try:
@@ -292,7 +307,7 @@ class Reviews:
 
     async def _part(self, line: Timeline, made: Made, seat: int) -> Reply:
         """One player's part: their costliest turns in words, each with its picture."""
-        words = seat_words(line, made.costs, seat, self.iterations)
+        words = seat_words(line, made.costs, seat, made.play_outs)
         if not self.render_pictures:
             return Reply(words)
         steps = {s.index: s for s in line.steps}
