@@ -157,7 +157,8 @@ async def _review(r: Request) -> Reply:
                                 total=total))
 
     parts = await r.service.review(r.caller, _game_option(r), progress)
-    return Reply(lines([p.text for p in parts]), gallery=tuple(p for part in parts for p in part.gallery))
+    said = [x for i, part in enumerate(parts) for x in ([Text(), part.text] if i else [part.text])]
+    return Reply(lines(said), gallery=tuple(p for part in parts for p in part.gallery))
 
 
 def _game_option(r: Request) -> int | None:

@@ -34,7 +34,7 @@ from render import age_card, changed_ages
 from rules import Action, Age, EndTurn, Exchange, GameState, RuleError, apply
 from rules import events as ev
 
-from ..ai import Analysis
+from ..ai import Analysis, analyse
 from ..play import Refusal, RefusalCode
 from ..storage import GameRecord, Status
 from ..texts import ecu_word, narration, who
@@ -80,9 +80,9 @@ def own_actions(step: Step) -> tuple[Action, ...]:
     return tuple(a for _, a in step.actions if a.player == step.player and not isinstance(a, EndTurn))
 
 
-def turns_to_review(line: Timeline, seats: Sequence[int]) -> list[Step]:
+def turns_to_review(steps: Sequence[Step], seats: Sequence[int]) -> list[Step]:
     """The complete turns of ``seats`` that began with the player to act (no decision pending)."""
-    return [s for s in line.steps[1:] if s.complete and s.player in seats and s.before.pending is None
+    return [s for s in steps[1:] if s.complete and s.player in seats and s.before.pending is None
             and not s.before.finished and s.before.waiting_on == s.player]
 
 
@@ -175,18 +175,33 @@ def turn_words(step: Step, cost: TurnCost, place: int) -> Text:
                   say("The top level instead: {better}", better=better_words(step, cost.better))])
 
 
-def seat_words(line: Timeline, costs: Sequence[TurnCost], seat: int, iterations: int) -> Text:
-    """A player's part of the review: their costliest turns (or that none cost much)."""
-    final = line.steps[-1].after
+def seat_words(steps: Sequence[Step], costs: Sequence[TurnCost], seat: int, iterations: int, title: str) -> Text:
+    """A player's part of the review of the game told by ``steps`` (``title``: "Game #12"): their
+    costliest turns (or that none cost much)."""
+    final = steps[-1].after
     name = who(final, seat)
     head = say("{game} — the review of {who}'s turns by the AI's top level, each from what they saw then "
-               "({n} play-outs a turn):", game=Strong(f"Game #{line.game.id}"), who=name, n=iterations)
+               "({n} play-outs a turn):", game=Strong(title), who=name, n=iterations)
     worst = costliest(costs, seat)
     if not worst:
         return lines([head, say("No turn of {who}'s cost as much as half an Ecu by its "
                                                        "reckoning: well played.", who=name)])
-    steps = {s.index: s for s in line.steps}
-    return lines([head, *(turn_words(steps[c.step], c, i) for i, c in enumerate(worst, 1))])
+    by_index = {s.index: s for s in steps}
+    return lines([head, *(turn_words(by_index[c.step], c, i) for i, c in enumerate(worst, 1))])
+
+
+def review_costs(steps: Sequence[Step], seats: Sequence[int], *, base: int, iterations: int = REVIEW_ITERATIONS,
+                 progress: Callable[[int, int], None] | None = None) -> list[TurnCost]:
+    """The cost of every turn of ``seats`` in the game told by ``steps``, worked out here and now (self-play:
+    ``bot.ai.analyse`` in this process; the bot's ``Reviews`` asks the AI worker instead)."""
+    turns = turns_to_review(steps, seats)
+    costs = []
+    for done, step in enumerate(turns, 1):
+        costs.append(turn_cost(step, analyse(step.before, step.player, seed=review_seed(base, step),
+                                             iterations=iterations, extra=[own_actions(step)])))
+        if progress is not None:
+            progress(done, len(turns))
+    return costs
 
 
 def turn_picture(step: Step, cost: TurnCost, game_id: int) -> Picture:
@@ -291,7 +306,7 @@ class Reviews:
         return made
 
     async def _costs(self, line: Timeline, progress: Progress | None) -> list[TurnCost]:
-        turns = turns_to_review(line, reviewed_seats(line.game))
+        turns = turns_to_review(line.steps, reviewed_seats(line.game))
         costs = []
         for done, step in enumerate(turns, 1):
             analysis = await self.analyse(step.before, step.player, seed=review_seed(line.game.id, step),
@@ -307,7 +322,7 @@ class Reviews:
 
     async def _part(self, line: Timeline, made: Made, seat: int) -> Reply:
         """One player's part: their costliest turns in words, each with its picture."""
-        words = seat_words(line, made.costs, seat, made.play_outs)
+        words = seat_words(line.steps, made.costs, seat, made.play_outs, f"Game #{line.game.id}")
         if not self.render_pictures:
             return Reply(words)
         steps = {s.index: s for s in line.steps}
@@ -319,9 +334,13 @@ class Reviews:
         return Reply(words, gallery=tuple(gallery))
 
 
+def _between(items: Sequence[Text], gap: Text) -> list[Text]:
+    return [x for i, item in enumerate(items) for x in ([gap, item] if i else [item])]
+
+
 def together(parts: Sequence[Reply]) -> Reply:
     """The parts of a review as one reply (a front end with no limit on a message's pictures)."""
-    return Reply(lines([p.text for p in parts]), gallery=tuple(p for r in parts for p in r.gallery))
+    return Reply(lines(_between([p.text for p in parts], Text())), gallery=tuple(p for r in parts for p in r.gallery))
 
 
 __all__ = [
@@ -332,7 +351,7 @@ __all__ = [
     "better_words",
     "costliest",
     "own_actions",
-    "played_words",
+    "played_words", "review_costs",
     "review_seed",
     "seat_words",
     "together",

@@ -75,7 +75,7 @@ async def expected_costs(service: Tiempo) -> list[TurnCost]:
     line = await service.replays.timeline(await service.storage.get_game(1))
     return [turn_cost(step, analyse(step.before, step.player, seed=review_seed(1, step), iterations=ITERATIONS,
                                     extra=[own_actions(step)]))
-            for step in turns_to_review(line, [0, 1])]
+            for step in turns_to_review(line.steps, [0, 1])]
 
 
 async def test_a_review_names_each_players_costliest_turns_with_the_top_levels_instead(service: Tiempo) -> None:
@@ -86,7 +86,7 @@ async def test_a_review_names_each_players_costliest_turns_with_the_top_levels_i
 
     parts = await service.review(BEN, 1, progress)
     line = await service.replays.timeline(await service.storage.get_game(1))
-    turns = turns_to_review(line, [0, 1])
+    turns = turns_to_review(line.steps, [0, 1])
     assert seen == [(i, len(turns)) for i in range(1, len(turns) + 1)]
     costs = await expected_costs(service)
     game = await service.storage.get_game(1)
@@ -166,7 +166,7 @@ async def test_a_review_never_reveals_what_the_reviewed_player_could_not_see(ser
     """The other hands and the deck dealt differently at a reviewed turn's start: the same cost, the
     same words and the same picture."""
     line = await service.replays.timeline(await service.storage.get_game(1))
-    turns = [s for s in turns_to_review(line, [0, 1]) if not any(isinstance(a, Exchange) for a in own_actions(s))]
+    turns = [s for s in turns_to_review(line.steps, [0, 1]) if not any(isinstance(a, Exchange) for a in own_actions(s))]
     rng = random.Random(3)
     for step in (turns[2], turns[len(turns) // 2]):
         seed = review_seed(1, step)
@@ -178,10 +178,8 @@ async def test_a_review_never_reveals_what_the_reviewed_player_could_not_see(ser
                                          extra=[own_actions(other)]))
         assert again == cost
         shown = dataclasses.replace(cost, cost=max(1.0, cost.cost))  # (a turn shown, whatever it cost)
-        words = render(seat_words(dataclasses.replace(line, steps=_with(line.steps, step)), [shown], step.player,
-                                  ITERATIONS), PLAIN)
-        words_again = render(seat_words(dataclasses.replace(line, steps=_with(line.steps, other)), [shown],
-                                        step.player, ITERATIONS), PLAIN)
+        words = render(seat_words(_with(line.steps, step), [shown], step.player, ITERATIONS, "Game #1"), PLAIN)
+        words_again = render(seat_words(_with(line.steps, other), [shown], step.player, ITERATIONS, "Game #1"), PLAIN)
         assert words == words_again and "Played: " in words
         assert turn_picture(step, shown, 1) == turn_picture(other, shown, 1)
 
