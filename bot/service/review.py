@@ -142,12 +142,15 @@ def _sentences(done: Sequence[Done]) -> Text:
     return out
 
 
+def _played(step: Step) -> list[Done]:
+    """The player's own actions in the turn, each with the position after it and its events."""
+    return [(after, _told(events)) for before, a in step.actions if a.player == step.player
+            and not isinstance(a, EndTurn) for after, events in (apply(before, a),)]
+
+
 def played_words(step: Step) -> Text:
     """The turn played, as the channel heard it (the player's own actions)."""
-    done: list[Done] = [(after, _told(events))
-                        for before, a in step.actions if a.player == step.player and not isinstance(a, EndTurn)
-                        for after, events in (apply(before, a),)]
-    told = _sentences(done)
+    told = _sentences(_played(step))
     return told if told else say("{who} ended the turn without acting.", who=who(step.before, step.player))
 
 
@@ -205,23 +208,28 @@ def review_costs(steps: Sequence[Step], seats: Sequence[int], *, base: int, iter
 
 
 def turn_picture(step: Step, cost: TurnCost, game_id: int) -> Picture:
-    """The Age card the top level's turn changes first, as the channel would have seen it (drawn for no
-    viewer); when its turn changes no board, the board the turn played changed, as it stood."""
+    """The Age card the top level's turn changes first, drawn for no viewer (no hand, the deck as a
+    count), its changes ringed; when its turn changes no board (it would have ended the turn), the
+    card the turn as played changed, ringed the same way."""
+    name = f"tiempo-{game_id}-review-{cost.step}.png"
     done, _ = _plan_played_out(step.before, cost.better)
-    after = done[-1][0] if done else step.before
-    events = [e for _, said in done for e in said]
+    after, events = _after(step.before, done)
     ages = _first_changed(after, events)
     if ages:
         heading = render(say("Instead, round {round}", round=cost.round), PLAIN)
-        png = age_card(after, ages[0], None, events, heading=heading)
         what = say("{age}: the top level's turn in round {round}, what it changes ringed", age=ages[0].title,
                    round=cost.round)
-        return Picture(png, f"tiempo-{game_id}-review-{cost.step}.png", render(what, PLAIN))
-    age = next(iter(_first_changed(step.after, step.events)), Age.MIGHT)
-    heading = render(say("Round {round}, as it began", round=cost.round), PLAIN)
-    png = age_card(step.before, age, None, (), heading=heading)
-    what = say("{age} as turn {turn} began", age=age.title, turn=cost.step)
-    return Picture(png, f"tiempo-{game_id}-review-{cost.step}.png", render(what, PLAIN))
+        return Picture(age_card(after, ages[0], None, events, heading=heading), name, render(what, PLAIN))
+    after, events = _after(step.before, _played(step))
+    age = next(iter(_first_changed(after, events)), Age.MIGHT)
+    heading = render(say("Round {round}, as played", round=cost.round), PLAIN)
+    what = say("{age}: turn {turn} as played, what it changed ringed", age=age.title, turn=cost.step)
+    return Picture(age_card(after, age, None, events, heading=heading), name, render(what, PLAIN))
+
+
+def _after(before: GameState, done: Sequence[Done]) -> tuple[GameState, list[ev.Event]]:
+    """Where actions done from ``before`` led, and all their events."""
+    return (done[-1][0] if done else before), [e for _, said in done for e in said]
 
 
 def _first_changed(s: GameState, events: Sequence[ev.Event]) -> list[Age]:
