@@ -161,7 +161,6 @@ def _dealt_again(step: Step, rng: random.Random) -> Step:
     return dataclasses.replace(step, before=before, after=s, actions=tuple(pairs), events=tuple(events))
 
 
-@pytest.mark.slow  # (several searches: the full suite runs it)
 async def test_a_review_never_reveals_what_the_reviewed_player_could_not_see(service: Tiempo) -> None:
     """The other hands and the deck dealt differently at a reviewed turn's start: the same cost, the
     same words and the same picture."""
