@@ -185,3 +185,20 @@ async def test_a_review_never_reveals_what_the_reviewed_player_could_not_see(ser
 
 def _with(steps: tuple[Step, ...], step: Step) -> tuple[Step, ...]:
     return tuple(step if s.index == step.index else s for s in steps)
+
+
+@pytest.mark.slow  # (a process started: the full suite runs it)
+async def test_the_ai_worker_process_judges_a_turn_played_as_this_process_does(service: Tiempo) -> None:
+    """``AIWorker.submit_analysis`` passes the turn played on (``extra``): the same analysis, the same cost."""
+    from bot.ai import AIWorker
+
+    line = await service.replays.timeline(await service.storage.get_game(1))
+    step = turns_to_review(line.steps, [0, 1])[3]
+    worker = AIWorker()
+    try:
+        got = worker.submit_analysis(step.before, step.player, seed=9, iterations=ITERATIONS,
+                                     extra=[own_actions(step)]).result(timeout=120)
+    finally:
+        worker.close()
+    here = analyse(step.before, step.player, seed=9, iterations=ITERATIONS, extra=[own_actions(step)])
+    assert got == here and got.cost(own_actions(step)) is not None
