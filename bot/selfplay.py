@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from rules import Colour, GameState, Options, apply, format_action, format_position, new_game
+from rules import Action, Colour, GameState, Options, apply, format_action, format_position, new_game
 from rules import events as ev
 
 from .ai import LEVEL_NAMES, Chooser, Players, get_level
@@ -50,6 +50,9 @@ class Result:
     actions: int
     pictures: list[Path]
     seconds: float
+    #: the first position and every action with its events (for a review)
+    first: GameState | None = None
+    history: tuple[tuple[Action, tuple[ev.Event, ...]], ...] = ()
 
     @property
     def ranking_path(self) -> Path:
@@ -126,6 +129,8 @@ def _play(levels: Sequence[str], seed: int, out: Path, holdem: bool, iterations:
         + (f", {iterations} iterations" if iterations is not None else "")
         + (", Hold'em" if holdem else "")]
     turns = actions = 0
+    first = state
+    history: list[tuple[Action, tuple[ev.Event, ...]]] = []
     turn_events: list[ev.Event] = []
     opened = -1
     while not state.finished:
@@ -138,6 +143,7 @@ def _play(levels: Sequence[str], seed: int, out: Path, holdem: bool, iterations:
         log.append(format_action(state, action))
         before = state
         state, events = apply(state, action)
+        history.append((action, tuple(events)))
         actions += 1
         turn_events += events
         if actions > MAX_ACTIONS:
@@ -152,7 +158,7 @@ def _play(levels: Sequence[str], seed: int, out: Path, holdem: bool, iterations:
                 bar.turn(turns, state, round_over=state.round != before.round)
     (out / "actions.txt").write_text("\n".join(log) + "\n", encoding="utf-8")
     (out / "final.txt").write_text(format_position(state), encoding="utf-8")
-    result = Result(state, out, turns, actions, written, time.monotonic() - started)
+    result = Result(state, out, turns, actions, written, time.monotonic() - started, first, tuple(history))
     result.ranking_path.write_text(json.dumps(ranking_json(result, levels, seed, iterations, holdem), indent=1,
                                               ensure_ascii=False) + "\n", encoding="utf-8")
     return result
@@ -201,6 +207,33 @@ def summary(result: Result, stream: TextIO) -> None:
                  f"Replay it: python -m rules apply {out / 'start.txt'} {out / 'actions.txt'}\n")
 
 
+def review(result: Result, stream: TextIO, *, seed: int = 0, iterations: int | None = None,
+           progress: TextIO | None = None, pictures: bool = True) -> None:
+    """The review after the game (as ``/tiempo records review`` gives it, for every seat): each player's
+    three costliest turns by the AI's top level, written to ``stream`` (its progress to ``progress``);
+    with ``pictures``, the top level's turn instead as ``review-NNN.png`` in the game's folder."""
+    from .service import REVIEW_ITERATIONS, costliest, cut, review_costs, seat_words, turn_picture
+    from .words import PLAIN, render
+
+    assert result.first is not None
+    steps = cut(result.first, [(a, list(e)) for a, e in result.history])
+    seats = range(len(result.state.players))
+    play_outs = iterations if iterations is not None else REVIEW_ITERATIONS
+
+    def told(done: int, total: int) -> None:
+        if progress is not None and done * 4 // total > (done - 1) * 4 // total:
+            progress.write(f"Reviewing with the AI's top level: turn {done} of {total}\n")
+            progress.flush()
+
+    costs = review_costs(steps, seats, base=seed, iterations=play_outs, progress=told)
+    by_index = {s.index: s for s in steps}
+    for seat in seats:
+        words = seat_words(steps, costs, seat, play_outs, f"Self-play, seed {seed}")
+        stream.write("\n" + render(words, PLAIN) + "\n")
+        for c in costliest(costs, seat) if pictures else ():
+            (result.out / f"review-{c.step:03d}.png").write_bytes(turn_picture(by_index[c.step], c, 0).png)
+
+
 # ---------------------------------------------------------------------------------------------
 # Entry point
 
@@ -223,6 +256,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         f"(default here: {default_ai_processes()}, one per core, at most 2)")
     parser.add_argument("--holdem", action="store_true", help="play the Hold'em variant")
     parser.add_argument("--no-pictures", action="store_true", help="write no pictures (faster)")
+    parser.add_argument("--review", action="store_true",
+                        help="after the game, each player's three costliest turns by the AI's top level (and, with "
+                        "pictures, the top level's turn instead as review-NNN.png)")
+    parser.add_argument("--review-iterations", type=int, metavar="N",
+                        help="the review's play-outs a turn (default: the bot's)")
     parser.set_defaults(func=main)
 
 
@@ -254,6 +292,9 @@ def main(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: Text
     if args.iterations is not None and args.iterations < 1:
         stderr.write("tiempo-bot selfplay: --iterations must be at least 1\n")
         return 2
+    if args.review_iterations is not None and args.review_iterations < 1:
+        stderr.write("tiempo-bot selfplay: --review-iterations must be at least 1\n")
+        return 2
     if not 1 <= args.processes <= MAX_AI_PROCESSES:
         stderr.write(f"tiempo-bot selfplay: --processes must be from 1 to {MAX_AI_PROCESSES}\n")
         return 2
@@ -273,7 +314,10 @@ def main(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: Text
         stderr.write(f"tiempo-bot selfplay: {err}\n")
         return 2
     summary(result, stdout)
+    if args.review:
+        review(result, stdout, seed=seed, iterations=args.review_iterations, progress=stderr,
+               pictures=not args.no_pictures)
     return 0
 
 
-__all__ = ["Result", "add_arguments", "levels_of", "main", "play_game", "ranking_json"]
+__all__ = ["Result", "add_arguments", "levels_of", "main", "play_game", "ranking_json", "review"]

@@ -144,6 +144,33 @@ async def _export(r: Request) -> Reply:
                                          files=", ".join(p.name for p in paths))]))
 
 
+async def _review(r: Request) -> Reply:
+    """A finished game's review, its progress told every quarter of the turns; one reply (the pictures
+    written to the pictures folder as a post's are)."""
+    shown = -1
+
+    async def progress(done: int, total: int) -> None:
+        nonlocal shown
+        if done * 4 // total > shown and done < total:
+            shown = done * 4 // total
+            r.table.whisper(say("Reviewing the game with the AI's top level: turn {done} of {total}…", done=done,
+                                total=total))
+
+    parts = await r.service.review(r.caller, _game_option(r), progress)
+    said = [x for i, part in enumerate(parts) for x in ([Text(), part.text] if i else [part.text])]
+    return Reply(lines(said), gallery=tuple(p for part in parts for p in part.gallery))
+
+
+def _game_option(r: Request) -> int | None:
+    """The ``game`` option as a number (by default, the table's game)."""
+    value = (r.options.get("game") or "").strip()
+    if not value:
+        return r.at.game_id
+    if not value.isdigit():
+        raise Refusal(say("{game} is a game's number, e.g. {example}.", game="game", example=Command("review", "12")))
+    return int(value)
+
+
 # -- the console's own words: the turn panel and confirming ---------------------------------------
 
 async def _panel_open(r: Request) -> Reply:
@@ -215,6 +242,7 @@ def _quit(table: ConsoleTable, options: Options) -> bool:
 SLASH: dict[str, Handler] = {
     **{c.word: _call for c in COMMANDS.values() if c.entry is not None and c.word not in ANYWHERE},
     "hand": _hand, "board": _board, "undo": _undo, "replay": _replay, "export": _export,
+    "review": _review,
 }
 #: the console's own words, which are buttons on Discord: the turn panel, confirming, rematch
 OWN: dict[str, Handler] = {

@@ -18,7 +18,7 @@ from discord import app_commands
 
 from ..service import CATALOGUE, Refusal, RefusalCode
 from ..words import Command, say
-from . import completion, exporting
+from . import completion, exporting, reviewing
 from .answering import respond
 from .completion import Choices
 from .context import Interaction, caller_of, service_of
@@ -57,7 +57,8 @@ class TiempoGroup(app_commands.Group, name="tiempo", description="Play Khronos: 
 
     # a command holds at most 25 subcommands: the catalogue's ``group`` puts the others in these
     me = app_commands.Group(name="me", description="Yours: your games on every server, your profile")
-    records = app_commands.Group(name="records", description="Games looked back at: replays, exports, the leaderboard")
+    records = app_commands.Group(name="records",
+                                 description="Games looked back at: replays, exports, reviews, the leaderboard")
 
     async def run(self, interaction: Interaction, word: str, **options: str | int | bool | None) -> None:
         """Answer ``/tiempo <word>`` with the catalogue's call (deferred when the command may be slow).
@@ -246,6 +247,10 @@ class TiempoGroup(app_commands.Group, name="tiempo", description="Play Khronos: 
     @slash("export", records)
     async def export(self, interaction: Interaction, game: app_commands.Range[int, 1] | None = None) -> None:
         await exporting.export(interaction, game)
+
+    @slash("review", records)
+    async def review(self, interaction: Interaction, game: app_commands.Range[int, 1] | None = None) -> None:
+        await reviewing.review(interaction, game)
 
     # -- between games and after them, and the course --
 

@@ -81,7 +81,8 @@ from .messages import (
 )
 from .moves import Moves
 from .panels import Panels
-from .replay import Replays
+from .replay import Replays, cut
+from .review import REVIEW_ITERATIONS, Reviews, costliest, review_costs, seat_words, turn_picture
 from .seats import AISeats
 from .standins import StandIns
 from .steps import SEP, Choice
@@ -131,6 +132,7 @@ class Tiempo:
         self.tables = Tables(self.games)
         self.replays = Replays(self.games, self.herald)
         self.exports = Exports(self.replays, self.herald)
+        self.reviews = Reviews(self.replays, self.seats.analyse, render_pictures=render)
         self.standins = StandIns(self.games, self.herald, drive=self._drive, clock=clock)
         self.hints = Hints(self.games, self.seats.analyse, self.panels.show,
                            budget_s=min(ai_think_seconds, HINT_BUDGET_S))
@@ -383,6 +385,13 @@ class Tiempo:
         is awaited as the pictures are drawn."""
         return await self.exports.export(caller, game_id, progress)
 
+    # -- the review after the game (review.py) --
+    async def review(self, caller: Caller, game_id: int | None = None, progress: Progress | None = None
+                     ) -> tuple[Reply, ...]:
+        """A finished game's review for one of its players, one reply per player (the caller's first;
+        review.py); ``progress(done, total)`` is awaited after each turn is analysed."""
+        return await self.reviews.review(caller, game_id, progress)
+
     # -- reminders that reach the player (reminders.py) --
     async def notify(self, caller: Caller, mode: str | None = None) -> Reply:
         """How the caller is told it is their turn, in every game on every server: ``channel`` (a
@@ -402,3 +411,5 @@ __all__ += ["LessonControls", "LessonView", "Tip", "hints_on", "tips_on"]
 __all__ += ["PATHS", "Entry", "Person"]
 __all__ += ["Attachment", "Progress", "ReplayButton", "ReplayControls", "ReplayView"]
 __all__ += ["NOTIFY_MODES", "DMClosed", "DirectOutbox"]
+# the review after the game, as self-play gives it (bot/selfplay.py)
+__all__ += ["REVIEW_ITERATIONS", "costliest", "cut", "review_costs", "seat_words", "turn_picture"]

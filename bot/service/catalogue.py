@@ -25,6 +25,7 @@ from ..texts import RULES
 from ..words import Code, say
 from .course import COURSE
 from .messages import Caller, Reply
+from .review import together
 
 if TYPE_CHECKING:
     from . import Tiempo
@@ -225,6 +226,11 @@ CATALOGUE: dict[str, Entry] = {e.word: e for e in (
         Option("game", "The game's number (default: the last that ended in this channel)", int, minimum=1),),
         lambda s, c, o: s.export(c, _optional(o, "game", "game:12")), ("export", "export 12"), slow=True,
         group="records"),
+    # -- the review after the game (review.py) --
+    Entry("review", "A finished game's costliest turns of each player, by the AI's top level (only you see it)", (
+        Option("game", "The game's number (default: the last that ended in this channel)", int, minimum=1),),
+        lambda s, c, o: _review(s, c, _optional(o, "game", "game:12")), ("review", "review 12"), slow=True,
+        group="records"),
     # -- between games and after them (community.py), and the course (lessons.py) --
     Entry("games", "Your games in play, on every server (works in a DM with the bot too)", (),
           lambda s, c, o: s.my_games(c), ("games",), anywhere=True, group="me"),
@@ -290,6 +296,11 @@ def _player(options: Mapping[str, Value]) -> int | None:
 
 async def _learn(service: Tiempo, caller: Caller, lesson: str | None) -> Reply:
     return await (service.learn_lesson(caller, lesson.lower()) if lesson else service.learn(caller))
+
+
+async def _review(service: Tiempo, caller: Caller, game_id: int | None) -> Reply:
+    """The review's parts as one reply (the Discord front end sends them one message each)."""
+    return together(await service.review(caller, game_id))
 
 
 async def _rules(service: Tiempo, topic: str | None) -> Reply:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from rules import Action, GameState
 
@@ -157,17 +157,18 @@ class AISeats:
             return action
 
     async def analyse(self, state: GameState, seat: int, *, seed: int, budget_s: float,
-                      iterations: int | None = None) -> Analysis:
+                      iterations: int | None = None, extra: Sequence[Sequence[Action]] = ()) -> Analysis:
         """What the master level would do for ``seat`` now, and why (``bot.ai.analyse``, from the seat's
-        own view), worked out off the event loop: in the worker process, or a thread. Raises what the
-        search raises."""
+        own view; ``extra``: plans to compare too, as a review's turn played), worked out off the event
+        loop: in the worker process, or a thread. Raises what the search raises."""
         if self._worker is not None:
             try:
-                return await asyncio.wrap_future(
-                    self._worker.submit_analysis(state, seat, seed=seed, budget_s=budget_s, iterations=iterations))
+                return await asyncio.wrap_future(self._worker.submit_analysis(
+                    state, seat, seed=seed, budget_s=budget_s, iterations=iterations, extra=extra))
             except WorkerDied:
                 log.exception("the AI worker process died while analysing; thinking in a thread now")
-        return await asyncio.to_thread(analyse, state, seat, seed=seed, budget_s=budget_s, iterations=iterations)
+        return await asyncio.to_thread(analyse, state, seat, seed=seed, budget_s=budget_s, iterations=iterations,
+                                       extra=extra)
 
     async def resume(self) -> None:
         """After a start-up: let every game waiting on an AI seat go on."""

@@ -6,6 +6,7 @@ import argparse
 import io
 import json
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -131,3 +132,23 @@ def test_the_number_of_processes_is_checked() -> None:
     err = io.StringIO()
     assert selfplay.main(parse("--processes", "0"), stdout=io.StringIO(), stderr=err) == 2
     assert err.getvalue() == "tiempo-bot selfplay: --processes must be from 1 to 8\n"
+
+
+def test_a_review_after_the_game_names_each_players_costliest_turns(tmp_path: Path) -> None:
+    """``--review``: after the ranking, each seat's part of the review (as the bot's), its progress on
+    the error stream and the top level's turns drawn in the game's folder."""
+    out, err = io.StringIO(), io.StringIO()
+    argv = ("--players", "2", "--seed", "4", "--out", str(tmp_path / "g"), "--review", "--review-iterations", "2")
+    assert selfplay.main(parse(*argv), stdout=out, stderr=err, choose=random_ai) == 0, err.getvalue()
+    said = out.getvalue()
+    assert said.index("🥇") < said.index("Self-play, seed 4 — the review of Magpie 1 (Red)'s turns by the AI's top "
+                                         "level, each from what they saw then (2 play-outs a turn):")
+    assert "Self-play, seed 4 — the review of Magpie 2 (White)'s turns" in said
+    turns = re.findall(r"^\d\. Round \d, turn (\d+): about \d+ Ecus? lost\.$", said, re.M)
+    assert turns and said.count("\nThe top level instead: ") == len(turns)
+    assert "Reviewing with the AI's top level: turn 14 of 14" in err.getvalue()
+    assert sorted(p.name for p in (tmp_path / "g").glob("review-*.png")) == sorted(
+        f"review-{int(t):03d}.png" for t in turns)
+    err = io.StringIO()
+    assert selfplay.main(parse("--review", "--review-iterations", "0"), stdout=io.StringIO(), stderr=err) == 2
+    assert err.getvalue() == "tiempo-bot selfplay: --review-iterations must be at least 1\n"

@@ -15,18 +15,18 @@ class Silent:
         """The channel is not what these tests read."""
 
 
-def people(names: list[str], guild: int = 1, channel: int = 1) -> list[Caller]:
-    return [Caller(guild, channel, 100 + i, name) for i, name in enumerate(names)]
+def people(names: list[str], guild: int = 1, channel: int = 1, ids: list[int] | None = None) -> list[Caller]:
+    return [Caller(guild, channel, ids[i] if ids else 100 + i, name) for i, name in enumerate(names)]
 
 
 async def play_game(path: str, seed: int, names: list[str], *, actions: int | None = None, guild: int = 1,
-                    channel: int = 1, deal: int | None = None) -> int:
+                    channel: int = 1, deal: int | None = None, ids: list[int] | None = None) -> int:
     """A game opened, joined and started in ``channel`` of ``guild``, dealt from ``deal`` (``seed`` if
     None), played by random legal moves from ``seed`` to its end (or for ``actions`` actions), stored in
-    the SQLite file ``path``; its id."""
+    the SQLite file ``path``; its id. ``ids``: the players' user ids (default 100, 101, …)."""
     storage = await Storage.open(path)
     service = Tiempo(storage, Silent(), render=False, seed_source=lambda: seed if deal is None else deal)
-    players = people(names, guild, channel)
+    players = people(names, guild, channel, ids)
     rng = random.Random(seed)
     try:
         await service.new(players[0])

@@ -1,0 +1,369 @@
+"""The review after the game: for each player of a finished game, the three turns that cost them most
+by the AI's top level (``master``), what it would have played instead, the difference in expected
+Ecus, and a picture of its turn.
+
+* **Which turns.** Each player's own turns (the replay's steps, bot/service/replay.py), each judged
+  from the position at the turn's start and from that player's view only (``bot.ai.analyse``: their
+  own hand, the other hands and the deck as counts), the turn they played passed as ``extra`` and its
+  cost read from ``Analysis.cost``: the expected Ecus it loses against the best plan on the same
+  deals. The turn played is the player's own actions in it (their answers to decisions included,
+  the others' left out, the end of the turn left out as every plan's is).
+* **Reproducible.** A fixed number of play-outs a turn (``REVIEW_ITERATIONS``) and a seed made of
+  the game and the turn: the same game gets the same review every time, so it is worked out again
+  rather than stored (the last few are kept in memory).
+* **Off the event loop.** One ``analyse`` call a turn through ``AISeats.analyse`` (the AI worker
+  process, else a thread), turn after turn, so the AI seats of games in play think between them; a
+  ``progress(done, total)`` callback after each.
+* **What is shown.** The turn played as the channel heard it (its narration), the top level's turn
+  in the same words, and the Age card its turn changes (drawn for no viewer: no hand, the deck as a
+  count). Only a finished game is reviewed, and only for its players; its text may name the cards a
+  player paid with, as the channel heard at the time, and a finished game's hands are open in its
+  replay anyway (docs/ai.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+
+from render import age_card, changed_ages
+from rules import Action, Age, EndTurn, Exchange, GameState, RuleError, apply
+from rules import events as ev
+
+from ..ai import Analysis, analyse
+from ..play import Refusal, RefusalCode
+from ..storage import GameRecord, Status
+from ..texts import ecu_word, narration, who
+from ..words import PLAIN, Command, Strong, Text, lines, render, say
+from .games import find_seat, is_ai
+from .messages import Caller, Picture, Reply
+from .replay import Replays, Step, Timeline
+
+log = logging.getLogger("tiempo.review")
+
+#: play-outs of the top level's search for each turn reviewed: a five-player game (35 turns) takes
+#: about a minute on one core, and the review depends on the game alone
+REVIEW_ITERATIONS = 24
+#: the turns named for each player
+COSTLIEST = 3
+#: a turn that cost less than this (expected Ecus) is not named
+LEAST_COST = 0.5
+#: reviews kept in memory (a finished game's never changes)
+REVIEWS_KEPT = 8
+
+#: ``AISeats.analyse``: the master level's analysis, off the event loop
+Analyse = Callable[..., Awaitable[Analysis]]
+#: awaited after each turn analysed: (turns done, turns in all)
+Progress = Callable[[int, int], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class TurnCost:
+    """One turn reviewed: the replay's step, whose it was, what they played, what the top level
+    would have played instead, and how many expected Ecus the difference cost them."""
+
+    step: int
+    round: int
+    seat: int
+    cost: float
+    played: tuple[Action, ...]
+    better: tuple[Action, ...]
+
+
+def own_actions(step: Step) -> tuple[Action, ...]:
+    """The turn a player played, as a plan of the search: their own actions in the step (their
+    answers to decisions included), without the end of the turn."""
+    return tuple(a for _, a in step.actions if a.player == step.player and not isinstance(a, EndTurn))
+
+
+def turns_to_review(steps: Sequence[Step], seats: Sequence[int]) -> list[Step]:
+    """The complete turns of ``seats`` that began with the player to act (no decision pending)."""
+    return [s for s in steps[1:] if s.complete and s.player in seats and s.before.pending is None
+            and not s.before.finished and s.before.waiting_on == s.player]
+
+
+def review_seed(base: int, step: Step) -> int:
+    """The search's seed for a turn: the game's ``base`` and the turn, never the game's deal."""
+    return base * 1_000_003 + 500_000 + step.index
+
+
+def turn_cost(step: Step, analysis: Analysis) -> TurnCost:
+    """What ``analysis`` (made with the turn played as ``extra``) says the turn cost."""
+    played = own_actions(step)
+    cost = analysis.cost(played)
+    return TurnCost(step.index, step.round, step.player, cost or 0.0, played, analysis.best.actions)
+
+
+def costliest(costs: Sequence[TurnCost], seat: int, n: int = COSTLIEST) -> list[TurnCost]:
+    """The ``n`` turns of ``seat`` that cost most (at least ``LEAST_COST``), costliest first."""
+    mine = [c for c in costs if c.seat == seat and c.cost >= LEAST_COST]
+    return sorted(mine, key=lambda c: (-c.cost, c.step))[:n]
+
+
+#: what one action did: the position after it and its events
+Done = tuple[GameState, list[ev.Event]]
+
+
+def _plan_played_out(before: GameState, actions: Sequence[Action]) -> tuple[list[Done], bool]:
+    """Each of ``actions`` played from ``before`` with its events, up to an exchange (whose draw is
+    hidden), a refused action, or another player's decision; and whether an exchange stopped it."""
+    s = before
+    done: list[Done] = []
+    for a in actions:
+        if isinstance(a, Exchange):
+            return done, True
+        if s.pending is not None and s.pending.decision.player != a.player:
+            break
+        try:
+            s, events = apply(s, a)
+        except RuleError:
+            break
+        done.append((s, _told(events)))
+    return done, False
+
+
+def _told(events: Sequence[ev.Event]) -> list[ev.Event]:
+    """An action's events as the channel hears them (the next turn's beginning aside)."""
+    return [e for e in events if not isinstance(e, ev.TurnBegan)]
+
+
+def _sentences(done: Sequence[Done]) -> Text:
+    """What each action did in one sentence: the first of its narration (the rest, its ripples and
+    domains, the picture shows)."""
+    out = Text()
+    for s, events in done:
+        told = narration(s, events)
+        if told:
+            out = say("{out} {line}", out=out, line=told[0]) if out else say("{line}", line=told[0])
+    return out
+
+
+def _played(step: Step) -> list[Done]:
+    """The player's own actions in the turn, each with the position after it and its events."""
+    return [(after, _told(events)) for before, a in step.actions if a.player == step.player
+            and not isinstance(a, EndTurn) for after, events in (apply(before, a),)]
+
+
+def played_words(step: Step) -> Text:
+    """The turn played, as the channel heard it (the player's own actions)."""
+    told = _sentences(_played(step))
+    return told if told else say("{who} ended the turn without acting.", who=who(step.before, step.player))
+
+
+def better_words(step: Step, better: Sequence[Action]) -> Text:
+    """The top level's turn instead, in the narration's words."""
+    done, exchanged = _plan_played_out(step.before, better)
+    told = _sentences(done)
+    if exchanged:
+        head = next(a for a in better if isinstance(a, Exchange))
+        swap = say("{who} pays 2 Ecus to exchange {n} cards and plays the rest of the turn with what they draw.",
+                   who=who(step.before, step.player), n=head.cards.total)
+        return say("{told} {swap}", told=told, swap=swap) if told else swap
+    if not told:
+        return say("{who} ends the turn at once.", who=who(step.before, step.player))
+    return say("{told} Then the turn ends.", told=told)
+
+
+def turn_words(step: Step, cost: TurnCost, place: int) -> Text:
+    """One turn of a review: where, how much, what was played, what the top level would play."""
+    ecus = max(1, round(cost.cost))
+    where = Strong(render(say("{place}. Round {round}, turn {turn}:", place=place, round=cost.round, turn=cost.step),
+                          PLAIN))
+    head = say("{where} about {ecus} {word} lost.", where=where, ecus=ecus, word=ecu_word(ecus))
+    return lines([head, say("Played: {played}", played=played_words(step)),
+                  say("The top level instead: {better}", better=better_words(step, cost.better))])
+
+
+def seat_words(steps: Sequence[Step], costs: Sequence[TurnCost], seat: int, iterations: int, title: str) -> Text:
+    """A player's part of the review of the game told by ``steps`` (``title``: "Game #12"): their
+    costliest turns (or that none cost much)."""
+    final = steps[-1].after
+    name = who(final, seat)
+    head = say("{game} — the review of {who}'s turns by the AI's top level, each from what they saw then "
+               "({n} play-outs a turn):", game=Strong(title), who=name, n=iterations)
+    worst = costliest(costs, seat)
+    if not worst:
+        return lines([head, say("No turn of {who}'s cost as much as half an Ecu by its "
+                                                       "reckoning: well played.", who=name)])
+    by_index = {s.index: s for s in steps}
+    return lines([head, *(turn_words(by_index[c.step], c, i) for i, c in enumerate(worst, 1))])
+
+
+def review_costs(steps: Sequence[Step], seats: Sequence[int], *, base: int, iterations: int = REVIEW_ITERATIONS,
+                 progress: Callable[[int, int], None] | None = None) -> list[TurnCost]:
+    """The cost of every turn of ``seats`` in the game told by ``steps``, worked out here and now (self-play:
+    ``bot.ai.analyse`` in this process; the bot's ``Reviews`` asks the AI worker instead)."""
+    turns = turns_to_review(steps, seats)
+    costs = []
+    for done, step in enumerate(turns, 1):
+        costs.append(turn_cost(step, analyse(step.before, step.player, seed=review_seed(base, step),
+                                             iterations=iterations, extra=[own_actions(step)])))
+        if progress is not None:
+            progress(done, len(turns))
+    return costs
+
+
+def turn_picture(step: Step, cost: TurnCost, game_id: int) -> Picture:
+    """The Age card the top level's turn changes first, drawn for no viewer (no hand, the deck as a
+    count), its changes ringed; when its turn changes no board (it would have ended the turn), the
+    card the turn as played changed, ringed the same way."""
+    name = f"tiempo-{game_id}-review-{cost.step}.png"
+    done, _ = _plan_played_out(step.before, cost.better)
+    after, events = _after(step.before, done)
+    ages = _first_changed(after, events)
+    if ages:
+        heading = render(say("Instead, round {round}", round=cost.round), PLAIN)
+        what = say("{age}: the top level's turn in round {round}, what it changes ringed", age=ages[0].title,
+                   round=cost.round)
+        return Picture(age_card(after, ages[0], None, events, heading=heading), name, render(what, PLAIN))
+    after, events = _after(step.before, _played(step))
+    age = next(iter(_first_changed(after, events)), Age.MIGHT)
+    heading = render(say("Round {round}, as played", round=cost.round), PLAIN)
+    what = say("{age}: turn {turn} as played, what it changed ringed", age=age.title, turn=cost.step)
+    return Picture(age_card(after, age, None, events, heading=heading), name, render(what, PLAIN))
+
+
+def _after(before: GameState, done: Sequence[Done]) -> tuple[GameState, list[ev.Event]]:
+    """Where actions done from ``before`` led, and all their events."""
+    return (done[-1][0] if done else before), [e for _, said in done for e in said]
+
+
+def _first_changed(s: GameState, events: Sequence[ev.Event]) -> list[Age]:
+    """The Ages ``events`` change (``render.changed_ages``), the one the first building went up on (or
+    came down, or was upgraded) first."""
+    ages = changed_ages(s, events) if events else []
+    first = next((e.age for e in events if isinstance(e, (ev.Built, ev.Upgraded, ev.Demolished))), None)
+    return sorted(ages, key=lambda a: a != first)
+
+
+def reviewed_seats(game: GameRecord) -> list[int]:
+    """The seats a review covers: the people's (an AI seat's turns are the top level's own kind)."""
+    return [i for i, s in enumerate(game.seats) if not is_ai(s)]
+
+
+@dataclass(frozen=True)
+class Made:
+    """A game's review as worked out: each turn's cost, and the pictures drawn so far."""
+
+    costs: tuple[TurnCost, ...]
+    play_outs: int
+    pictures: dict[int, Picture] = dataclasses.field(default_factory=dict)
+
+
+class Reviews:
+    """Works out a finished game's review in the AI worker and shows it to one of its players."""
+
+    def __init__(self, replays: Replays, analyse: Analyse, *, render_pictures: bool = True,
+                 iterations: int | None = None) -> None:
+        self.replays = replays
+        self.analyse = analyse
+        self.render_pictures = render_pictures
+        #: play-outs a turn (None: ``REVIEW_ITERATIONS``; tests use a few)
+        self.iterations = iterations
+        self._made: OrderedDict[tuple[int, int], Made] = OrderedDict()
+        self._running: set[int] = set()
+
+    @property
+    def play_outs(self) -> int:
+        return self.iterations if self.iterations is not None else REVIEW_ITERATIONS
+
+    async def review(self, caller: Caller, game_id: int | None = None,
+                     progress: Progress | None = None) -> tuple[Reply, ...]:
+        """The review of a finished game for one of its players, one reply per player reviewed, the
+        caller's first. Refused (``Replays.find``'s refusals, and) for a game not over, a caller who
+        did not play in it, and while the game's review is being worked out for someone else."""
+        game = await self.replays.find(caller, game_id)
+        if game.status is not Status.FINISHED:
+            how = "still being played" if game.status is Status.PLAYING else "cancelled before its end"
+            raise Refusal(say("Game #{id} is {how}: a review comes once a game is over. {replay} shows it so far.",
+                              id=game.id, how=how, replay=Command("replay", f"game:{game.id}")),
+                          RefusalCode.NOT_ALLOWED)
+        seat = find_seat(game, caller)
+        if seat is None:
+            raise Refusal(say("You did not play in game #{id}: its review is for its players.", id=game.id),
+                          RefusalCode.NOT_SEATED)
+        line = await self.replays.timeline(game)
+        made = await self.made(line, progress)
+        seats = reviewed_seats(game)
+        order = [seat, *(s for s in seats if s != seat)]
+        return tuple([await self._part(line, made, s) for s in order])
+
+    async def made(self, line: Timeline, progress: Progress | None) -> Made:
+        """The game's review: remembered, or worked out turn after turn off the event loop."""
+        game = line.game
+        key = (game.id, game.action_count)
+        kept = self._made.get(key)
+        if kept is not None:
+            self._made.move_to_end(key)
+            return kept
+        if game.id in self._running:
+            raise Refusal(say("The review of game #{id} is being worked out already; ask again in a minute, "
+                              "and it comes at once.", id=game.id), RefusalCode.NOT_ALLOWED)
+        self._running.add(game.id)
+        try:
+            costs = await self._costs(line, progress)
+        finally:
+            self._running.discard(game.id)
+        made = self._made[key] = Made(tuple(costs), self.play_outs)
+        while len(self._made) > REVIEWS_KEPT:
+            self._made.popitem(last=False)
+        return made
+
+    async def _costs(self, line: Timeline, progress: Progress | None) -> list[TurnCost]:
+        turns = turns_to_review(line.steps, reviewed_seats(line.game))
+        costs = []
+        for done, step in enumerate(turns, 1):
+            analysis = await self.analyse(step.before, step.player, seed=review_seed(line.game.id, step),
+                                          budget_s=0.0, iterations=self.play_outs, extra=[own_actions(step)])
+            costs.append(turn_cost(step, analysis))
+            if progress is not None:
+                try:
+                    await progress(done, len(turns))
+                except Exception:  # a progress note that failed (a message gone) is no reason to stop
+                    log.warning("review of game %s: progress not shown", line.game.id, exc_info=True)
+                    progress = None
+        return costs
+
+    async def _part(self, line: Timeline, made: Made, seat: int) -> Reply:
+        """One player's part: their costliest turns in words, each with its picture."""
+        words = seat_words(line.steps, made.costs, seat, made.play_outs, f"Game #{line.game.id}")
+        if not self.render_pictures:
+            return Reply(words)
+        steps = {s.index: s for s in line.steps}
+        gallery = []
+        for c in costliest(made.costs, seat):
+            if c.step not in made.pictures:
+                made.pictures[c.step] = await asyncio.to_thread(turn_picture, steps[c.step], c, line.game.id)
+            gallery.append(made.pictures[c.step])
+        return Reply(words, gallery=tuple(gallery))
+
+
+def _between(items: Sequence[Text], gap: Text) -> list[Text]:
+    return [x for i, item in enumerate(items) for x in ([gap, item] if i else [item])]
+
+
+def together(parts: Sequence[Reply]) -> Reply:
+    """The parts of a review as one reply (a front end with no limit on a message's pictures)."""
+    return Reply(lines(_between([p.text for p in parts], Text())), gallery=tuple(p for r in parts for p in r.gallery))
+
+
+__all__ = [
+    "COSTLIEST",
+    "REVIEW_ITERATIONS",
+    "Reviews",
+    "TurnCost",
+    "better_words",
+    "costliest",
+    "own_actions",
+    "played_words", "review_costs",
+    "review_seed",
+    "seat_words",
+    "together",
+    "turn_cost",
+    "turn_picture",
+    "turns_to_review",
+]

@@ -1,0 +1,204 @@
+"""The review after the game (bot/service/review.py), at the service: each player's costliest turns by
+the top level's ``analyse`` (a fixed number of play-outs, so the review depends on the game alone),
+with the top level's turn instead and a picture; the same review every time; never worked out from
+what the reviewed player could not see; refused with a sentence for a game not over, a stranger, a
+game that does not exist and while it is being worked out."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import io
+import random
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from bot.ai import analyse
+from bot.service import Caller, Refusal, Reply, Tiempo
+from bot.service.replay import Step
+from bot.service.review import (
+    TurnCost,
+    costliest,
+    own_actions,
+    review_seed,
+    seat_words,
+    turn_cost,
+    turn_picture,
+    turns_to_review,
+)
+from bot.storage import Storage
+from bot.words import PLAIN, render
+from rules import Exchange, apply, keyed_seed, view_for
+from tests.support.hidden import reshuffle_hidden
+from tests.support.replayed import Silent, people, play_game
+
+NAMES = ["ana", "ben"]
+ANA, BEN = people(NAMES)
+#: play-outs a turn in these tests (the bot's own review makes more)
+ITERATIONS = 3
+
+
+def plain(reply: Reply) -> str:
+    return render(reply.text, PLAIN)
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Game #1, two players, finished (random legal play); game #2, in play in channel 2."""
+    path = tmp_path_factory.mktemp("review") / "games.sqlite3"
+    asyncio.run(play_game(str(path), 5, NAMES, deal=keyed_seed(5)))
+    asyncio.run(play_game(str(path), 8, ["dee", "eve"], actions=20, channel=2))
+    return path
+
+
+@pytest.fixture
+async def service(stored: Path, tmp_path: Path) -> AsyncIterator[Tiempo]:
+    path = tmp_path / "games.sqlite3"
+    path.write_bytes(stored.read_bytes())
+    storage = await Storage.open(str(path))
+    tiempo = Tiempo(storage, Silent())
+    tiempo.reviews.iterations = ITERATIONS
+    try:
+        yield tiempo
+    finally:
+        await tiempo.close()
+        await storage.close()
+
+
+async def expected_costs(service: Tiempo) -> list[TurnCost]:
+    """Every turn of game #1 judged as the review says it judges them: from the state at the turn's
+    start, the turn played as ``extra``, the game's seed for that turn, ``ITERATIONS`` play-outs."""
+    line = await service.replays.timeline(await service.storage.get_game(1))
+    return [turn_cost(step, analyse(step.before, step.player, seed=review_seed(1, step), iterations=ITERATIONS,
+                                    extra=[own_actions(step)]))
+            for step in turns_to_review(line.steps, [0, 1])]
+
+
+async def test_a_review_names_each_players_costliest_turns_with_the_top_levels_instead(service: Tiempo) -> None:
+    seen: list[tuple[int, int]] = []
+
+    async def progress(done: int, total: int) -> None:
+        seen.append((done, total))
+
+    parts = await service.review(BEN, 1, progress)
+    line = await service.replays.timeline(await service.storage.get_game(1))
+    turns = turns_to_review(line.steps, [0, 1])
+    assert seen == [(i, len(turns)) for i in range(1, len(turns) + 1)]
+    costs = await expected_costs(service)
+    game = await service.storage.get_game(1)
+    seats = [next(i for i, s in enumerate(game.seats) if s.user_id == c.user_id) for c in (BEN, ANA)]
+    assert len(parts) == 2
+    for part, seat, name in zip(parts, seats, ("ben", "ana"), strict=True):
+        said = plain(part)
+        assert said.startswith(f"Game #1 — the review of {name} (")
+        worst = costliest(costs, seat)
+        assert worst and all(c.cost >= 0.5 for c in worst) and worst == sorted(worst, key=lambda c: -c.cost)
+        assert all(c.cost >= o.cost for c in worst for o in costs if o.seat == seat and o not in worst)
+        headings = re.findall(r"^(\d)\. Round (\d), turn (\d+): about (\d+) Ecus? lost\.$", said, re.M)
+        assert headings == [(str(i), str(c.round), str(c.step), str(max(1, round(c.cost))))
+                            for i, c in enumerate(worst, 1)]
+        assert said.count("\nPlayed: ") == said.count("\nThe top level instead: ") == len(worst)
+        assert len(part.gallery) == len(worst) and not part.public
+        for picture in part.gallery:
+            with Image.open(io.BytesIO(picture.png)) as im:
+                assert im.size == (1140, 680)
+    assert "Then the turn ends." in plain(parts[0]) + plain(parts[1])
+
+
+@pytest.mark.slow  # (two reviews of a whole game: the full suite runs it)
+async def test_the_same_game_gets_the_same_review_and_the_second_time_at_once(service: Tiempo,
+                                                                              stored: Path) -> None:
+    first = await service.review(ANA, 1)
+    calls = 0
+    analyse_before = service.reviews.analyse
+
+    async def counted(*args: object, **kwargs: object) -> object:
+        nonlocal calls
+        calls += 1
+        return await analyse_before(*args, **kwargs)
+
+    service.reviews.analyse = counted
+    again = await service.review(BEN, 1)
+    assert calls == 0  # remembered
+    assert [plain(p) for p in again] == [plain(p) for p in (first[1], first[0])]  # the asker's part first
+    assert [p.gallery for p in again] == [first[1].gallery, first[0].gallery]
+    service.reviews._made.clear()  # worked out again: the same review
+    fresh = await service.review(ANA, 1)
+    assert calls > 0 and [plain(p) for p in fresh] == [plain(p) for p in first]
+
+
+async def test_a_review_is_refused_with_a_sentence(service: Tiempo) -> None:
+    cases = [
+        (Caller(1, 1, 555, "zed"), 1, "You did not play in game #1: its review is for its players."),
+        (Caller(1, 2, 100, "dee"), None, "Game #2 is still being played: a review comes once a game is over."),
+        (ANA, 99, "There is no game #99."),
+    ]
+    for caller, game_id, words in cases:
+        with pytest.raises(Refusal) as refused:
+            await service.review(caller, game_id)
+        assert str(refused.value).startswith(words), str(refused.value)
+    service.reviews._running.add(1)
+    with pytest.raises(Refusal) as refused:
+        await service.review(ANA, 1)
+    assert str(refused.value) == "The review of game #1 is being worked out already; ask again in a minute, and it " \
+                                 "comes at once."
+
+
+def _dealt_again(step: Step, rng: random.Random) -> Step:
+    """The step with what its player could not see at its start dealt differently, its actions played
+    again from there."""
+    before = reshuffle_hidden(step.before, step.player, rng)
+    assert view_for(before, step.player).state == view_for(step.before, step.player).state
+    s, pairs, events = before, [], []
+    for _, a in step.actions:
+        pairs.append((s, a))
+        s, said = apply(s, a)
+        events += said
+    return dataclasses.replace(step, before=before, after=s, actions=tuple(pairs), events=tuple(events))
+
+
+async def test_a_review_never_reveals_what_the_reviewed_player_could_not_see(service: Tiempo) -> None:
+    """The other hands and the deck dealt differently at a reviewed turn's start: the same cost, the
+    same words and the same picture."""
+    line = await service.replays.timeline(await service.storage.get_game(1))
+    turns = [s for s in turns_to_review(line.steps, [0, 1]) if not any(isinstance(a, Exchange) for a in own_actions(s))]
+    rng = random.Random(3)
+    for step in (turns[2], turns[len(turns) // 2]):
+        seed = review_seed(1, step)
+        cost = turn_cost(step, analyse(step.before, step.player, seed=seed, iterations=ITERATIONS,
+                                       extra=[own_actions(step)]))
+        other = _dealt_again(step, rng)
+        assert any(other.before.players[j].hand != step.before.players[j].hand for j in (0, 1) if j != step.player)
+        again = turn_cost(other, analyse(other.before, other.player, seed=seed, iterations=ITERATIONS,
+                                         extra=[own_actions(other)]))
+        assert again == cost
+        shown = dataclasses.replace(cost, cost=max(1.0, cost.cost))  # (a turn shown, whatever it cost)
+        words = render(seat_words(_with(line.steps, step), [shown], step.player, ITERATIONS, "Game #1"), PLAIN)
+        words_again = render(seat_words(_with(line.steps, other), [shown], step.player, ITERATIONS, "Game #1"), PLAIN)
+        assert words == words_again and "Played: " in words
+        assert turn_picture(step, shown, 1) == turn_picture(other, shown, 1)
+
+
+def _with(steps: tuple[Step, ...], step: Step) -> tuple[Step, ...]:
+    return tuple(step if s.index == step.index else s for s in steps)
+
+
+@pytest.mark.slow  # (a process started: the full suite runs it)
+async def test_the_ai_worker_process_judges_a_turn_played_as_this_process_does(service: Tiempo) -> None:
+    """``AIWorker.submit_analysis`` passes the turn played on (``extra``): the same analysis, the same cost."""
+    from bot.ai import AIWorker
+
+    line = await service.replays.timeline(await service.storage.get_game(1))
+    step = turns_to_review(line.steps, [0, 1])[3]
+    worker = AIWorker()
+    try:
+        got = worker.submit_analysis(step.before, step.player, seed=9, iterations=ITERATIONS,
+                                     extra=[own_actions(step)]).result(timeout=120)
+    finally:
+        worker.close()
+    here = analyse(step.before, step.player, seed=9, iterations=ITERATIONS, extra=[own_actions(step)])
+    assert got == here and got.cost(own_actions(step)) is not None
