@@ -208,13 +208,17 @@ def review_costs(steps: Sequence[Step], seats: Sequence[int], *, base: int, iter
 
 
 def turn_picture(step: Step, cost: TurnCost, game_id: int) -> Picture:
-    """The Age card the top level's turn changes first, drawn for no viewer (no hand, the deck as a
+    """The Age card the top level's turn changes first where it differs from the turn played (else
+    the first it changes at all), drawn for no viewer (no hand, the deck as a
     count), its changes ringed; when its turn changes no board (it would have ended the turn), the
     card the turn as played changed, ringed the same way."""
     name = f"tiempo-{game_id}-review-{cost.step}.png"
     done, _ = _plan_played_out(step.before, cost.better)
     after, events = _after(step.before, done)
-    ages = _first_changed(after, events)
+    played = {a for _, a in step.actions if a.player == step.player}
+    # (done may stop short of the plan: at an exchange, whose draw is hidden)
+    differs = [e for (_, said), a in zip(done, cost.better, strict=False) if a not in played for e in said]
+    ages = _first_changed(after, differs) or _first_changed(after, events)
     if ages:
         heading = render(say("Instead, round {round}", round=cost.round), PLAIN)
         what = say("{age}: the top level's turn in round {round}, what it changes ringed", age=ages[0].title,

@@ -32,7 +32,7 @@ from bot.service.review import (
 )
 from bot.storage import Storage
 from bot.words import PLAIN, render
-from rules import Exchange, apply, keyed_seed, view_for
+from rules import Construct, Exchange, apply, keyed_seed, legal_actions, view_for
 from tests.support.hidden import reshuffle_hidden
 from tests.support.replayed import Silent, people, play_game
 
@@ -202,3 +202,26 @@ async def test_the_ai_worker_process_judges_a_turn_played_as_this_process_does(s
         worker.close()
     here = analyse(step.before, step.player, seed=9, iterations=ITERATIONS, extra=[own_actions(step)])
     assert got == here and got.cost(own_actions(step)) is not None
+
+
+async def test_the_picture_shows_the_age_where_the_top_levels_turn_differs_from_the_one_played(
+        service: Tiempo) -> None:
+    """A better turn that begins as the played one did (a build on one Age) and then builds on the
+    other Age: its picture is of the Age where the two turns differ."""
+    line = await service.replays.timeline(await service.storage.get_game(1))
+    tried = 0
+    for step in turns_to_review(line.steps, [0, 1]):
+        played = own_actions(step)
+        if not played or not isinstance(played[0], Construct):
+            continue
+        first = played[0]
+        after, _ = apply(step.before, first)
+        elsewhere = [a for a in legal_actions(after) if isinstance(a, Construct) and a.age != first.age
+                     and a not in played]
+        if not elsewhere:
+            continue
+        cost = TurnCost(step.index, after.round, step.player, 3.0, played, (first, elsewhere[0]))
+        picture = turn_picture(step, cost, 1)
+        assert f"{elsewhere[0].age.title}: the top level's turn" in picture.description
+        tried += 1
+    assert tried >= 1
