@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from bot.ai import analyse
+from bot.ai import Analysis, analyse
 from bot.service import Caller, Refusal, Reply, Tiempo
 from bot.service.replay import Step
 from bot.service.review import (
@@ -116,7 +116,7 @@ async def test_the_same_game_gets_the_same_review_and_the_second_time_at_once(se
     calls = 0
     analyse_before = service.reviews.analyse
 
-    async def counted(*args: object, **kwargs: object) -> object:
+    async def counted(*args: object, **kwargs: object) -> Analysis:
         nonlocal calls
         calls += 1
         return await analyse_before(*args, **kwargs)
