@@ -7,7 +7,10 @@ busy turn), the median time of:
 
 * the card as the bot makes it, in two states of the band cache (render.png): ``cold`` (empty: the
   first picture of a board) and ``after the board's last card`` (it holds the bands of the same
-  board's card without the turn's marks: a new turn's card, a preview after the list of places);
+  board's card without the turn's marks: a new turn's card, a preview after the list of places),
+  drawn each time (the cache of whole cards emptied before each call; the cards' grounds, fonts and
+  sprites are drawn once per process and kept); and ``again``: the same card asked for again (taken
+  whole from the cache of cards: the scene made and looked up);
 * Pillow encoding the card's own pixels: the 256-colour image the card decodes to, saved as PNG by
   Pillow at compress_level 1 (its fastest) and at its default level; and the RGB image the card is
   painted as, saved with Pillow's defaults.
@@ -37,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 import PIL  # noqa: E402
 from PIL import Image  # noqa: E402
 
+import render  # noqa: E402
 from render import age_card, game_picture, places_card, png  # noqa: E402
 from render.card import paint_card  # noqa: E402
 from render.demo import late_game  # noqa: E402
@@ -56,22 +60,26 @@ def median_ms(f: Callable[[], object], runs: int, before: Callable[[], object] =
 
 
 def with_bands(bands: dict[tuple[int, int, int], bytes]) -> Callable[[], None]:
-    """Sets the band cache to ``bands`` (a copy) before a timed call."""
+    """Sets the band cache to ``bands`` (a copy), and empties the cache of whole cards, before a timed
+    call."""
     def reset() -> None:
         png._bands.clear()
         png._bands.update(bands)
+        render._card.cache_clear()
     return reset
 
 
 def figures(name: str, draw: Callable[[], bytes], previous: Callable[[], bytes], rgb: Image.Image,
             runs: int) -> dict[str, object]:
-    """One picture: its time cold and after its board's last card, and the floors."""
+    """One picture: its time cold, after its board's last card and again, and the floors."""
     out = draw()
     png._bands.clear()
+    render._card.cache_clear()
     previous()
     primed = dict(png._bands)
     cold = median_ms(draw, runs, with_bands({}))
     warm = median_ms(draw, runs, with_bands(primed))
+    again = median_ms(draw, runs)
     own = Image.open(io.BytesIO(out))
     own.load()  # the 256-colour pixels the card decodes to
 
@@ -82,11 +90,12 @@ def figures(name: str, draw: Callable[[], bytes], previous: Callable[[], bytes],
     default = median_ms(pillow(), runs)
     rgb_default = median_ms(lambda: rgb.save(io.BytesIO(), format="PNG"), runs)
     return {"picture": name, "size": list(own.size), "png_bytes": len(out),
-            "ms_cold": cold, "ms_after_the_boards_last_card": warm,
+            "ms_cold": cold, "ms_after_the_boards_last_card": warm, "ms_again": again,
             "pillow_own_pixels_level1_ms": fastest, "pillow_own_pixels_default_ms": default,
             "pillow_rgb_default_ms": rgb_default,
             "ratio_to_pillow_own_pixels_level1": {"cold": round(cold / fastest, 2),
-                                                  "after_last_card": round(warm / fastest, 2)},
+                                                  "after_last_card": round(warm / fastest, 2),
+                                                  "again": round(again / fastest, 2)},
             "ratio_to_pillow_own_pixels_default": {"cold": round(cold / default, 2),
                                                    "after_last_card": round(warm / default, 2)},
             "ratio_to_pillow_rgb_default": {"cold": round(cold / rgb_default, 2),
@@ -129,7 +138,8 @@ def main() -> None:
               "python": platform.python_version(), "pillow": PIL.__version__, "machine": platform.machine()}
     for p in pictures:
         print(f"{p['picture']}: {p['png_bytes']} bytes; {p['ms_cold']} ms cold, {p['ms_after_the_boards_last_card']} "
-              f"ms after the board's last card; Pillow on its own pixels {p['pillow_own_pixels_level1_ms']} ms "
+              f"ms after the board's last card, {p['ms_again']} ms again; Pillow on its own pixels "
+              f"{p['pillow_own_pixels_level1_ms']} ms "
               f"(level 1), {p['pillow_own_pixels_default_ms']} ms (default); RGB default "
               f"{p['pillow_rgb_default_ms']} ms")
         for key in ("ratio_to_pillow_own_pixels_level1", "ratio_to_pillow_own_pixels_default",
