@@ -26,8 +26,9 @@ initdb and pg_ctl in a temporary folder, a Unix socket only, stopped and removed
 (all by default), the most games at once one bot process serves at ``--think`` seconds an interaction
 with a p95 of at most ``--p95-limit`` ms for the end of turn and for the other interactions (each tap,
 or each typed build): trials of ``--first``, then ``--step`` more, ... until one fails, then a
-bisection to ``--fine``; a number of games that fails is tried once more, and fails when both trials
-do (one trial is one sample of a shared machine). In a trial the bot runs in a process of
+bisection to ``--fine``; a number of games that fails is tried once more (unless it failed by far: a
+p95 over twice the limit, an answer late, a table stuck), and fails when both trials do (one trial is
+one sample of a shared machine). In a trial the bot runs in a process of
 its own (bench/bot_serve.py) pinned to one core, with nothing else of the benchmark in it; the
 Discord stand-in and the players run in another process pinned to another core, and send the bot its
 gateway events over a Unix socket (REST is HTTP on 127.0.0.1). The PostgreSQL server is pinned to
@@ -91,7 +92,7 @@ from tests.support.pg_cluster import Cluster, server_programs  # noqa: E402
 BACKENDS = ("sqlite", "postgresql")
 MODES = ("typed", "taps")
 #: the capacity search: first trial, step up, and the step the bisection stops at
-FIRST, STEP, FINE = 100, 50, 25
+FIRST, STEP, FINE = 100, 100, 25
 METHOD = ("Trials of N 3-player games at once, played by typed commands (/tiempo build, /tiempo end) or by "
           "taps (Play, the panel's lists, Confirm; End, Confirm; a decision's button), players thinking "
           "0.5-1.5 x think s before each interaction; the bot alone in a process pinned to one core, the "
@@ -99,7 +100,8 @@ METHOD = ("Trials of N 3-player games at once, played by typed commands (/tiempo
           "socket, REST over HTTP on 127.0.0.1); N = first, first + step, ... until the p95 of the end of "
           "turn (interaction to board cards posted) or of the other interactions (a tap, a typed build) "
           "passes the limit, an answer is late or a table is stuck, then bisected to the fine step; a "
-          "number that fails is tried once more and fails when both trials do. The baseline's bot "
+          "number that fails, unless by far (a p95 over twice the limit, an answer late, a table stuck), "
+          "is tried once more and fails when both trials do. The baseline's bot "
           "(another revision) is measured in the same run with the same players, its trials interleaved "
           "with this checkout's: the same N back to back while both climb, then a trial of each in turn. "
           "The bot's CPU per end of turn and per other answer comes from a serial trial of each bot (one "
@@ -691,6 +693,13 @@ def passes(t: dict[str, Any], limit_ms: float) -> bool:
             and quick(t)["p95_ms"] <= limit_ms and t["late_answers"] == 0 and not t.get("tables_failed"))
 
 
+def far_over(t: dict[str, Any], limit_ms: float) -> bool:
+    """A failure no second trial would reverse: a p95 over twice the limit, an answer late or a table
+    stuck (the number of games is not tried again)."""
+    return ("error" in t or t["late_answers"] > 0 or bool(t.get("tables_failed"))
+            or max(t["end_of_turn_with_picture"]["p95_ms"], quick(t)["p95_ms"]) > 2 * limit_ms)
+
+
 def row(t: dict[str, Any], limit_ms: float) -> str:
     """One trial as a line of the table."""
     if "error" in t:
@@ -714,14 +723,14 @@ def row(t: dict[str, Any], limit_ms: float) -> str:
 class Search:
     """What a capacity search tries: the first number of games, the step up (0: twice as many), the step
     the bisection stops at, the most it tries; turns a game (typed and by taps), think, the limit; and
-    whether a number of games that fails is tried once more (one trial is one sample of a shared
-    machine: a neighbour's burst can fail it)."""
+    whether a number of games that fails (not by far) is tried once more (one trial is one sample of a
+    shared machine: a neighbour's burst can fail it)."""
 
     first: int = FIRST
     step: int = STEP
     fine: int = FINE
     most: int = 1000
-    turns: int = 6
+    turns: int = 4
     tap_turns: int = 2
     think: float = 3.0
     limit_ms: float = 150.0
@@ -747,8 +756,8 @@ def capacity(backend: str, by: str, codes: list[tuple[str, str]], search: Search
     trials are interleaved: first a serial trial of each (one game, one interaction at a time: the
     bot's CPU per kind of interaction), back to back; then the same number of games for each bot still
     climbing, back to back (first, first + step, ...), until it fails; then each one's bisection to the
-    fine step, a trial of each in turn. A number that fails is tried once more (``search.repeat``): it
-    fails when both trials do."""
+    fine step, a trial of each in turn. A number that fails is tried once more (``search.repeat``), unless
+    it failed by far (``far_over``): it fails when both trials do."""
     bot_cpu, players_cpu, placement = cores()
     turns = search.tap_turns if by == "taps" else search.turns
     climbs = [Climb(code, label) for code, label in codes]
@@ -773,7 +782,7 @@ def capacity(backend: str, by: str, codes: list[tuple[str, str]], search: Search
             t["repeat"] = again
             c.trials.append(t)
             print(f"{row(t, search.limit_ms)}  {c.label}{' (again)' if again else ''}", flush=True)
-            if passes(t, search.limit_ms) or not search.repeat:
+            if passes(t, search.limit_ms) or not search.repeat or far_over(t, search.limit_ms):
                 return passes(t, search.limit_ms)
         return False
 
@@ -843,7 +852,7 @@ def checkout(rev: str) -> Iterator[str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--games", type=int, default=50)
-    ap.add_argument("--turns", type=int, default=None, help="turns a game (6)")
+    ap.add_argument("--turns", type=int, default=None, help="turns a game (6; 4 with --capacity)")
     ap.add_argument("--tap-turns", type=int, default=2, help="turns a game played by taps (--capacity, --profile)")
     ap.add_argument("--stored", type=int, default=200)
     ap.add_argument("--think", type=float, default=3.0,
@@ -880,7 +889,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.cpu is not None:  # first of all, so that every thread this process starts inherits it
         os.sched_setaffinity(0, {args.cpu})
-    turns = args.turns if args.turns is not None else 6
+    turns = args.turns if args.turns is not None else (4 if args.capacity else 6)
     if args.memory_only:
         print(json.dumps(asyncio.run(memory(args.stored))))
         return
