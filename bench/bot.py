@@ -26,22 +26,30 @@ initdb and pg_ctl in a temporary folder, a Unix socket only, stopped and removed
 (all by default), the most games at once one bot process serves at ``--think`` seconds an interaction
 with a p95 of at most ``--p95-limit`` ms for the end of turn and for the other interactions (each tap,
 or each typed build): trials of ``--first``, then ``--step`` more, ... until one fails, then a
-bisection to ``--fine``, and the figure passes a second time. In a trial the bot runs in a process of
+bisection to ``--fine``; a number of games that fails is tried once more (unless it failed by far: a
+p95 over twice the limit, an answer late, a table stuck), and fails when both trials do (one trial is
+one sample of a shared machine). In a trial the bot runs in a process of
 its own (bench/bot_serve.py) pinned to one core, with nothing else of the benchmark in it; the
 Discord stand-in and the players run in another process pinned to another core, and send the bot its
 gateway events over a Unix socket (REST is HTTP on 127.0.0.1). The PostgreSQL server is pinned to
 the bot's core by default: "one core does all the bot's work, its database included". Before each
 search, a serial trial (one game, one interaction at a time) gives the bot's CPU per interaction of
-each kind. ``--baseline REV`` runs every search a second time, interleaved, against the bot of
-revision REV (a temporary ``git worktree``, imported through its own PYTHONPATH; the players and the
-stand-in stay this checkout's), so a change is judged by a ratio measured in one run. Prints the
-trials and writes bench/results/capacity.json.
+each kind. ``--baseline REV`` runs the typed searches (the ways named by ``--baseline-by``) against
+the bot of revision REV too (a temporary ``git worktree``, imported through its own PYTHONPATH; the
+players and the stand-in stay this checkout's), its trials interleaved with this checkout's: the
+serial trials back to back, then the same number of games for each bot back to back while both climb,
+then a trial of each in turn; so a change is judged by ratios measured in one run, of capacity and of
+CPU per end of turn and per other answer. Prints the trials and writes bench/results/capacity.json
+(``--out``).
+
+The final series (both backends, both ways, the baseline typed on both) takes about 30 minutes on a
+2-core machine (docs/hosting.md §7 gives the command).
 
 ``--profile FILE`` plays one trial against a bot run under cProfile (its event loop's thread) and
 prints where its time went.
 
     python bench/bot.py [--games 50] [--turns 6] [--think 3] [--by typed|taps] [--database sqlite|postgresql]
-    python bench/bot.py --capacity [--database ...] [--by ...] [--baseline ffaed82] [--first 50 --step 25]
+    python bench/bot.py --capacity [--database ...] [--by ...] [--baseline ffaed82] [--first 50 --step 50]
     python bench/bot.py --profile bot.prof --by taps --games 30 --think 1
 """
 
@@ -84,17 +92,23 @@ from tests.support.pg_cluster import Cluster, server_programs  # noqa: E402
 BACKENDS = ("sqlite", "postgresql")
 MODES = ("typed", "taps")
 #: the capacity search: first trial, step up, and the step the bisection stops at
-FIRST, STEP, FINE = 100, 50, 25
+FIRST, STEP, FINE = 100, 100, 25
 METHOD = ("Trials of N 3-player games at once, played by typed commands (/tiempo build, /tiempo end) or by "
           "taps (Play, the panel's lists, Confirm; End, Confirm; a decision's button), players thinking "
           "0.5-1.5 x think s before each interaction; the bot alone in a process pinned to one core, the "
           "Discord stand-in and players in another process on another core (gateway events over a Unix "
           "socket, REST over HTTP on 127.0.0.1); N = first, first + step, ... until the p95 of the end of "
           "turn (interaction to board cards posted) or of the other interactions (a tap, a typed build) "
-          "passes the limit, an answer is late or a table is stuck, then bisected to the fine step, and "
-          "the figure passed a second time. The baseline's bot (another revision) is measured in the "
-          "same run, interleaved, with the same players.")
+          "passes the limit, an answer is late or a table is stuck, then bisected to the fine step; a "
+          "number that fails, unless by far (a p95 over twice the limit, an answer late, a table stuck), "
+          "is tried once more and fails when both trials do. The baseline's bot "
+          "(another revision) is measured in the same run with the same players, its trials interleaved "
+          "with this checkout's: the same N back to back while both climb, then a trial of each in turn. "
+          "The bot's CPU per end of turn and per other answer comes from a serial trial of each bot (one "
+          "game, one interaction at a time), also back to back.")
 StateReader = Callable[[SimChannel], Awaitable[tuple[int, GameState]]]
+#: in the serial trial's CPU by kind: the mean over each tap (or typed build), the ends of turn aside
+OTHER_ANSWERS = "each other answer"
 
 
 def rss_mb() -> float:
@@ -577,12 +591,17 @@ class Setup:
 def cpu_by_kind(arrivals: list[tuple[str, float]], total: float, kinds: dict[int, str]) -> dict[str, float]:
     """The bot's CPU per interaction, by kind, in ms, when the games were played one interaction at a
     time: the CPU from an interaction's arrival to the next one's is its cost (the posts it causes
-    included)."""
+    included); and under ``each other answer``, the mean over all but the ends of turn and the set-up
+    (each tap, or each typed build)."""
     spent: dict[str, list[float]] = {}
     marks = [*sorted(arrivals, key=lambda a: a[1]), ("", total)]
     for (iid, at), (_, then) in itertools.pairwise(marks):
         spent.setdefault(kinds.get(int(iid), "?"), []).append(then - at)
-    return {k: round(1000 * statistics.mean(v), 1) for k, v in sorted(spent.items())}
+    out = {k: round(1000 * statistics.mean(v), 1) for k, v in sorted(spent.items())}
+    others = [x for k, v in spent.items() if k not in ("end", "setup", "?") for x in v]
+    if others:
+        out[OTHER_ANSWERS] = round(1000 * statistics.mean(others), 1)
+    return out
 
 
 async def trial(setup: Setup) -> dict[str, Any]:
@@ -674,6 +693,13 @@ def passes(t: dict[str, Any], limit_ms: float) -> bool:
             and quick(t)["p95_ms"] <= limit_ms and t["late_answers"] == 0 and not t.get("tables_failed"))
 
 
+def far_over(t: dict[str, Any], limit_ms: float) -> bool:
+    """A failure no second trial would reverse: a p95 over twice the limit, an answer late or a table
+    stuck (the number of games is not tried again)."""
+    return ("error" in t or t["late_answers"] > 0 or bool(t.get("tables_failed"))
+            or max(t["end_of_turn_with_picture"]["p95_ms"], quick(t)["p95_ms"]) > 2 * limit_ms)
+
+
 def row(t: dict[str, Any], limit_ms: float) -> str:
     """One trial as a line of the table."""
     if "error" in t:
@@ -695,67 +721,110 @@ def row(t: dict[str, Any], limit_ms: float) -> str:
 
 @dataclasses.dataclass
 class Search:
-    """What a capacity search tries: the first number of games, the step up, the step the bisection
-    stops at, the most it tries; turns a game (typed and by taps), think, the limit."""
+    """What a capacity search tries: the first number of games, the step up (0: twice as many), the step
+    the bisection stops at, the most it tries; turns a game (typed and by taps), think, the limit; and
+    whether a number of games that fails (not by far) is tried once more (one trial is one sample of a
+    shared machine: a neighbour's burst can fail it)."""
 
     first: int = FIRST
     step: int = STEP
     fine: int = FINE
     most: int = 1000
-    turns: int = 8
-    tap_turns: int = 3
+    turns: int = 4
+    tap_turns: int = 2
     think: float = 3.0
     limit_ms: float = 150.0
+    repeat: bool = True
 
 
-def capacity(backend: str, by: str, code: str, label: str, search: Search, target: Callable[[str], str],
-             server: int | None) -> dict[str, Any]:
-    """The largest number of games at once (a multiple of ``search.fine``) whose answers are within the
-    limit, played ``by`` typing or taps against the bot of ``code``; first, a serial trial (one game,
-    one interaction at a time) for the bot's CPU per kind of interaction."""
+@dataclasses.dataclass
+class Climb:
+    """One bot's search: its code and label, the most games that passed, the fewest that failed."""
+
+    code: str
+    label: str
+    good: int = 0
+    bad: int | None = None
+    trials: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    serial: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+
+def capacity(backend: str, by: str, codes: list[tuple[str, str]], search: Search, target: Callable[[str], str],
+             server: int | None) -> list[dict[str, Any]]:
+    """For each bot (``codes``: its checkout and label), the largest number of games at once (a multiple
+    of ``search.fine``) whose answers are within the limit, played ``by`` typing or taps. The bots'
+    trials are interleaved: first a serial trial of each (one game, one interaction at a time: the
+    bot's CPU per kind of interaction), back to back; then the same number of games for each bot still
+    climbing, back to back (first, first + step, ...), until it fails; then each one's bisection to the
+    fine step, a trial of each in turn. A number that fails is tried once more (``search.repeat``), unless
+    it failed by far (``far_over``): it fails when both trials do."""
     bot_cpu, players_cpu, placement = cores()
     turns = search.tap_turns if by == "taps" else search.turns
-    trials: list[dict[str, Any]] = []
+    climbs = [Climb(code, label) for code, label in codes]
+    started = time.monotonic()
 
-    def setup(games: int, think: float, name: str) -> Setup:
-        return Setup(games, turns, think, target(name), by, code, bot_cpu, players_cpu, server)
+    def setup(climb: Climb, games: int, think: float, name: str) -> Setup:
+        return Setup(games, turns, think, target(name), by, climb.code, bot_cpu, players_cpu, server)
 
-    serial = run_trial(dataclasses.replace(setup(1, 0.3, f"{by}-serial"), turns=2 * turns))
-    print(f"\n{backend}, {by}, the bot of {label}: {placement}; {turns} turns a game, think {search.think} s; "
-          f"p95 <= {search.limit_ms} ms for the end of turn and for each {'tap' if by == 'taps' else 'action'}")
-    print(f"  serial (one interaction at a time), the bot's CPU per interaction, ms: "
-          f"{serial.get('bot_cpu_ms_by_kind', serial.get('error'))}")
-    print(" games  ends  taps  end p95  tap p95  late    bot    pg  other  cpu/ans  plyrs  load")
+    print(f"\n{backend}, {by}: {placement}; {turns} turns a game, think {search.think} s; p95 <= {search.limit_ms} "
+          f"ms for the end of turn and for each {'tap' if by == 'taps' else 'action'}; bots: "
+          + ", ".join(c.label for c in climbs))
+    for c in climbs:
+        c.serial = run_trial(dataclasses.replace(setup(c, 1, 0.3, f"{by}-serial"), turns=2 * turns))
+        print(f"  {c.label}: serial (one interaction at a time), the bot's CPU per interaction, ms: "
+              f"{c.serial.get('bot_cpu_ms_by_kind', c.serial.get('error'))}", flush=True)
+    print(" games  ends  taps  end p95  tap p95  late    bot    pg  other  cpu/ans  plyrs  load   bot of")
     print("                       (ms)     (ms)       (share of the bot's core)   (ms)  (core 0)")
 
-    def attempt(games: int) -> bool:
-        t = run_trial(setup(games, search.think, f"{by}-{games}-{len(trials)}"))
-        trials.append(t)
-        print(row(t, search.limit_ms), flush=True)
-        return passes(t, search.limit_ms)
+    def attempt(c: Climb, games: int) -> bool:
+        for again in (False, True):
+            t = run_trial(setup(c, games, search.think, f"{by}-{games}-{len(c.trials)}"))
+            t["repeat"] = again
+            c.trials.append(t)
+            print(f"{row(t, search.limit_ms)}  {c.label}{' (again)' if again else ''}", flush=True)
+            if passes(t, search.limit_ms) or not search.repeat or far_over(t, search.limit_ms):
+                return passes(t, search.limit_ms)
+        return False
 
-    good, bad = 0, None
     games = search.first
-    while games <= search.most:
-        if not attempt(games):
-            bad = games
-            break
-        good, games = games, games + search.step if search.step else 2 * games
-    if bad is None and good < search.first:
-        bad = search.first
-    while bad is not None and bad - good > search.fine:
-        middle = good + max(search.fine, (bad - good) // 2 // search.fine * search.fine)
-        if attempt(middle):
-            good = middle
-        else:
-            bad = middle
-    # one trial is one sample of a noisy machine: the figure must pass a second time
-    while good > 0 and not attempt(good):
-        bad, good = good, good - search.fine
-    print(f"{backend}, {by}, {label}: {good} games at once" + (f" (at {bad}: too slow)" if bad else " (or more)"))
-    return {"backend": backend, "by": by, "bot_code": label, "placement": placement, "think_s": search.think,
-            "turns_per_game": turns, "p95_limit_ms": search.limit_ms, "serial": serial, "trials": trials,
-            "games_at_once": good, "first_too_many": bad}
+    climbing = list(climbs)
+    while climbing and games <= search.most:
+        for c in list(climbing):  # the same number of games for each, back to back
+            if attempt(c, games):
+                c.good = games
+            else:
+                c.bad = games
+                climbing.remove(c)
+        games = games + search.step if search.step else 2 * games
+
+    def narrowing() -> list[Climb]:
+        return [c for c in climbs if c.bad is not None and c.bad - c.good > search.fine]
+
+    while narrowing():
+        for c in narrowing():  # a trial of each in turn
+            assert c.bad is not None
+            middle = c.good + max(search.fine, (c.bad - c.good) // 2 // search.fine * search.fine)
+            if attempt(c, middle):
+                c.good = middle
+            else:
+                c.bad = middle
+    out = []
+    for c in climbs:
+        print(f"{backend}, {by}, {c.label}: {c.good} games at once"
+              + (f" (at {c.bad}: too slow)" if c.bad else " (or more)"))
+        out.append({"backend": backend, "by": by, "bot_code": c.label, "placement": placement,
+                    "think_s": search.think, "turns_per_game": turns, "p95_limit_ms": search.limit_ms,
+                    "repeat_a_failing_number": search.repeat, "serial": c.serial,
+                    "bot_cpu_ms": _cpu_summary(c.serial), "trials": c.trials, "games_at_once": c.good,
+                    "first_too_many": c.bad, "search_s": round(time.monotonic() - started)})
+    return out
+
+
+def _cpu_summary(serial: dict[str, Any]) -> dict[str, float | None]:
+    """The bot's CPU per end of turn and per other answer (each tap, or each typed build), ms, from its
+    serial trial."""
+    by_kind = serial.get("bot_cpu_ms_by_kind") or {}
+    return {"end_of_turn": by_kind.get("end"), "each_other_answer": by_kind.get(OTHER_ANSWERS)}
 
 
 def machine() -> dict[str, Any]:
@@ -783,8 +852,8 @@ def checkout(rev: str) -> Iterator[str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--games", type=int, default=50)
-    ap.add_argument("--turns", type=int, default=None, help="turns a game (6; 8 with --capacity)")
-    ap.add_argument("--tap-turns", type=int, default=3, help="turns a game played by taps (--capacity)")
+    ap.add_argument("--turns", type=int, default=None, help="turns a game (6; 4 with --capacity)")
+    ap.add_argument("--tap-turns", type=int, default=2, help="turns a game played by taps (--capacity, --profile)")
     ap.add_argument("--stored", type=int, default=200)
     ap.add_argument("--think", type=float, default=3.0,
                     help="mean seconds a player waits between two interactions (0: as fast as the bot answers)")
@@ -796,6 +865,11 @@ def main() -> None:
                     help="find the most games at once one process serves within --p95-limit")
     ap.add_argument("--baseline", metavar="REV",
                     help="also run each search against the bot of revision REV (a temporary git worktree)")
+    ap.add_argument("--baseline-by", choices=MODES, action="append",
+                    help="the ways of playing the baseline is searched for too (default: typed)")
+    ap.add_argument("--no-repeat", action="store_true",
+                    help="a number of games that fails is not tried a second time (--capacity)")
+    ap.add_argument("--out", help="the results' file in bench/results (--capacity; default capacity.json)")
     ap.add_argument("--p95-limit", type=float, default=150.0, help="p95 allowed, ms (--capacity)")
     ap.add_argument("--first", type=int, default=FIRST, help="games at once of the first trial (--capacity)")
     ap.add_argument("--step", type=int, default=STEP, help="step up between trials; 0: twice as many (--capacity)")
@@ -815,7 +889,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.cpu is not None:  # first of all, so that every thread this process starts inherits it
         os.sched_setaffinity(0, {args.cpu})
-    turns = args.turns if args.turns is not None else (8 if args.capacity else 6)
+    turns = args.turns if args.turns is not None else (4 if args.capacity else 6)
     if args.memory_only:
         print(json.dumps(asyncio.run(memory(args.stored))))
         return
@@ -827,7 +901,7 @@ def main() -> None:
         return
     if args.capacity:
         capacity_main(args, Search(args.first, args.step, args.fine, args.most, turns, args.tap_turns, args.think,
-                                   args.p95_limit))
+                                   args.p95_limit, not args.no_repeat))
         return
     backend, by = (args.database or ["sqlite"])[-1], (args.by or ["typed"])[-1]
     if args.profile:
@@ -881,8 +955,9 @@ def profile_main(args: argparse.Namespace, backend: str, by: str, turns: int) ->
 def capacity_main(args: argparse.Namespace, search: Search) -> None:
     """--capacity: search each backend and way of playing asked for (and the baseline's, interleaved),
     print the trials, write capacity.json."""
-    path = ROOT / "bench" / "results" / "capacity.json"
+    path = ROOT / "bench" / "results" / (args.out or "capacity.json")
     series: list[dict[str, Any]] = []
+    began = time.monotonic()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped"))  # (the baseline's worktree is removed)
     bot_cpu, _, _ = cores()
     with contextlib.ExitStack() as stack:
@@ -906,22 +981,24 @@ def capacity_main(args: argparse.Namespace, search: Search) -> None:
                         return asyncio.run(new_database(cluster))
                     return os.path.join(tmp, f"{name}-{time.monotonic_ns()}.sqlite3")
                 for by in dict.fromkeys(args.by or MODES):
-                    for code, label in codes:
-                        started = time.monotonic()
-                        result = capacity(backend, by, code, label, search, target, server)
-                        result.update(machine=machine(), measured_at=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                                      search_s=round(time.monotonic() - started))
+                    bots = codes if by in (args.baseline_by or ["typed"]) else codes[:1]
+                    for result in capacity(backend, by, bots, search, target, server):
+                        result.update(machine=machine(),
+                                      measured_at=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
                         if backend == "postgresql":
                             result["postgres_server"] = (f"pinned with the {args.postgres_cpu}"
                                                          if args.postgres_cpu != "anywhere" else "not pinned")
                         series.append(result)
-                        write_capacity(path, series)  # after each series: a stopped run keeps what it measured
-    print("\nbackend     by     bot of             games at once   (p95 <= limit, one core for the bot)")
+                    write_capacity(path, series)  # after each search: a stopped run keeps what it measured
+    print("\nbackend     by     bot of             games at once   CPU ms: per end of turn, per other answer")
     for r in series:
+        cpu = r["bot_cpu_ms"]
         print(f"{r['backend']:11s} {r['by']:6s} {r['bot_code']:18s} {r['games_at_once']:5d}   "
-              f"(load {r['machine']['load_average'][0]}, {r['measured_at']})")
+              f"{cpu['end_of_turn']}, {cpu['each_other_answer']}   (load {r['machine']['load_average'][0]}, "
+              f"{r['measured_at']}, {r['search_s']} s)")
+    print(f"the whole run: {round(time.monotonic() - began)} s")
     write_capacity(path, series)
-    print(f"written to {path.relative_to(ROOT)}")
+    print(f"written to {path}")
 
 
 def write_capacity(path: Path, series: list[dict[str, Any]]) -> None:
@@ -936,10 +1013,15 @@ def ratios(series: list[dict[str, Any]]) -> dict[str, Any]:
     for backend in dict.fromkeys(r["backend"] for r in series):
         mine = {by: got.get((backend, by, True)) for by in MODES}
         base = {by: got.get((backend, by, False)) for by in MODES}
+        cpu = {(r["by"], r["bot_code"] == "this checkout"): r.get("bot_cpu_ms") or {} for r in series
+               if r["backend"] == backend}
         out[backend] = {
             "taps_over_typed": round(mine["taps"] / mine["typed"], 2) if mine["taps"] and mine["typed"] else None,
             **{f"{by}_over_baseline": round(mine[by] / base[by], 2) if mine[by] and base[by] else None
-               for by in MODES}}
+               for by in MODES},
+            **{f"{by}_cpu_{what}_over_baseline": round(cpu[(by, True)][what] / cpu[(by, False)][what], 2)
+               for by in MODES for what in ("end_of_turn", "each_other_answer")
+               if cpu.get((by, True), {}).get(what) and cpu.get((by, False), {}).get(what)}}
     return out
 
 

@@ -30,6 +30,10 @@ from .scene import BoardScene, Scene, make_scene
 
 #: unchanged boards' cards remembered (about 70 kB each): two for each of 256 games played at once
 UNCHANGED_KEPT = 512
+#: other cards remembered whole (about 85 kB each), by what they show (their scene): a card asked for
+#: again (the board a turn changed, asked for by "Board now"; a preview or a list of places shown again
+#: by a tap on Back; a question's board drawn again) is not drawn again
+CARDS_KEPT = 256
 
 
 def game_picture(state: GameState, viewer: int | None = None, events: Sequence[Event] = ()) -> bytes:
@@ -57,7 +61,7 @@ def age_card(state: GameState, age: Age, viewer: int | None = None, events: Sequ
     marked, and a side column with the round, whose turn, what changed (or the candidates and their
     owners) and who is which colour. ``heading`` replaces the round line ("Preview"). Without
     ``events`` (a question's board) the side column lists no changes."""
-    return encode(paint_card(make_scene(state, viewer, events), Age(age), heading=heading, last_turn=bool(events)))
+    return _card(make_scene(state, viewer, events), Age(age), heading, bool(events), None)
 
 
 def places_card(state: GameState, age: Age, places: Sequence[Cell], kind: Kind | None = None,
@@ -69,7 +73,7 @@ def places_card(state: GameState, age: Age, places: Sequence[Cell], kind: Kind |
     boards = list(scene.boards)
     boards[age] = replace(boards[age], choices=tuple(places))
     scene = replace(scene, boards=(boards[0], boards[1], boards[2]), placing=kind)
-    return encode(paint_card(scene, Age(age), heading=heading, last_turn=False, pick="The places in the list:"))
+    return _card(scene, Age(age), heading, False, "The places in the list:")
 
 
 def turn_cards(state: GameState, events: Sequence[Event] = (), viewer: int | None = None
@@ -82,7 +86,7 @@ def turn_cards(state: GameState, events: Sequence[Event] = (), viewer: int | Non
     scene = make_scene(state, viewer, events)
     changed = set(ages_changed(scene)) | {b.age for b in scene.boards if b.choices}
     order = sorted(Age, key=lambda a: (a not in changed, a))
-    return [(age, age in changed, encode(paint_card(scene, age, last_turn=bool(events)))
+    return [(age, age in changed, _card(scene, age, None, bool(events), None)
              if age in changed or not events else _unchanged_card(_unchanged_scene(scene, age), age))
             for age in order]
 
@@ -98,6 +102,12 @@ def _unchanged_scene(scene: Scene, age: Age) -> Scene:
     boards = tuple(b if b.age is age else BoardScene(b.age, (), (), ()) for b in scene.boards)
     return replace(scene, round=0, income_rounds=(), players=players, boards=boards,  # type: ignore[arg-type]
                    stock=(), deck=0, discard=0, reserve=None, waiting=None, finished=False, placing=None)
+
+
+@lru_cache(maxsize=CARDS_KEPT)
+def _card(scene: Scene, age: Age, heading: str | None, last_turn: bool, pick: str | None) -> bytes:
+    """A card as PNG bytes (``paint_card``'s arguments), drawn once for as long as it is remembered."""
+    return encode(paint_card(scene, age, heading=heading, last_turn=last_turn, pick=pick))
 
 
 @lru_cache(maxsize=UNCHANGED_KEPT)

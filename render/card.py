@@ -10,11 +10,12 @@ candidates of a pending decision with their owners), and who is which colour.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
-from rules import Age, Cell, Kind
+from rules import Age, Cell, GameMap, Kind
 
 from . import sprites
 from .layout import board_layout
@@ -92,15 +93,35 @@ def paint_card(scene: Scene, age: Age, *, heading: str | None = None, last_turn:
     the board's ``choices`` are the places a list offers (not a decision's), listed under that title."""
     board = scene.boards[age]
     lay = board_layout(scene.map, age, len(scene.players), 0, 0)
-    top = lay.board_top(age)
+    im = _ground(scene.map, age, _key_columns(scene), -(-len(scene.players) // _key_columns(scene))).copy()
+    # the board drawn as in the single-board picture, its top moved up under the margin
+    draw_board(im, replace(lay, board_y=tuple(MARGIN if a is age else None for a in Age)), board, scene)  # type: ignore[arg-type]
+    _side(im, scene, board, heading, last_turn, unchanged, pick)
+    return im
+
+
+#: card grounds remembered (one per map, Age and size of the colour key; about 2.3 MB each)
+GROUNDS_KEPT = 24
+
+
+@lru_cache(maxsize=GROUNDS_KEPT)
+def _ground(game_map: GameMap, age: Age, columns: int, lines: int) -> Image.Image:
+    """What every card of ``age`` on ``game_map`` shows whatever the game: the page, the board without
+    its pieces (``board_base``), the side column's card with the Age's name, and its legend (placed
+    above a colour key of ``lines`` lines in ``columns`` columns). Never changed: a card is drawn on a
+    copy."""
+    lay = board_layout(game_map, age, 1, 0, 0)
     bh = lay.geo.board_h
     im = Image.new("RGB", (CARD_W, bh + 2 * MARGIN), PAGE)
-    # the board block, drawn as in the single-board picture, then moved up under the margin
-    block = Image.new("RGB", (WIDTH, top + bh), PAGE)
-    block.paste(board_base(scene.map, age), (0, top))
-    draw_board(block, lay, board, scene)
-    im.paste(block.crop((0, top, WIDTH, top + bh)), (0, MARGIN))
-    _side(im, scene, board, heading, last_turn, unchanged, pick)
+    im.paste(board_base(game_map, age), (0, MARGIN))
+    d = ImageDraw.Draw(im)
+    x0, x1 = WIDTH + 2, CARD_W - 10
+    d.rounded_rectangle((x0, MARGIN, x1, im.height - MARGIN - 1), radius=10, fill=CARD, outline=RULE, width=1)
+    d.rounded_rectangle((x0, MARGIN, x1, MARGIN + 56), radius=10, fill=AGE_BAR[age])
+    d.rectangle((x0, MARGIN + 46, x1, MARGIN + 56), fill=CARD)
+    left, room = x0 + 16, x1 - x0 - 32
+    _text(im, left, MARGIN + 25, age.title.upper(), TITLE, (255, 250, 240), bold=True)
+    _legend(im, _legend_top(im.height, age, room, lines), age, left, x1, room)
     return im
 
 
@@ -127,13 +148,11 @@ def rows(scene: Scene, board: BoardScene, heading: str | None, last_turn: bool, 
 
 def _side(im: Image.Image, scene: Scene, board: BoardScene, heading: str | None, last_turn: bool,
           unchanged: bool = False, pick: str | None = None) -> None:
+    """The side column's words over its ground (``_ground``: its card, the Age's name, the legend)."""
     d = ImageDraw.Draw(im)
     x0, x1 = WIDTH + 2, CARD_W - 10
-    d.rounded_rectangle((x0, MARGIN, x1, im.height - MARGIN - 1), radius=10, fill=CARD, outline=RULE, width=1)
-    d.rounded_rectangle((x0, MARGIN, x1, MARGIN + 56), radius=10, fill=AGE_BAR[board.age])
-    d.rectangle((x0, MARGIN + 46, x1, MARGIN + 56), fill=CARD)
     left, room = x0 + 16, x1 - x0 - 32
-    _text(im, left, MARGIN + 25, board.age.title.upper(), TITLE, (255, 250, 240), bold=True)
+    key_top = _legend_top(im.height, board.age, room, -(-len(scene.players) // _key_columns(scene))) - 6
     y = MARGIN + 86
     if unchanged:
         _text(im, left, y, "Unchanged", TEXT + 2, INK, bold=True)
@@ -144,7 +163,6 @@ def _side(im: Image.Image, scene: Scene, board: BoardScene, heading: str | None,
                 _text(im, left, y, words, TEXT - 2, MUTED)
                 y += LINE_H - 6
             y += LINE_H - 6
-        _legend(im, scene, board.age, left, x1, room)
         _key(im, scene, left, x1, room)
         return
     if heading is not None:
@@ -167,7 +185,6 @@ def _side(im: Image.Image, scene: Scene, board: BoardScene, heading: str | None,
     y += 6
     d.line((left, y, x1 - 16, y), fill=RULE, width=2)
     y += 30
-    key_top = _legend(im, scene, board.age, left, x1, room)
     listed = rows(scene, board, heading, last_turn, pick)
     room_rows = max(1, int((key_top - 10 - y) // LINE_H))
     shown = listed if len(listed) <= room_rows else listed[: room_rows - 1]
@@ -188,6 +205,7 @@ def _side(im: Image.Image, scene: Scene, board: BoardScene, heading: str | None,
     _key(im, scene, left, x1, room)
 
 
+@lru_cache(maxsize=8)
 def _legend_rows(age: Age, room: int) -> list[list[LegendItem]]:
     rows: list[list[LegendItem]] = [[]]
     x = 0
@@ -201,20 +219,22 @@ def _legend_rows(age: Age, room: int) -> list[list[LegendItem]]:
     return rows
 
 
-def _legend(im: Image.Image, scene: Scene, age: Age, left: int, x1: int, room: int) -> int:
+def _legend_top(height: int, age: Age, room: int, key_lines: int) -> int:
+    """The top of the legend's rows, above a colour key of ``key_lines`` lines."""
+    return _key_top_of(height, key_lines) - len(_legend_rows(age, room)) * LEGEND_ROW - 8
+
+
+def _legend(im: Image.Image, top: int, age: Age, left: int, x1: int, room: int) -> None:
     """The marks of this Age's board explained (domain outlines, the controller's tag, printed hamlet,
-    ruin, cube), just above who is which colour. Returns the legend's top."""
-    rows = _legend_rows(age, room)
-    top = _key_top(im, scene) - len(rows) * LEGEND_ROW - 8
+    ruin, cube), from ``top``, just above who is which colour."""
     ImageDraw.Draw(im).line((left, top - 6, x1 - 16, top - 6), fill=RULE, width=2)
-    for r, items in enumerate(rows):
+    for r, items in enumerate(_legend_rows(age, room)):
         cy = top + 2 + r * LEGEND_ROW + LEGEND_ROW / 2
         x: float = left
         for sprite, words in items:
             _paste(im, sprite, x, cy - sprite.height / 2)
             x += sprite.width + 6
             x += _text(im, x, cy, words, LEGEND_TEXT, MUTED) + 14
-    return top - 6
 
 
 def _key_columns(scene: Scene) -> int:
@@ -222,8 +242,11 @@ def _key_columns(scene: Scene) -> int:
 
 
 def _key_top(im: Image.Image, scene: Scene) -> int:
-    lines = -(-len(scene.players) // _key_columns(scene))
-    return im.height - MARGIN - 16 - lines * (LINE_H - 4)
+    return _key_top_of(im.height, -(-len(scene.players) // _key_columns(scene)))
+
+
+def _key_top_of(height: int, lines: int) -> int:
+    return height - MARGIN - 16 - lines * (LINE_H - 4)
 
 
 def _key(im: Image.Image, scene: Scene, left: int, x1: int, room: int) -> None:

@@ -33,7 +33,9 @@ BANDS_KEPT = 16384
 _SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _EMPTY_FINAL_BLOCK = b"\x03\x00"  # a final fixed-Huffman block with no data
 _ZLIB_HEADER = b"\x78\x01"  # deflate, 32 kB window, the fastest level (a hint only)
+_ADLER_BASE = 65521
 
+#: compressed bands by the (hash, Adler-32, length) of their scanlines: the band's raw deflate
 _bands: OrderedDict[tuple[int, int, int], bytes] = OrderedDict()
 _lock = Lock()  # pictures are drawn in several threads at once
 
@@ -49,21 +51,32 @@ def _palette_chunk() -> bytes:
 _PLTE: list[bytes] = []
 
 
-def _deflated(scanlines: bytes) -> bytes:
-    """One band's scanlines as raw deflate ended by a full flush (from the cache if seen before)."""
-    key = (hash(scanlines), zlib.crc32(scanlines), len(scanlines))
+def _deflated(scanlines: memoryview) -> tuple[bytes, int]:
+    """One band's scanlines as raw deflate ended by a full flush (from the cache if seen before), and
+    their Adler-32."""
+    check = zlib.adler32(scanlines)
+    key = (hash(scanlines), check, len(scanlines))
     with _lock:
         found = _bands.get(key)
         if found is not None:
             _bands.move_to_end(key)
-            return found
+            return found, check
     packer = zlib.compressobj(LEVEL, zlib.DEFLATED, -15)
     found = packer.compress(scanlines) + packer.flush(zlib.Z_FULL_FLUSH)
     with _lock:
         _bands[key] = found
         while len(_bands) > BANDS_KEPT:
             _bands.popitem(last=False)
-    return found
+    return found, check
+
+
+def adler32_combine(first: int, second: int, length: int) -> int:
+    """The Adler-32 of two byte strings one after the other, from the first's, the second's and the
+    second's length (as zlib's ``adler32_combine``)."""
+    rem = length % _ADLER_BASE
+    low = (first & 0xFFFF) + (second & 0xFFFF) + _ADLER_BASE - 1
+    high = (rem * (first & 0xFFFF)) % _ADLER_BASE + (first >> 16) + (second >> 16) + _ADLER_BASE - rem
+    return (high % _ADLER_BASE) << 16 | (low % _ADLER_BASE)
 
 
 def indexed(im: Image.Image) -> Image.Image:
@@ -76,16 +89,20 @@ def encode(im: Image.Image) -> bytes:
     image always gives the same bytes."""
     pixels = indexed(im)
     width, height = pixels.size
-    raw = pixels.tobytes()
+    # the scanlines at once: the pixels pasted one column in, on a first column of zeros (filter 0: none)
+    lined = Image.new("P", (width + 1, height), 0)
+    lined.paste(pixels, (1, 0))
+    scanlines = memoryview(lined.tobytes())
     if not _PLTE:
         _PLTE.append(_palette_chunk())
+    band = (width + 1) * BAND_ROWS
     parts = [_ZLIB_HEADER]
     check = 1
-    for top in range(0, height, BAND_ROWS):
-        rows = range(top, min(height, top + BAND_ROWS))
-        scanlines = b"".join(b"\0" + raw[y * width:(y + 1) * width] for y in rows)  # filter 0: none
-        check = zlib.adler32(scanlines, check)
-        parts.append(_deflated(scanlines))
+    for top in range(0, len(scanlines), band):
+        rows = scanlines[top:top + band]
+        deflated, adler = _deflated(rows)
+        parts.append(deflated)
+        check = adler32_combine(check, adler, len(rows))
     parts += [_EMPTY_FINAL_BLOCK, struct.pack(">I", check)]
     header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)  # 8 bits, palette, no interlace
     return b"".join((_SIGNATURE, _chunk(b"IHDR", header), _PLTE[0], _chunk(b"IDAT", b"".join(parts)),

@@ -21,10 +21,11 @@ engine pays (checked by the tests over random games).
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
+from threading import Lock
 
 from .actions import Action
 from .domains import domains, top
@@ -202,13 +203,49 @@ class EconomyChange:
         return tuple(sorted({h.player for h in self.harms if h.player != besides}))
 
 
+#: positions whose economy was worked out last (an end of turn asks for it in the status, the picture
+#: and what the turn cost the others; a tap, in the list and its picture), each with what it was read
+#: from: its boards (each one's version: a change to a board raises it), pawns, round and end
+ECONOMIES_KEPT = 32
+_economies: OrderedDict[int, tuple[GameState, tuple[object, ...], Economy]] = OrderedDict()
+_economies_lock = Lock()  # (pictures are drawn in threads)
+
+
+def _read_from(state: GameState) -> tuple[object, ...]:
+    return (tuple(state.boards), tuple(b.version for b in state.boards),
+            tuple(tuple(p.pawns) for p in state.players), state.round, state.finished)
+
+
+def _same_reading(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
+    boards_a, boards_b = a[0], b[0]
+    assert isinstance(boards_a, tuple) and isinstance(boards_b, tuple)
+    return all(x is y for x, y in zip(boards_a, boards_b, strict=True)) and a[1:] == b[1:]
+
+
 def economy(state: GameState, *, since: tuple[GameState, Economy] | None = None) -> Economy:
     """Every domain of every Age with its controllers and value, and every player's outlook, as the
     engine would count income now (R73–R78, A4, A34). Read-only.
 
     ``since``: another position of the same game (typically the one this was played from) and its
     economy: a board equal to that position's board takes its domains from there (a list of places
-    works out the economy after each of many actions on one position)."""
+    works out the economy after each of many actions on one position). The economy of the last few
+    positions asked for is remembered (the same object, its boards, pawns and round unchanged)."""
+    read = _read_from(state)
+    with _economies_lock:
+        kept = _economies.get(id(state))
+        if kept is not None and kept[0] is state and _same_reading(kept[1], read):
+            _economies.move_to_end(id(state))
+            return kept[2]
+    found = _economy(state, since)
+    with _economies_lock:
+        _economies[id(state)] = (state, read, found)
+        _economies.move_to_end(id(state))
+        while len(_economies) > ECONOMIES_KEPT:
+            _economies.popitem(last=False)
+    return found
+
+
+def _economy(state: GameState, since: tuple[GameState, Economy] | None) -> Economy:
     per_age: list[tuple[DomainEconomy, ...]] = []
     by_age: list[list[int]] = [[0, 0, 0] for _ in state.players]
     for age in AGES:

@@ -23,6 +23,9 @@ from .messages import Caller
 STATES_KEPT = 256
 HISTORIES_KEPT = 64
 TURNS_KEPT = 2048
+#: how many games' last turn starts are kept (two positions each: an end of turn's post compares the
+#: position after it with the one its turn began from, without replaying the game)
+STARTS_KEPT = 512
 #: how many games' counts of changes are kept (see ``Games.changes``)
 CHANGES_KEPT = 4096
 
@@ -83,6 +86,9 @@ class Games:
         self._histories: OrderedDict[int, History] = OrderedDict()
         #: per game: (version, the events of its current turn so far, or of the turn that just ended)
         self._turns: OrderedDict[int, tuple[int, list[ev.Event]]] = OrderedDict()
+        #: per game: (the count of actions up to which every end of turn was seen, the last two
+        #: positions a turn began from, each with the count of actions after which it began)
+        self._starts: OrderedDict[int, tuple[int, tuple[tuple[int, GameState], ...]]] = OrderedDict()
         #: per game: how often a move or an undo changed its caches (the most recently changed
         #: ``CHANGES_KEPT`` games), and how many counts were forgotten: see ``changes``
         self._changes: OrderedDict[int, int] = OrderedDict()
@@ -201,6 +207,14 @@ class Games:
                   TURNS_KEPT)
         else:
             self._turns.pop(record.id, None)
+        starts = self._starts.get(record.id)
+        if starts is not None and starts[0] == record.action_count - 1:
+            kept = starts[1]
+            if any(isinstance(e, ev.TurnEnded) for e in events):
+                kept = (*kept[-1:], (record.action_count, state))
+            _keep(self._starts, record.id, (record.action_count, kept), STARTS_KEPT)
+        else:
+            self._starts.pop(record.id, None)
         h = self._histories.get(record.id)
         if h is not None and h.seq == record.action_count - 1:
             _keep(self._histories, record.id, History(record.action_count, [*h.actions, (
@@ -213,12 +227,14 @@ class Games:
         self._states.pop(game_id, None)
         self._histories.pop(game_id, None)
         self._turns.pop(game_id, None)
+        self._starts.pop(game_id, None)
 
     def forget_last(self, game: GameRecord, h: History, before: GameState, count: int = 1) -> None:
         """The last ``count`` actions were taken back (``game`` is the game after that): update the caches."""
         self._changed(game.id)
         self._histories[game.id] = History(game.action_count, h.actions[:-count])
         self._turns.pop(game.id, None)
+        self._starts.pop(game.id, None)
         self.remember(game, before)
 
     async def turn_events(self, game: GameRecord) -> list[ev.Event]:
@@ -239,6 +255,27 @@ class Games:
             _keep(self._turns, game.id, (h.seq, out), TURNS_KEPT)
         return list(out)
 
+    async def turn_began(self, game: GameRecord) -> GameState:
+        """The position the turn of the game's last action began from: the one after the last action
+        before it that ended a turn (the first position if none did). Right after an end of turn, the
+        position that turn began from. Kept per game as actions are noted (``note``), so that an end of
+        turn does not replay the game; otherwise replayed from its history."""
+        starts = self._starts.get(game.id)
+        if starts is not None and starts[0] == game.action_count:
+            self._starts.move_to_end(game.id)
+            return _began(starts[1], game.action_count)
+        seen = self.changes(game.id)
+        h = await self.history(game)
+        state = self.first_state(game)
+        kept: tuple[tuple[int, GameState], ...] = ((0, state),)
+        for record, action, events in h.actions:
+            state, _ = apply(state, action)
+            if any(isinstance(e, ev.TurnEnded) for e in events):
+                kept = (*kept[-1:], (record.seq, state))
+        if self.changes(game.id) == seen and h.seq == game.action_count:  # all of it, no move or undo meanwhile
+            _keep(self._starts, game.id, (h.seq, kept), STARTS_KEPT)
+        return _began(kept, game.action_count)
+
     def changes(self, game_id: int) -> tuple[int, int]:
         """A mark of the game's changes: a reader that awaited the database stores what it worked out
         only if the mark is the same after (else a move or an undo came between, and it may be stale).
@@ -251,6 +288,12 @@ class Games:
         while len(self._changes) > CHANGES_KEPT:
             self._changes.popitem(last=False)
             self._forgotten += 1
+
+
+def _began(starts: tuple[tuple[int, GameState], ...], count: int) -> GameState:
+    """Of the positions turns began from (``(actions before it, position)``, oldest first), the last
+    one before the ``count``-th action."""
+    return next((state for seq, state in reversed(starts) if seq < count), starts[0][1])
 
 
 def _keep(cache: OrderedDict[int, Any], game_id: int, value: Any, limit: int) -> None:

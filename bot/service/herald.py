@@ -9,7 +9,7 @@ import logging
 from collections.abc import Sequence
 
 from render import age_card, changed_ages, turn_cards
-from rules import Age, Choose, GameState, apply, economy_change
+from rules import Age, Choose, GameState, economy_change
 from rules import events as ev
 
 from ..storage import GameRecord, Letter, SeatRecord
@@ -195,13 +195,7 @@ class Herald:
         """A line for each player the turn just ended (``actor``'s) hurt: what happened to their
         buildings and domains and what it cost them in income outlook, mentioning them once; and the
         user ids to ping. None when the turn hurt no one else (or its start cannot be found)."""
-        h = await self.games.history(game)
-        actions = [a for r, a, _ in h.actions if r.seq < game.action_count]  # (the action just played is not in)
-        ends = [i for i, (r, _, events) in enumerate(h.actions) if r.seq < game.action_count
-                and any(isinstance(e, ev.TurnEnded) for e in events)]
-        before = self.games.first_state(game)
-        for a in actions[:ends[-1] + 1 if ends else 0]:
-            before, _ = apply(before, a)
+        before = await self.games.turn_began(game)
         change = economy_change(before, state, turn_events)
         out: list[Text] = []
         pinged: list[int] = []

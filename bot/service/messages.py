@@ -5,7 +5,9 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
+from collections import OrderedDict
 from dataclasses import dataclass
+from threading import Lock
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from ..words import Button, Code, Command, Here, Mention, Name, Part, Place, Strong, Text
@@ -379,11 +381,28 @@ def _old_controls(data: dict[str, Any]) -> tuple[Control, ...]:
     return tuple(out)
 
 
+#: the posts encoded last, by their JSON text: the outbox sends a post soon after it was stored, and
+#: does not decode its pictures again (a turn's post carries about 250 kB of them)
+ENCODED_KEPT = 16
+_encoded: OrderedDict[str, Post] = OrderedDict()
+_encoded_lock = Lock()
+
+
 def encode_post(post: Post) -> str:
     """``post`` as JSON text, to be stored until it is sent (pictures in base64). Raises ValueError
     for a post with a private control (a panel, a confirmation, a cancel button)."""
     if any(isinstance(c, PRIVATE_CONTROLS) for c in post.controls):
         raise ValueError("a private answer is not stored in the outbox")
+    body = _encoded_json(post)
+    if post.png is not None or post.gallery:
+        with _encoded_lock:
+            _encoded[body] = post
+            while len(_encoded) > ENCODED_KEPT:
+                _encoded.popitem(last=False)
+    return body
+
+
+def _encoded_json(post: Post) -> str:
     return json.dumps({
         "text": [_part_json(p) for p in post.text.parts],
         "png": base64.b64encode(post.png).decode() if post.png is not None else None,
@@ -400,7 +419,12 @@ def encode_post(post: Post) -> str:
 
 
 def decode_post(body: str) -> Post:
-    """The post ``encode_post`` stored (also in the form stored before posts had ``controls``)."""
+    """The post ``encode_post`` stored (also in the form stored before posts had ``controls``); one of
+    the last posts with pictures encoded here is not decoded again."""
+    with _encoded_lock:
+        known = _encoded.get(body)
+    if known is not None:
+        return known
     data = json.loads(body)
     controls = (tuple(_control_of(c) for c in data["controls"]) if "controls" in data else _old_controls(data))
     return Post(

@@ -227,7 +227,8 @@ class Moves:
         after = dataclasses.replace(game, action_count=game.next_seq, snapshot=snapshot,
                                     status=status or game.status, stand_ins=warm)
         if any(isinstance(e, ev.TurnEnded) for e in events):  # its post tells the whole turn: the turn
-            await self.games.turn_events(game)                 # so far is cached, and note() adds this action
+            await self.games.turn_events(game)                 # so far is cached, and note() adds this action;
+            await self.games.turn_began(game)                  # and so is the position the turn began from
         self.games.note(after, action, events, new, actor_id, text)
         try:
             answered = _answered(game, before, action)

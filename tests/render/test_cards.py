@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import os
 from dataclasses import replace
+from pathlib import Path
 
 from PIL import Image
 
@@ -145,3 +147,112 @@ def test_a_list_of_places_is_drawn_on_its_board_ringed_and_listed() -> None:
     assert listed[0] == ("title", "The places in the list:")
     assert [(line.badge, line.words) for line in listed[1:] if isinstance(line, Line)] == [
         ("A1", "Chapel on A1"), ("B7", "Chapel on B7")]
+
+
+# -- the cards as they were drawn before their caches (golden PNGs, as in test_board_pictures) --------
+
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def _as_golden(name: str, png: bytes) -> None:
+    """The picture has exactly the golden's pixels (written anew when TIEMPO_REGEN_GOLDEN=1 is set, as
+    in test_board_pictures: then look at it)."""
+    path = GOLDEN / name
+    if os.environ.get("TIEMPO_REGEN_GOLDEN") == "1":
+        path.write_bytes(png)
+    got, want = Image.open(io.BytesIO(png)), Image.open(path)
+    assert got.size == want.size, f"{name}: size {got.size}, golden {want.size}"
+    assert got.convert("RGB").tobytes() == want.convert("RGB").tobytes(), f"{name} differs from its golden"
+
+
+def _golden_cases() -> dict[str, bytes]:
+    state, events = late_game()
+    opening = new_game(["Ana", "Ben"], seed=3)
+    ana = next(a for a in legal_actions(opening) if isinstance(a, Travel) and a.to is Age.FAITH)
+    first, moved = apply(opening, ana)
+    area = [Cell(c, r) for r in range(4) for c in range(5, 10)]
+    return {"card_late_game_might.png": age_card(state, Age.MIGHT, None, events),
+            "card_late_game_faith_preview.png": age_card(state, Age.FAITH, 0, events, heading="Preview"),
+            "card_late_game_places.png": places_card(state, Age.MIGHT, area, Kind.HAMLET, 0, heading="Where: Hamlet"),
+            "card_opening_reason_unchanged.png": next(png for age, _, png in turn_cards(first, moved)
+                                                      if age is Age.REASON)}
+
+
+def test_the_cards_are_drawn_as_their_goldens_with_cold_and_warm_caches() -> None:
+    """A card painted over its cached ground, its bands compressed or taken from the cache, and the card
+    taken whole from the cache the second time: the same pixels each time, those of the goldens (drawn
+    before these caches existed)."""
+    from render import _card, _unchanged_card, png
+    from render.card import _ground
+
+    for cache in (_card, _unchanged_card, _ground):
+        cache.cache_clear()
+    png._bands.clear()
+    cold = _golden_cases()
+    for name, picture in cold.items():
+        _as_golden(name, picture)
+    assert _golden_cases() == cold  # (every card from the cache now)
+    _card.cache_clear()
+    _unchanged_card.cache_clear()
+    assert _golden_cases() == cold  # (drawn again over the grounds, the bands from their cache)
+
+
+def test_a_card_asked_again_is_not_drawn_again_and_a_changed_board_gets_a_new_one() -> None:
+    """The cards are remembered whole by what they show: the same card again costs no drawing; a
+    state that changes the board (or what the side column says) gives a new card, equal to the one an
+    empty cache gives."""
+    from render import _card
+
+    state = new_game(["Ana", "Ben"], seed=3)
+    first = age_card(state, Age.FAITH)
+    drawn = _card.cache_info().misses
+    assert age_card(state, Age.FAITH) == first and _card.cache_info().misses == drawn
+    ana = next(a for a in legal_actions(state) if isinstance(a, Travel) and a.to is Age.FAITH)
+    after, _ = apply(state, ana)
+    changed = age_card(after, Age.FAITH)
+    assert changed != first and _card.cache_info().misses == drawn + 1
+    later = age_card(replace(after, round=after.round + 1), Age.FAITH)  # the side column's round only
+    assert later not in (first, changed)
+    _card.cache_clear()
+    assert age_card(after, Age.FAITH) == changed
+
+
+def test_the_cards_caches_are_bounded() -> None:
+    """The whole cards, the unchanged boards' cards, the grounds and the compressed bands are each
+    kept up to a fixed number (the oldest forgotten first)."""
+    import render
+    from render import png
+    from render.card import GROUNDS_KEPT, _ground
+
+    assert render._card.cache_info().maxsize == render.CARDS_KEPT
+    assert render._unchanged_card.cache_info().maxsize == render.UNCHANGED_KEPT
+    assert _ground.cache_info().maxsize == GROUNDS_KEPT
+    kept = png.BANDS_KEPT
+    try:
+        png.BANDS_KEPT = 30
+        png._bands.clear()
+        render._card.cache_clear()
+        state, events = late_game()
+        pictures = [png.encode(Image.new("RGB", (40, 16 * 12), (i, 200, 100))) for i in range(0, 250, 50)]
+        pictures.append(age_card(state, Age.REASON, 1, events, heading="Then"))
+        assert len(png._bands) == 30
+        png._bands.clear()
+        render._card.cache_clear()
+        assert age_card(state, Age.REASON, 1, events, heading="Then") == pictures[-1]
+    finally:
+        png.BANDS_KEPT = kept
+
+
+def test_the_adler_32_of_bands_one_after_the_other_is_that_of_their_scanlines() -> None:
+    """A PNG's zlib stream ends with the Adler-32 of all its scanlines, worked out from its bands'."""
+    import random
+    import zlib
+
+    from render.png import adler32_combine
+
+    rng = random.Random(5)
+    for _ in range(200):
+        a, b = rng.randbytes(rng.randrange(0, 90_000)), rng.randbytes(rng.randrange(0, 70_000))
+        assert adler32_combine(zlib.adler32(a), zlib.adler32(b), len(b)) == zlib.adler32(a + b)
+    assert adler32_combine(1, zlib.adler32(b"\xff" * 70_000), 70_000) == zlib.adler32(b"\xff" * 70_000)

@@ -198,3 +198,29 @@ def test_r73_r78_the_outlook_agrees_with_the_income_the_engine_pays_through_rand
         assert change.after == e  # the boards it took from the position before are unchanged
         for h in change.harms:
             assert 0 <= h.player < players
+
+
+def test_the_economy_of_a_position_is_remembered_until_it_changes() -> None:
+    """The economy of the last positions asked for is remembered: asked again, the same answer without
+    working it out; a board changed in place (its version raised), a pawn moved or a round passed gives
+    the economy of the position as it is now, the one a fresh copy gives; the memory is bounded."""
+    import sys
+
+    module = sys.modules["rules.economy"]
+    text = PLAIN + "round: 3\nRed: pawns=M,F\nWhite: pawns=M,M\nM: Keep[White]@G1 Hamlet@I1\n"
+    state = play(text)[0]
+    first = economy(state)
+    assert economy(state) is first and first.outlooks[1].total == 1
+    state.players[1].pawns[:] = [Age.FAITH, Age.FAITH]  # White leaves Might: its domain does not count (R73)
+    assert economy(state).outlooks[1].total == 0 and economy(state) == economy(state.clone())
+    state.round = 5
+    assert economy(state).next_income == 7 and first.next_income == 4
+    state = play(text)[0]
+    assert economy(state).domains[Age.MIGHT]
+    board = state.boards[Age.MIGHT]
+    for b in list(board.buildings.values()):
+        board.take(b.id)  # in place: the version is raised
+    assert economy(state).domains[Age.MIGHT] == () and economy(state) == economy(state.clone())
+    for _ in range(module.ECONOMIES_KEPT + 5):
+        economy(state.clone())
+    assert len(module._economies) == module.ECONOMIES_KEPT

@@ -455,3 +455,25 @@ async def test_settling_on_a_channel_that_cannot_edit_posts_nothing(tmp_path: Pa
     await _courier_sends(channel, [_asking("Ben, which Keep?"), Post(text("✅ Ben answered: E1."), settles="ask-1")],
                          tmp_path)
     assert channel.printed == ["Ben, which Keep?"]
+
+
+def test_a_post_with_pictures_just_stored_is_sent_as_it_was_made_without_decoding_it_again() -> None:
+    """The outbox sends a post soon after it was stored: the last posts with pictures encoded are
+    remembered by their text and not decoded again. What it sends is what decoding gives (the
+    pictures, the description, the controls), and the memory is bounded."""
+    from bot.service import messages
+    from bot.service.messages import HandButtons, Picture, PlayButton, Post
+
+    post = Post(say("{who}, your turn.", who=Mention(5, "ana")), gallery=(
+        Picture(b"\x89PNG one", "tiempo-1-v3-might.png", "Might: what changed is ringed in gold", True),
+        Picture(b"\x89PNG two", "tiempo-1-v3-faith.png", "Faith: no change", False)),
+        controls=(PlayButton(1), HandButtons(1, "3-abcdef")), mentions=(5,), key="think-1-3")
+    body = encode_post(post)
+    assert decode_post(body) is post
+    messages._encoded.clear()
+    assert decode_post(body) == post  # (decoded: the same post)
+    for n in range(messages.ENCODED_KEPT + 3):
+        encode_post(Post(text(f"post {n}"), gallery=(Picture(b"png", f"p{n}.png", "d", True),)))
+    encode_post(Post(text("no picture")))  # (not remembered: nothing to save)
+    assert len(messages._encoded) == messages.ENCODED_KEPT
+    assert decode_post(json.dumps(json.loads(body))) == post

@@ -187,3 +187,79 @@ async def test_what_a_reader_worked_out_during_an_undo_is_not_kept(tmp_path: Pat
         assert await service.games.turn_events(game) == await _from_history(storage, game.id)
     finally:
         await storage.close()
+
+
+async def _began_from_history(storage: Storage, game_id: int) -> Any:
+    """The position the last action's turn began from, as a bot that just started finds it (by replay)."""
+    fresh = Games(storage, clock=lambda: 0.0)
+    return await fresh.turn_began(await storage.get_game(game_id))
+
+
+@pytest.mark.parametrize("seed", [4, 11])
+async def test_the_position_a_turn_began_from_is_kept_as_the_history_says_through_undos(tmp_path: Path,
+                                                                                        seed: int) -> None:
+    """The end-of-turn post compares the position after the turn with the one it began from (who was
+    hurt). That position is kept as actions are stored; it must always be the one the history gives,
+    through undos and with a cold cache."""
+    storage = await Storage.open(str(tmp_path / "t.sqlite3"))
+    service = Tiempo(storage, Silent(), render=False, seed_source=lambda: seed)
+    people = [Caller(1, 1, 100 + i, name) for i, name in enumerate(["alice", "bob", "cy"])]
+    rng = random.Random(seed)
+    undone = ends = 0
+    try:
+        game = await seated_game(service, storage, people)
+        for step in range(45):
+            game = await storage.get_game(game.id)
+            state = service.state_of(game)
+            if state.finished:
+                break
+            action = choose(rng, state, legal_actions(state))
+            _, _, events = await service.moves.play_action(people[action.player], game.id, version_of(game),
+                                                           lambda s, p, a=action: a)
+            ends += any(isinstance(e, ev.TurnEnded) for e in events)
+            if step % 7 == 3:
+                try:
+                    await service.moves.undo(people[action.player], game.id)
+                    undone += 1
+                except Refusal:
+                    pass
+            game = await storage.get_game(game.id)
+            assert await service.games.turn_began(game) == await _began_from_history(storage, game.id), step
+        assert undone >= 2 and ends >= 4
+    finally:
+        await storage.close()
+
+
+async def test_an_end_of_turn_does_not_replay_the_game(tmp_path: Path) -> None:
+    """Once a game's turn start is kept, ending turns reads neither the history nor the actions stored
+    (a busy bot keeps fewer histories than it serves games: a replay at each end of turn grows with
+    the game)."""
+    from rules import EndTurn
+
+    storage = await Storage.open(str(tmp_path / "t.sqlite3"))
+    service = Tiempo(storage, Silent(), render=False, seed_source=lambda: 4)
+    people = [Caller(1, 1, 100 + i, name) for i, name in enumerate(["alice", "bob", "cy"])]
+    try:
+        game = await seated_game(service, storage, people)
+
+        async def end_turn() -> None:
+            g = await storage.get_game(game.id)
+            s = service.state_of(g)
+            end = next(a for a in legal_actions(s) if isinstance(a, EndTurn))
+            await service.moves.play_action(people[end.player], g.id, version_of(g), lambda st, p, a=end: a)
+
+        await end_turn()  # (the first one finds the turn start by replay, and keeps it)
+        service.games._histories.clear()
+        listed = storage.list_actions
+        reads: list[int] = []
+
+        async def counting(*args: Any, **kwargs: Any) -> Any:
+            reads.append(1)
+            return await listed(*args, **kwargs)
+
+        storage.list_actions = counting  # type: ignore[method-assign]
+        for _ in range(5):
+            await end_turn()
+        assert reads == []
+    finally:
+        await storage.close()
