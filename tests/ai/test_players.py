@@ -9,6 +9,7 @@ import ast
 import concurrent.futures
 import contextlib
 import functools
+import json
 import multiprocessing
 import os
 import random
@@ -454,9 +455,11 @@ def test_master_play_outs_stop_at_the_seats_next_turn(players: int, turns: int) 
     assert end.turn == turn + turns
 
 
-def test_a_master_turn_keeps_to_its_time_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("made_by", ["MasterPlayer", "make_player", "Players"])
+def test_a_master_turn_keeps_to_its_time_budget(made_by: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Counted on a clock that moves 1 ms at every reading and 50 ms more for every play-out, a
-    master turn at 0.5 s plans for no more than its budget, and remembers how long a play-out takes."""
+    master turn at 0.5 s plans for no more than its budget, and remembers how long a play-out takes;
+    ``make_player`` and ``Players`` pass the clock on (a benchmark gives them a CPU-time clock)."""
     from bot.ai import search as search_module
 
     s = _turn_start(4, seed=41, steps=12)
@@ -471,7 +474,16 @@ def test_a_master_turn_keeps_to_its_time_budget(monkeypatch: pytest.MonkeyPatch)
         return real(det, seat, actions)
 
     monkeypatch.setattr(search_module, "play_out", costly)
-    player = MasterPlayer(clock=clock)
+    if made_by == "MasterPlayer":
+        player = MasterPlayer(clock=clock)
+    elif made_by == "make_player":
+        made_player = make_player("master", clock=clock)
+        assert isinstance(made_player, MasterPlayer)
+        player = made_player
+    else:
+        kept = Players(clock=clock).player("master")
+        assert isinstance(kept, MasterPlayer)
+        player = kept
     began = clock.now
     calls = 0
     while not s.finished and s.waiting_on == seat and s.active == seat:
@@ -939,3 +951,19 @@ def test_there_is_one_list_of_levels() -> None:
                                   "master: searches whole turns")
     assert [type(make_player(name)) for name in LEVEL_NAMES] == [RandomPlayer, GreedyPlayer, StrongPlayer,
                                                                  MasterPlayer]
+
+
+@pytest.mark.slow
+def test_the_benchmark_reads_budgets_on_the_chosen_clock_and_says_which(tmp_path: Path) -> None:
+    """``bench/ai.py --clock cpu`` records the clock in its run header and reports turn times on it
+    with the wall-clock times beside them; ``--clock wall`` says so too."""
+    root = Path(__file__).resolve().parents[2]
+    for clock, says in (("cpu", "thread CPU time"), ("wall", "wall")):
+        out = tmp_path / f"{clock}.json"
+        subprocess.run([sys.executable, str(root / "bench" / "ai.py"), "--games", "1", "--clock", clock,
+                        "--matchups", "greedy,random", "--out", str(out)], check=True, capture_output=True,
+                       cwd=root, timeout=300)
+        report = json.loads(out.read_text())
+        assert report["clock"].startswith(says)
+        greedy = report["matchups"]["greedy,random"]["levels"]["greedy"]
+        assert greedy["turn_time_max_s"] > 0 and greedy["turn_wall_max_s"] > 0
