@@ -4,8 +4,9 @@
 
 * **A move is a whole turn.** The root's children are plans for the rest of the seat's turn (its
   own moves and the decisions they raise for it), found by the strong level's beam search on the
-  view (``levels.beam_plans``, the best ``ROOT_PLANS`` distinct positions), a paid exchange when one
-  is still possible (third in the order widening opens them), and any plan the caller adds (a review
+  view (``levels.beam_plans``, the best ``ROOT_PLANS`` distinct positions), the turn the greedy level
+  would play (``greedy_plan``: always a plan, the anchor if the beam found nothing better), a paid
+  exchange when one is still possible (third in the order widening opens them), and any plan the caller adds (a review
   adds the turn that was played; it comes right after the anchor and is played out at least
   ``FORCED_VISITS`` times).
 * **Every iteration deals the unseen cards again** (``common.determinize``: the other hands at their
@@ -49,7 +50,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from rules import Action, Choose, Exchange, GameState, RuleError, apply
+from rules import Action, Choose, EndTurn, Exchange, GameState, RuleError, apply
 
 from .common import View, determinize, end_turn, fingerprint, mix_seed, project, resolve_pending
 from .evaluate import facts, score, value
@@ -295,6 +296,11 @@ def root_plans(view: View, seat: int, *, deadline: float, clock: Clock,
     s = view.state
     beam = beam_plans(s, seat, width=BEAM_WIDTH, depth=BEAM_DEPTH, deadline=deadline, keep=ROOT_PLANS, clock=clock)
     plans = [(p.actions, p.value) for p in beam]
+    greedy = greedy_plan(s, seat)
+    if all(a != greedy for a, _ in plans):
+        # the greedy level's own turn always competes; the anchor if the beam found nothing better
+        prior = _prior(s, seat, greedy)
+        plans.insert(0 if prior > plans[0][1] else 1, (greedy, prior))
     p = s.players[seat]
     if not (s.exchanged or s.acted or s.swapped) and p.ecus >= 4 and p.hand.total:
         # third in line, not last: a different kind of turn, which widening should reach early
@@ -305,6 +311,28 @@ def root_plans(view: View, seat: int, *, deadline: float, clock: Clock,
             continue
         plans.insert(1, (wanted, _prior(s, seat, wanted)))
     return plans
+
+
+def greedy_plan(s: GameState, seat: int, max_actions: int = 12) -> list[Action]:
+    """The turn the ``greedy`` level would play from the view ``s`` (its own moves need no hidden
+    information): ``greedy_step`` until it ends the turn, the decisions its moves raise for the seat
+    answered by ``best_choice``; the plan stops at a decision addressed to another player."""
+    actions: list[Action] = []
+    cur = s
+    while len(actions) < max_actions and not cur.finished and cur.active == seat and cur.pending is None:
+        a = greedy_step(cur, seat)
+        if isinstance(a, EndTurn):
+            break
+        try:
+            cur, _ = apply(cur, a)
+        except RuleError:
+            break
+        actions.append(a)
+        while cur.pending is not None and cur.pending.decision.player == seat:
+            c = best_choice(cur)
+            cur, _ = apply(cur, c)
+            actions.append(c)
+    return actions
 
 
 def _prior(s: GameState, seat: int, actions: list[Action]) -> float:
@@ -435,4 +463,5 @@ def analyse(state: GameState, seat: int, *, seed: int, budget_s: float = 2.0, it
     return analyse_view(view, seat, rng, time_s=budget_s, iterations=iterations, clock=clock, extra=extra)[0]
 
 
-__all__ = ["Alternative", "Analysis", "Search", "analyse", "analyse_view", "play_out", "root_plans", "search"]
+__all__ = ["Alternative", "Analysis", "Search", "analyse", "analyse_view", "greedy_plan", "play_out", "root_plans",
+           "search"]

@@ -442,6 +442,27 @@ def test_a_review_compares_the_turn_played_with_the_best_one() -> None:
     assert review.cost([EndTurn(seat)]) is None or review.find([EndTurn(seat)]) is not None
 
 
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_master_never_plays_a_turn_the_evaluation_rates_below_greedys(players: int) -> None:
+    """The greedy level's own turn is always one of the search's plans, and with no play-outs
+    (``iterations=0``) master plays the plan the evaluation rates best, never one below greedy's."""
+    from bot.ai.common import project
+    from bot.ai.levels import STRONG_WEIGHTS
+    from bot.ai.search import _prior, greedy_plan, root_plans
+
+    for steps in (2, 7, 12):
+        s = _turn_start(players, seed=60 + steps, steps=steps * players)
+        seat = s.active
+        state = project(s, seat).state
+        greedy = greedy_plan(state, seat)
+        plans = root_plans(project(s, seat), seat, deadline=float("inf"), clock=time.perf_counter)
+        assert greedy in [actions for actions, _ in plans]
+        hint = analyse(s, seat, seed=1, iterations=0)
+        assert hint.iterations == 0 and hint.best.actions == tuple(plans[0][0])
+        assert _prior(state, seat, list(hint.best.actions)) >= _prior(state, seat, greedy) - 1e-9
+        assert score(state, seat, STRONG_WEIGHTS) <= plans[0][1] + 1e-9, "ending the turn at once is a plan too"
+
+
 @pytest.mark.parametrize(("players", "turns"), [(2, 4), (3, 3), (4, 4)])
 def test_master_play_outs_stop_at_the_seats_next_turn(players: int, turns: int) -> None:
     """A play-out is cut at the seat's next turn (the end of the round as it sees it); with two
