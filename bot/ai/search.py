@@ -15,7 +15,8 @@
   greedily (``greedy_step``, judged quickly) and **cuts the play-out at the seat's next turn** — the
   end of the round as the seat sees it — where the position is scored by the evaluation
   (``evaluate.score`` with the strong level's weights: estimated final Ecus minus half the best-placed
-  rival's). Below the root the seat's information sets almost never repeat (it has drawn different
+  rival's), or, if the game has ended, by the margin over the best other player and a bonus for a
+  win (``leaf_score``). Below the root the seat's information sets almost never repeat (it has drawn different
   cards on every deal, and the others' turns depend on their dealt hands), so the tree is the root
   and its plans; the play-out policy stands for everything below it.
 * **Common deals.** A plan's ``j``-th visit is played on deal ``j`` (dealt by a generator seeded with
@@ -90,6 +91,9 @@ MIN_DEALS = 3
 #: master: how many turns of each other player a play-out lets pass before it is scored (1: to the
 #: seat's next turn); more only with two players, where a round is one greedy turn
 ROUNDS: Mapping[int, int] = {2: 2}
+#: master: what a win is worth (Ecus) to a play-out that reaches the end of the game, on top of the
+#: margin over the best of the other players
+WIN_BONUS = 10.0
 
 
 @dataclass(frozen=True)
@@ -98,11 +102,12 @@ class Alternative:
     view), how often it was played out, and what it is worth to the seat.
 
     ``value`` is the mean score of its play-outs (the seat's estimated final Ecus minus half the
-    best-placed rival's), ``gain`` its mean difference from the anchor (the beam's best plan) on the
-    same deals, ``ecus`` the seat's estimated final Ecus (mean over the play-outs; for a plan never
-    played out, on the view right after it, as ``value`` is then the beam's score), ``income`` what
-    the seat's two best boards would pay at an income right after the plan and ``domains`` how many
-    domains it controls then (on its view; no play-out needed). ``prior`` is the beam's score."""
+    best-placed rival's; for a play-out that ends the game, ``leaf_score``), ``gain`` its mean
+    difference from the anchor (the first plan, the beam's best) on the same deals, ``ecus`` the
+    seat's estimated final Ecus (mean over the play-outs; for a plan never played out, on the view
+    right after it, as ``value`` is then the beam's score), ``income`` what the seat's two best
+    boards would pay at an income right after the plan and ``domains`` how many domains it controls
+    then (on its view; no play-out needed). ``prior`` is the beam's score."""
 
     actions: tuple[Action, ...]
     visits: int
@@ -208,7 +213,7 @@ class Search:
         """One play-out of plan ``k`` on its next deal."""
         began = clock()
         end = play_out(self.deal(len(self.samples[k])), self.seat, self.plans[k][0])
-        self.samples[k].append(score(end, self.seat, STRONG_WEIGHTS) if end is not None else -1e9)
+        self.samples[k].append(leaf_score(end, self.seat) if end is not None else -1e9)
         self.ecus[k].append(value(end, self.seat, STRONG_WEIGHTS) if end is not None else 0.0)
         took = clock() - began
         self.playouts += 1
@@ -240,6 +245,18 @@ class Search:
             if mean > max(MARGIN, SIGMAS * se) and mean > best_gain:
                 best, best_gain = k, mean
         return best
+
+
+def leaf_score(s: GameState, seat: int) -> float:
+    """The score of a play-out's end for ``seat``: the evaluation (``evaluate.score``, strong's
+    weights) while the game goes on; at the end of the game, what decides it (R22): the seat's Ecus
+    minus the best of the others' in full, and ``WIN_BONUS`` for a win (shared by the winners)."""
+    if not s.finished:
+        return score(s, seat, STRONG_WEIGHTS)
+    ecus = [p.ecus for p in s.players]
+    best_other = max(e for j, e in enumerate(ecus) if j != seat)
+    won = WIN_BONUS / len(s.winners) if seat in s.winners else 0.0
+    return ecus[seat] - best_other + won
 
 
 def play_out(det: GameState, seat: int, actions: Sequence[Action]) -> GameState | None:

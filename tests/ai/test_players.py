@@ -463,6 +463,29 @@ def test_master_never_plays_a_turn_the_evaluation_rates_below_greedys(players: i
         assert score(state, seat, STRONG_WEIGHTS) <= plans[0][1] + 1e-9, "ending the turn at once is a plan too"
 
 
+def test_a_play_out_that_ends_the_game_is_scored_by_who_wins() -> None:
+    """At the end of the game a play-out is worth the seat's margin over the best other player plus
+    a bonus for a win (R22): a narrow win is worth more than a narrow loss with more Ecus, which
+    the evaluation's half rivalry rates the same (60 - 58 / 2 = 64 - 66 / 2)."""
+    from bot.ai.levels import STRONG_WEIGHTS
+    from bot.ai.search import WIN_BONUS, leaf_score
+
+    def ended(ecus: list[int]) -> GameState:
+        s = _turn_start(3, seed=44, steps=3).clone()
+        for p, e in zip(s.players, ecus, strict=True):
+            p.ecus = e
+        top = max(ecus)
+        s.finished, s.winners = True, tuple(j for j, e in enumerate(ecus) if e == top)
+        return s
+
+    win, loss = ended([60, 58, 20]), ended([64, 66, 20])
+    assert score(win, 0, STRONG_WEIGHTS) == score(loss, 0, STRONG_WEIGHTS)
+    assert leaf_score(win, 0) == 2 + WIN_BONUS and leaf_score(loss, 0) == -2
+    assert leaf_score(ended([50, 50, 10]), 1) == WIN_BONUS / 2, "a shared win counts a share"
+    going = _turn_start(3, seed=44, steps=3)
+    assert leaf_score(going, 0) == score(going, 0, STRONG_WEIGHTS), "before the end: the evaluation"
+
+
 @pytest.mark.parametrize(("players", "turns"), [(2, 4), (3, 3), (4, 4)])
 def test_master_play_outs_stop_at_the_seats_next_turn(players: int, turns: int) -> None:
     """A play-out is cut at the seat's next turn (the end of the round as it sees it); with two
