@@ -2,17 +2,17 @@
 Prints win rates with their Wilson 95% intervals, average final Ecus per level and decision times
 per turn (median, p95, max), and writes bench/results/ai.json.
 
-    python bench/ai.py [--games 40] [--budget 2.0] [--iterations N] [--jobs 1] [--workers 2]
-                       [--matchups master,greedy,greedy ...] [--merge FILE ...]
+    python bench/ai.py [--games 40] [--budget 2.0] [--clock cpu|wall] [--iterations N] [--jobs 1]
+                       [--workers 2] [--matchups master,greedy,greedy ...] [--merge FILE ...]
 
 The issue's matchups for the top level (the default), one core per game (two games at a time on
 two cores):
 
-    nice -n 5 python bench/ai.py --games 200 --jobs 2 --workers 1
+    nice -n 19 python bench/ai.py --games 200 --jobs 2 --workers 1 --clock cpu
 
 or side by side, one matchup per process, merged afterwards (``--merge`` plays nothing):
 
-    nice -n 5 python bench/ai.py --games 200 --workers 1 --matchups master,strong --out /tmp/2p.json &
+    nice -n 19 python bench/ai.py --games 200 --workers 1 --matchups master,strong --out /tmp/2p.json &
     ...
     python bench/ai.py --merge /tmp/3p.json /tmp/4p.json /tmp/2p.json
 
@@ -20,6 +20,15 @@ Each matchup plays ``--games`` games; game ``g`` uses seed ``--seed + g`` and se
 rotated by ``g``. A win shared by k players counts 1/k. Times are per *turn*: every call made for a
 seat during its own turn is added up (decisions answered during another player's turn are listed
 separately). Run it with ``nice -n 10`` on a shared machine.
+
+**The clock** (``--clock``). With ``cpu`` (the default) every AI player reads its budget from the
+CPU time of the thread that plays the game (``time.thread_time``): a 2 s budget is two seconds of
+one core's work, what a dedicated core gives, however loaded the machine is — so the figures do not
+depend on what else runs. Turn times are then reported in CPU seconds, with the wall-clock seconds
+beside them (``turn_wall_*``). With ``wall`` the players read ``time.perf_counter``, as the bot
+does, and both figures are wall seconds. A helper process (``--workers`` above 1) is given the
+remaining budget as wall-clock seconds either way; for a machine-independent figure use
+``--workers 1``. The clock is recorded in the run's header (``clock``).
 
 ``--workers`` is how many processes a strong player's play-outs use at once (its helpers,
 ``bot.ai.Helpers``; default: one per core, at most two, as the bot does). ``--jobs`` is how many
@@ -49,7 +58,7 @@ import platform
 import statistics
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -76,30 +85,49 @@ class Tally:
     wins: float = 0.0
     ecus: list[int] = field(default_factory=list)
     turn_times: list[float] = field(default_factory=list)
+    turn_wall_times: list[float] = field(default_factory=list)
     decision_times: list[float] = field(default_factory=list)
 
 
+#: the clocks a player's budget may be read from (``--clock``)
+CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.thread_time, "wall": time.perf_counter}
+
+
+@dataclass
+class Game:
+    """One game's results: final Ecus, winners, and per seat its turn times (on the run's clock and
+    on the wall clock) and its off-turn decision times (on the run's clock)."""
+
+    ecus: list[int]
+    winners: tuple[int, ...]
+    turns: list[list[float]]
+    turns_wall: list[list[float]]
+    decisions: list[list[float]]
+
+
 def play(levels: list[str], seed: int, budget: float, iterations: int | None, check: bool, workers: int,
-         players: Players | None = None) -> \
-        tuple[list[int], tuple[int, ...], list[list[float]], list[list[float]]]:
-    """One game; returns final Ecus, winners, per-seat turn times and off-turn decision times. With
-    no ``players``, new ones play it (their play-outs using ``workers`` processes), closed at its end."""
+         clock: str = "cpu", players: Players | None = None) -> Game:
+    """One game. With no ``players``, new ones play it (their play-outs using ``workers``
+    processes, their budgets read from ``CLOCKS[clock]``), closed at its end."""
     if players is None:
-        players = Players(workers=workers)
+        players = Players(workers=workers, clock=CLOCKS[clock])
         try:
-            return play(levels, seed, budget, iterations, check, workers, players)
+            return play(levels, seed, budget, iterations, check, workers, clock, players)
         finally:
             players.close()
+    timer = CLOCKS[clock]
     s = new_game([f"{lv}{i}" for i, lv in enumerate(levels)], seed=seed)
     n = len(levels)
     turn_times: list[list[float]] = [[] for _ in range(n)]
+    turn_wall: list[list[float]] = [[] for _ in range(n)]
     decisions: list[list[float]] = [[] for _ in range(n)]
     current = [0.0] * n
+    current_wall = [0.0] * n
     while not s.finished:
         who = s.waiting_on
-        t = time.perf_counter()
+        t, w = timer(), time.perf_counter()
         a = players.choose(s, who, levels[who], seed=seed * 1009 + s.turn, budget_s=budget, iterations=iterations)
-        dt = time.perf_counter() - t
+        dt, dw = timer() - t, time.perf_counter() - w
         if check:
             assert a in legal_actions(s), a
         active = s.active
@@ -107,23 +135,24 @@ def play(levels: list[str], seed: int, budget: float, iterations: int | None, ch
         s, _ = apply(s, a)
         if who == active:
             current[who] += dt
+            current_wall[who] += dw
             if s.finished or s.turn != turn:
                 turn_times[who].append(current[who])
-                current[who] = 0.0
+                turn_wall[who].append(current_wall[who])
+                current[who] = current_wall[who] = 0.0
         else:
             decisions[who].append(dt)
-    return [p.ecus for p in s.players], s.winners, turn_times, decisions
+    return Game([p.ecus for p in s.players], s.winners, turn_times, turn_wall, decisions)
 
 
-Job = tuple[list[str], int, float, int | None, bool, int]
+Job = tuple[list[str], int, float, int | None, bool, int, str]
 
 
-def _play_args(args: Job) -> tuple[list[int], tuple[int, ...], list[list[float]], list[list[float]]]:
+def _play_args(args: Job) -> Game:
     return play(*args)
 
 
-def _games(jobs: list[Job], processes: int, players: Players) -> \
-        Iterator[tuple[list[int], tuple[int, ...], list[list[float]], list[list[float]]]]:
+def _games(jobs: list[Job], processes: int, players: Players) -> Iterator[Game]:
     """The games' results in order: one at a time by ``players``, or ``processes`` at a time, each
     by new players in a process of its own (which may start helpers of its own, unlike a
     ``multiprocessing.Pool``'s)."""
@@ -151,6 +180,9 @@ def summary(tallies: dict[str, Tally], seats_per_level: dict[str, int]) -> dict[
             "turn_time_median_s": round(statistics.median(t.turn_times), 3) if t.turn_times else 0.0,
             "turn_time_p95_s": round(pct(t.turn_times, 0.95), 3),
             "turn_time_max_s": round(max(t.turn_times, default=0.0), 3),
+            "turn_wall_median_s": round(statistics.median(t.turn_wall_times), 3) if t.turn_wall_times else 0.0,
+            "turn_wall_p95_s": round(pct(t.turn_wall_times, 0.95), 3),
+            "turn_wall_max_s": round(max(t.turn_wall_times, default=0.0), 3),
             "off_turn_decisions": len(t.decision_times),
         }
     return per_level
@@ -191,7 +223,8 @@ def merge(files: list[Path], out: Path) -> None:
         for lv, d in res["levels"].items():
             low, high = d["win_rate_per_seat_95"]
             print(f"{spec:32} {lv:8} {res['games']:5} {d['win_rate_per_seat']:8.3f} [{low:.3f}, {high:.3f}] "
-                  f"turn median {d['turn_time_median_s']:.3f} s, max {d['turn_time_max_s']:.3f} s")
+                  f"turn median {d['turn_time_median_s']:.3f} s, max {d['turn_time_max_s']:.3f} s "
+                  f"(wall {d.get('turn_wall_median_s', 0.0):.3f} s, {d.get('turn_wall_max_s', 0.0):.3f} s)")
     print(f"written to {out}")
 
 
@@ -213,6 +246,8 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=40, help="games per matchup")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--budget", type=float, default=2.0, help="seconds per turn for the strong level")
+    ap.add_argument("--clock", choices=sorted(CLOCKS), default="cpu",
+                    help="the players' budget clock: the game thread's CPU time (default) or the wall clock")
     ap.add_argument("--iterations", type=int, default=None, help="fixed play-outs instead of a time budget")
     ap.add_argument("--matchups", nargs="*", default=DEFAULT_MATCHUPS)
     ap.add_argument("--check", action="store_true", help="also check every action is in legal_actions")
@@ -238,6 +273,8 @@ def main() -> None:
         "machine": f"{platform.machine()} {platform.python_implementation()} {platform.python_version()}",
         "games_per_matchup": args.games,
         "budget_s": args.budget,
+        # the players' budget clock; turn_time_* are on it, turn_wall_* on the wall clock
+        "clock": "thread CPU time (time.thread_time)" if args.clock == "cpu" else "wall (time.perf_counter)",
         "iterations": args.iterations,
         "workers": args.workers,
         "jobs": args.jobs,
@@ -246,7 +283,7 @@ def main() -> None:
         "matchups": {},
     }
     matchups: dict[str, object] = {}
-    players = Players(workers=args.workers)
+    players = Players(workers=args.workers, clock=CLOCKS[args.clock])
     for spec in args.matchups:
         levels = spec.split(",")
         n = len(levels)
@@ -254,7 +291,7 @@ def main() -> None:
         seats_per_level = {lv: levels.count(lv) for lv in levels}
         t0 = time.perf_counter()
         seatings = [levels[g % n:] + levels[: g % n] for g in range(args.games)]
-        jobs: list[Job] = [(seated, args.seed + g, args.budget, args.iterations, args.check, args.workers)
+        jobs: list[Job] = [(seated, args.seed + g, args.budget, args.iterations, args.check, args.workers, args.clock)
                            for g, seated in enumerate(seatings)]
         helped = "strong" in levels and args.workers > 1  # only the strong level uses helper processes
         at_once = max(1, args.jobs // args.workers) if helped else args.jobs
@@ -262,13 +299,15 @@ def main() -> None:
             strong = players.player("strong")
             if isinstance(strong, StrongPlayer):
                 strong.start_helpers()
-        for g, (ecus, winners, turns, decisions) in enumerate(_games(jobs, at_once, players)):
+        for g, game in enumerate(_games(jobs, at_once, players)):
             seated = seatings[g]
+            ecus, winners = game.ecus, game.winners
             for i, lv in enumerate(seated):
                 t = tallies[lv]
                 t.ecus.append(ecus[i])
-                t.turn_times.extend(turns[i])
-                t.decision_times.extend(decisions[i])
+                t.turn_times.extend(game.turns[i])
+                t.turn_wall_times.extend(game.turns_wall[i])
+                t.decision_times.extend(game.decisions[i])
                 if i in winners:
                     t.wins += 1 / len(winners)
             for lv in tallies:
@@ -300,15 +339,16 @@ def main() -> None:
     report["load_average_at_end"] = _load()
     out = Path(args.out)
     _write(out, report)
-    print(f"\n{'matchup':32} {'level':8} {'games':>5} {'win/seat':>8} {'95% interval':>15} {'ecus':>6} "
-          f"{'turn med':>9} {'turn p95':>9} {'turn max':>9}")
+    print(f"\nturn times in {args.clock} seconds (wall seconds beside them)")
+    print(f"{'matchup':32} {'level':8} {'games':>5} {'win/seat':>8} {'95% interval':>15} {'ecus':>6} "
+          f"{'turn med':>9} {'turn p95':>9} {'turn max':>9} {'wall med':>9} {'wall max':>9}")
     for spec, res in matchups.items():
         assert isinstance(res, dict)
         for lv, d in res["levels"].items():
             low, high = d["win_rate_per_seat_95"]
             print(f"{spec:32} {lv:8} {res['games']:5} {d['win_rate_per_seat']:8.3f} {f'{low:.3f}–{high:.3f}':>15} "
                   f"{d['avg_final_ecus']:6.1f} {d['turn_time_median_s']:9.3f} {d['turn_time_p95_s']:9.3f} "
-                  f"{d['turn_time_max_s']:9.3f}")
+                  f"{d['turn_time_max_s']:9.3f} {d['turn_wall_median_s']:9.3f} {d['turn_wall_max_s']:9.3f}")
     print(f"total {report['total_seconds']} s; written to {out}")
 
 

@@ -274,20 +274,21 @@ def _turn_key(s: GameState, seat: int) -> tuple[object, ...]:
 @dataclass(frozen=True)
 class Level:
     """One AI level: its name (what commands and settings say), the name its seats carry in a game,
-    a few words on how it plays, and how to make a player of it for up to ``workers`` processes."""
+    a few words on how it plays, and how to make a player of it for up to ``workers`` processes whose
+    budget is read from ``clock`` (``make(workers, clock)``)."""
 
     name: str
     display: str
     description: str
-    make: Callable[[int], AIPlayer]
+    make: Callable[[int, Clock], AIPlayer]
 
 
 #: the levels, weakest first: every list of levels (commands, options, the service) is made from it
 LEVELS: tuple[Level, ...] = (
-    Level("random", "Dice", "for tests", lambda workers: RandomPlayer()),
-    Level("greedy", "Magpie", "quick and sensible", lambda workers: GreedyPlayer()),
-    Level("strong", "Oracle", "looks ahead", lambda workers: StrongPlayer(workers=workers)),
-    Level("master", "Sibyl", "searches whole turns", lambda workers: MasterPlayer(workers=workers)),
+    Level("random", "Dice", "for tests", lambda workers, clock: RandomPlayer()),
+    Level("greedy", "Magpie", "quick and sensible", lambda workers, clock: GreedyPlayer()),
+    Level("strong", "Oracle", "looks ahead", lambda workers, clock: StrongPlayer(workers=workers, clock=clock)),
+    Level("master", "Sibyl", "searches whole turns", lambda workers, clock: MasterPlayer(workers=workers, clock=clock)),
 )
 LEVEL_NAMES: tuple[str, ...] = tuple(lv.name for lv in LEVELS)
 
@@ -301,18 +302,22 @@ def get_level(name: str) -> Level:
                      f"{LEVEL_NAMES[-1]}")
 
 
-def make_player(level: str, *, workers: int = 1) -> AIPlayer:
-    """A new player of ``level`` whose play-outs may use ``workers`` processes (strong only)."""
-    return get_level(level).make(workers)
+def make_player(level: str, *, workers: int = 1, clock: Clock = time.perf_counter) -> AIPlayer:
+    """A new player of ``level`` whose play-outs may use ``workers`` processes (strong only) and
+    whose budget is read from ``clock`` (strong and master; ``time.perf_counter`` by default, a
+    benchmark may give ``time.thread_time``: a budget of CPU seconds)."""
+    return get_level(level).make(workers, clock)
 
 
 class Players:
     """The AI players of one process: one per level, made when first asked for and kept until
     ``close``, so that a strong player's plans, play-out times and helpers last from one call to
-    the next. ``choose`` is how the table service and self-play ask for an action. Thread-safe."""
+    the next. ``choose`` is how the table service and self-play ask for an action. Their budgets
+    are read from ``clock`` (``make_player``). Thread-safe."""
 
-    def __init__(self, *, workers: int = 1) -> None:
+    def __init__(self, *, workers: int = 1, clock: Clock = time.perf_counter) -> None:
         self.workers = workers
+        self.clock = clock
         self._players: dict[str, AIPlayer] = {}
         self._closed = False
         self._lock = threading.Lock()
@@ -324,7 +329,7 @@ class Players:
                 raise RuntimeError("these AI players are closed")
             player = self._players.get(level)
             if player is None:
-                player = self._players[level] = make_player(level, workers=self.workers)
+                player = self._players[level] = make_player(level, workers=self.workers, clock=self.clock)
             return player
 
     def choose(self, state: GameState, seat: int, level: str, *, seed: int, budget_s: float = 2.0,

@@ -4,8 +4,9 @@
 
 * **A move is a whole turn.** The root's children are plans for the rest of the seat's turn (its
   own moves and the decisions they raise for it), found by the strong level's beam search on the
-  view (``levels.beam_plans``, the best ``ROOT_PLANS`` distinct positions), a paid exchange when one
-  is still possible (third in the order widening opens them), and any plan the caller adds (a review
+  view (``levels.beam_plans``, the best ``ROOT_PLANS`` distinct positions), the turn the greedy level
+  would play (``greedy_plan``: always a plan, the anchor if the beam found nothing better), a paid
+  exchange when one is still possible (third in the order widening opens them), and any plan the caller adds (a review
   adds the turn that was played; it comes right after the anchor and is played out at least
   ``FORCED_VISITS`` times).
 * **Every iteration deals the unseen cards again** (``common.determinize``: the other hands at their
@@ -14,7 +15,8 @@
   greedily (``greedy_step``, judged quickly) and **cuts the play-out at the seat's next turn** — the
   end of the round as the seat sees it — where the position is scored by the evaluation
   (``evaluate.score`` with the strong level's weights: estimated final Ecus minus half the best-placed
-  rival's). Below the root the seat's information sets almost never repeat (it has drawn different
+  rival's), or, if the game has ended, by the margin over the best other player and a bonus for a
+  win (``leaf_score``). Below the root the seat's information sets almost never repeat (it has drawn different
   cards on every deal, and the others' turns depend on their dealt hands), so the tree is the root
   and its plans; the play-out policy stands for everything below it.
 * **Common deals.** A plan's ``j``-th visit is played on deal ``j`` (dealt by a generator seeded with
@@ -49,7 +51,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from rules import Action, Choose, Exchange, GameState, RuleError, apply
+from rules import Action, Choose, EndTurn, Exchange, GameState, RuleError, apply
 
 from .common import View, determinize, end_turn, fingerprint, mix_seed, project, resolve_pending
 from .evaluate import facts, score, value
@@ -89,6 +91,9 @@ MIN_DEALS = 3
 #: master: how many turns of each other player a play-out lets pass before it is scored (1: to the
 #: seat's next turn); more only with two players, where a round is one greedy turn
 ROUNDS: Mapping[int, int] = {2: 2}
+#: master: what a win is worth (Ecus) to a play-out that reaches the end of the game, on top of the
+#: margin over the best of the other players
+WIN_BONUS = 10.0
 
 
 @dataclass(frozen=True)
@@ -97,11 +102,12 @@ class Alternative:
     view), how often it was played out, and what it is worth to the seat.
 
     ``value`` is the mean score of its play-outs (the seat's estimated final Ecus minus half the
-    best-placed rival's), ``gain`` its mean difference from the anchor (the beam's best plan) on the
-    same deals, ``ecus`` the seat's estimated final Ecus (mean over the play-outs; for a plan never
-    played out, on the view right after it, as ``value`` is then the beam's score), ``income`` what
-    the seat's two best boards would pay at an income right after the plan and ``domains`` how many
-    domains it controls then (on its view; no play-out needed). ``prior`` is the beam's score."""
+    best-placed rival's; for a play-out that ends the game, ``leaf_score``), ``gain`` its mean
+    difference from the anchor (the first plan, the beam's best) on the same deals, ``ecus`` the
+    seat's estimated final Ecus (mean over the play-outs; for a plan never played out, on the view
+    right after it, as ``value`` is then the beam's score), ``income`` what the seat's two best
+    boards would pay at an income right after the plan and ``domains`` how many domains it controls
+    then (on its view; no play-out needed). ``prior`` is the beam's score."""
 
     actions: tuple[Action, ...]
     visits: int
@@ -207,7 +213,7 @@ class Search:
         """One play-out of plan ``k`` on its next deal."""
         began = clock()
         end = play_out(self.deal(len(self.samples[k])), self.seat, self.plans[k][0])
-        self.samples[k].append(score(end, self.seat, STRONG_WEIGHTS) if end is not None else -1e9)
+        self.samples[k].append(leaf_score(end, self.seat) if end is not None else -1e9)
         self.ecus[k].append(value(end, self.seat, STRONG_WEIGHTS) if end is not None else 0.0)
         took = clock() - began
         self.playouts += 1
@@ -239,6 +245,18 @@ class Search:
             if mean > max(MARGIN, SIGMAS * se) and mean > best_gain:
                 best, best_gain = k, mean
         return best
+
+
+def leaf_score(s: GameState, seat: int) -> float:
+    """The score of a play-out's end for ``seat``: the evaluation (``evaluate.score``, strong's
+    weights) while the game goes on; at the end of the game, what decides it (R22): the seat's Ecus
+    minus the best of the others' in full, and ``WIN_BONUS`` for a win (shared by the winners)."""
+    if not s.finished:
+        return score(s, seat, STRONG_WEIGHTS)
+    ecus = [p.ecus for p in s.players]
+    best_other = max(e for j, e in enumerate(ecus) if j != seat)
+    won = WIN_BONUS / len(s.winners) if seat in s.winners else 0.0
+    return ecus[seat] - best_other + won
 
 
 def play_out(det: GameState, seat: int, actions: Sequence[Action]) -> GameState | None:
@@ -295,6 +313,11 @@ def root_plans(view: View, seat: int, *, deadline: float, clock: Clock,
     s = view.state
     beam = beam_plans(s, seat, width=BEAM_WIDTH, depth=BEAM_DEPTH, deadline=deadline, keep=ROOT_PLANS, clock=clock)
     plans = [(p.actions, p.value) for p in beam]
+    greedy = greedy_plan(s, seat)
+    if all(a != greedy for a, _ in plans):
+        # the greedy level's own turn always competes; the anchor if the beam found nothing better
+        prior = _prior(s, seat, greedy)
+        plans.insert(0 if prior > plans[0][1] else 1, (greedy, prior))
     p = s.players[seat]
     if not (s.exchanged or s.acted or s.swapped) and p.ecus >= 4 and p.hand.total:
         # third in line, not last: a different kind of turn, which widening should reach early
@@ -305,6 +328,28 @@ def root_plans(view: View, seat: int, *, deadline: float, clock: Clock,
             continue
         plans.insert(1, (wanted, _prior(s, seat, wanted)))
     return plans
+
+
+def greedy_plan(s: GameState, seat: int, max_actions: int = 12) -> list[Action]:
+    """The turn the ``greedy`` level would play from the view ``s`` (its own moves need no hidden
+    information): ``greedy_step`` until it ends the turn, the decisions its moves raise for the seat
+    answered by ``best_choice``; the plan stops at a decision addressed to another player."""
+    actions: list[Action] = []
+    cur = s
+    while len(actions) < max_actions and not cur.finished and cur.active == seat and cur.pending is None:
+        a = greedy_step(cur, seat)
+        if isinstance(a, EndTurn):
+            break
+        try:
+            cur, _ = apply(cur, a)
+        except RuleError:
+            break
+        actions.append(a)
+        while cur.pending is not None and cur.pending.decision.player == seat:
+            c = best_choice(cur)
+            cur, _ = apply(cur, c)
+            actions.append(c)
+    return actions
 
 
 def _prior(s: GameState, seat: int, actions: list[Action]) -> float:
@@ -435,4 +480,5 @@ def analyse(state: GameState, seat: int, *, seed: int, budget_s: float = 2.0, it
     return analyse_view(view, seat, rng, time_s=budget_s, iterations=iterations, clock=clock, extra=extra)[0]
 
 
-__all__ = ["Alternative", "Analysis", "Search", "analyse", "analyse_view", "play_out", "root_plans", "search"]
+__all__ = ["Alternative", "Analysis", "Search", "analyse", "analyse_view", "greedy_plan", "play_out", "root_plans",
+           "search"]

@@ -9,6 +9,7 @@ import ast
 import concurrent.futures
 import contextlib
 import functools
+import json
 import multiprocessing
 import os
 import random
@@ -441,6 +442,50 @@ def test_a_review_compares_the_turn_played_with_the_best_one() -> None:
     assert review.cost([EndTurn(seat)]) is None or review.find([EndTurn(seat)]) is not None
 
 
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_master_never_plays_a_turn_the_evaluation_rates_below_greedys(players: int) -> None:
+    """The greedy level's own turn is always one of the search's plans, and with no play-outs
+    (``iterations=0``) master plays the plan the evaluation rates best, never one below greedy's."""
+    from bot.ai.common import project
+    from bot.ai.levels import STRONG_WEIGHTS
+    from bot.ai.search import _prior, greedy_plan, root_plans
+
+    for steps in (2, 7, 12):
+        s = _turn_start(players, seed=60 + steps, steps=steps * players)
+        seat = s.active
+        state = project(s, seat).state
+        greedy = greedy_plan(state, seat)
+        plans = root_plans(project(s, seat), seat, deadline=float("inf"), clock=time.perf_counter)
+        assert greedy in [actions for actions, _ in plans]
+        hint = analyse(s, seat, seed=1, iterations=0)
+        assert hint.iterations == 0 and hint.best.actions == tuple(plans[0][0])
+        assert _prior(state, seat, list(hint.best.actions)) >= _prior(state, seat, greedy) - 1e-9
+        assert score(state, seat, STRONG_WEIGHTS) <= plans[0][1] + 1e-9, "ending the turn at once is a plan too"
+
+
+def test_a_play_out_that_ends_the_game_is_scored_by_who_wins() -> None:
+    """At the end of the game a play-out is worth the seat's margin over the best other player plus
+    a bonus for a win (R22): a narrow win is worth more than a narrow loss with more Ecus, which
+    the evaluation's half rivalry rates the same (60 - 58 / 2 = 64 - 66 / 2)."""
+    from bot.ai.levels import STRONG_WEIGHTS
+    from bot.ai.search import WIN_BONUS, leaf_score
+
+    def ended(ecus: list[int]) -> GameState:
+        s = _turn_start(3, seed=44, steps=3).clone()
+        for p, e in zip(s.players, ecus, strict=True):
+            p.ecus = e
+        top = max(ecus)
+        s.finished, s.winners = True, tuple(j for j, e in enumerate(ecus) if e == top)
+        return s
+
+    win, loss = ended([60, 58, 20]), ended([64, 66, 20])
+    assert score(win, 0, STRONG_WEIGHTS) == score(loss, 0, STRONG_WEIGHTS)
+    assert leaf_score(win, 0) == 2 + WIN_BONUS and leaf_score(loss, 0) == -2
+    assert leaf_score(ended([50, 50, 10]), 1) == WIN_BONUS / 2, "a shared win counts a share"
+    going = _turn_start(3, seed=44, steps=3)
+    assert leaf_score(going, 0) == score(going, 0, STRONG_WEIGHTS), "before the end: the evaluation"
+
+
 @pytest.mark.parametrize(("players", "turns"), [(2, 4), (3, 3), (4, 4)])
 def test_master_play_outs_stop_at_the_seats_next_turn(players: int, turns: int) -> None:
     """A play-out is cut at the seat's next turn (the end of the round as it sees it); with two
@@ -454,9 +499,11 @@ def test_master_play_outs_stop_at_the_seats_next_turn(players: int, turns: int) 
     assert end.turn == turn + turns
 
 
-def test_a_master_turn_keeps_to_its_time_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("made_by", ["MasterPlayer", "make_player", "Players"])
+def test_a_master_turn_keeps_to_its_time_budget(made_by: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Counted on a clock that moves 1 ms at every reading and 50 ms more for every play-out, a
-    master turn at 0.5 s plans for no more than its budget, and remembers how long a play-out takes."""
+    master turn at 0.5 s plans for no more than its budget, and remembers how long a play-out takes;
+    ``make_player`` and ``Players`` pass the clock on (a benchmark gives them a CPU-time clock)."""
     from bot.ai import search as search_module
 
     s = _turn_start(4, seed=41, steps=12)
@@ -471,7 +518,16 @@ def test_a_master_turn_keeps_to_its_time_budget(monkeypatch: pytest.MonkeyPatch)
         return real(det, seat, actions)
 
     monkeypatch.setattr(search_module, "play_out", costly)
-    player = MasterPlayer(clock=clock)
+    if made_by == "MasterPlayer":
+        player = MasterPlayer(clock=clock)
+    elif made_by == "make_player":
+        made_player = make_player("master", clock=clock)
+        assert isinstance(made_player, MasterPlayer)
+        player = made_player
+    else:
+        kept = Players(clock=clock).player("master")
+        assert isinstance(kept, MasterPlayer)
+        player = kept
     began = clock.now
     calls = 0
     while not s.finished and s.waiting_on == seat and s.active == seat:
@@ -939,3 +995,19 @@ def test_there_is_one_list_of_levels() -> None:
                                   "master: searches whole turns")
     assert [type(make_player(name)) for name in LEVEL_NAMES] == [RandomPlayer, GreedyPlayer, StrongPlayer,
                                                                  MasterPlayer]
+
+
+@pytest.mark.slow
+def test_the_benchmark_reads_budgets_on_the_chosen_clock_and_says_which(tmp_path: Path) -> None:
+    """``bench/ai.py --clock cpu`` records the clock in its run header and reports turn times on it
+    with the wall-clock times beside them; ``--clock wall`` says so too."""
+    root = Path(__file__).resolve().parents[2]
+    for clock, says in (("cpu", "thread CPU time"), ("wall", "wall")):
+        out = tmp_path / f"{clock}.json"
+        subprocess.run([sys.executable, str(root / "bench" / "ai.py"), "--games", "1", "--clock", clock,
+                        "--matchups", "greedy,random", "--out", str(out)], check=True, capture_output=True,
+                       cwd=root, timeout=300)
+        report = json.loads(out.read_text())
+        assert report["clock"].startswith(says)
+        greedy = report["matchups"]["greedy,random"]["levels"]["greedy"]
+        assert greedy["turn_time_max_s"] > 0 and greedy["turn_wall_max_s"] > 0
