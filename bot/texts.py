@@ -441,8 +441,12 @@ def controlled_by(s: GameState, seats: Sequence[int], viewer: int | None = None)
     """``yours``, ``Bob's``, ``yours and Bob's``, ``no one's``: who controls a domain."""
     if not seats:
         return "no one's"
-    names = ["yours" if p == viewer else f"{s.players[p].name}'s" for p in seats]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return in_a_series(["yours" if p == viewer else f"{s.players[p].name}'s" for p in seats])
+
+
+def in_a_series(items: Sequence[str]) -> str:
+    """``A``, ``A and B``, ``A, B and C``: items named one after the other, as a sentence does."""
+    return items[-1] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def describe_hit(s: GameState, change: EconomyChange, seat: int) -> str:

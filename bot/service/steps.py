@@ -58,7 +58,7 @@ from rules import (
 )
 from rules import events as ev
 
-from ..texts import cards_in_words, controlled_by, domain_words, ecu_word, narration
+from ..texts import cards_in_words, controlled_by, domain_words, ecu_word, in_a_series, narration
 from ..words import PLAIN, Button, Strong, Text, as_text, render, say, text
 
 #: Discord shows at most 25 options in a select menu
@@ -672,7 +672,7 @@ def economy_words(state: GameState, a: Action, change: EconomyChange) -> str:
         if shift is not None and shift.founded:
             verb = "founds"
         elif shift is not None and shift.joined:
-            verb = "joins " + " and ".join(str(o.name) for o in shift.before) + " into"
+            verb = f"joins {in_a_series([str(o.name) for o in shift.before])} into"
         name = d.name
         if isinstance(a, Construct) and shift is not None and len(shift.before) == 1:
             verb, name = "joins", shift.before[0].name
