@@ -147,14 +147,17 @@ def why_words(state: GameState, seat: int, analysis: Analysis) -> Text:
         return say("Why: {reason}; {expect}.", reason=reason, expect=expect)
     income = best.income
     after = say("your domains would pay {income} {word} at income", income=income, word=ecu_word(income))
-    if isinstance(action, EndTurn) or (len(best.actions) <= 1 and not isinstance(action, Choose)):
+    if isinstance(action, Exchange):  # (a plan stops at an exchange: what it draws is not known yet)
+        return say("Why: the cards it draws should serve you better than those you give up, for what it costs; "
+                   "{expect}.", expect=expect)
+    if isinstance(action, EndTurn) or (len(best.actions) <= 1 and not isinstance(action, (Choose, Travel))):
         if income:
             return say("Why: nothing more this turn is worth what it costs, and {after}; {expect}.", after=after,
                        expect=expect)
         return say("Why: nothing more this turn is worth what it costs; {expect}.", expect=expect)
     if isinstance(action, Choose):
         return say("Why: of the choices, it leaves you best placed: {after}; {expect}.", after=after, expect=expect)
-    if isinstance(action, (Travel, Exchange)):
+    if isinstance(action, Travel) and len(best.actions) > 1:
         return say("Why: it starts the best turn the search found, {steps} actions long, after which {after}; "
                    "{expect}.", steps=len(best.actions), after=after, expect=expect)
     return say("Why: after it, {after}; {expect}.", after=after, expect=expect)

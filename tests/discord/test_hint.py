@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from bot.ai import analyse
+from bot.ai import Alternative, Analysis, analyse
 from bot.service import Caller, PanelControls, PanelView, Post, Refusal, Reply, Tiempo, version_of
+from bot.service.hints import why_words
 from bot.service.steps import path_to
 from bot.storage import Storage
 from bot.words import PLAIN, render
-from rules import GameState, legal_actions, view_for
+from rules import Exchange, GameState, legal_actions, new_game, view_for
 from tests.support.discord_play import answer, make_bot, open_table, public, state_of, user_of
 from tests.support.discord_sim import DiscordSim
 from tests.support.gameplay import choose
@@ -95,6 +96,18 @@ async def test_a_hint_never_reveals_another_players_hand(service: Tiempo, monkey
         monkeypatch.setattr(service.games, "state_of", original)
         assert render(got.text, PLAIN) == render(expected.text, PLAIN)
         assert panel_of(got) == panel_of(expected)
+
+
+def test_a_hint_to_exchange_cards_says_why_an_exchange_not_that_nothing_is_worth_playing() -> None:
+    """A plan stops at an exchange (what it draws is hidden), so the hinted plan is that one action: its
+    why is the exchange's, not "nothing more this turn is worth what it costs" (the end of a turn's)."""
+    state = new_game(["alice", "bob", "cy"], seed=4)
+    seat = state.active
+    exchange = next(a for a in legal_actions(state) if isinstance(a, Exchange))
+    plan = Alternative((exchange,), visits=9, value=15.0, gain=0.0, ecus=18.2, income=0, domains=0, prior=0.0)
+    said = render(why_words(state, seat, Analysis(seat, exchange, 15.0, (plan,), 9)), PLAIN)
+    assert said == ("Why: the cards it draws should serve you better than those you give up, for what it costs; "
+                    "the search expects you to finish with about 18 Ecus."), said
 
 
 async def test_a_game_without_hints_refuses_them_with_a_sentence(service: Tiempo) -> None:
