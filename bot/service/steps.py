@@ -661,7 +661,9 @@ def economy_words(state: GameState, a: Action, change: EconomyChange) -> str:
         return ""
     age, cell = where
     delta = sum(change.delta(a.player))
-    gain = f"{delta:+d} {ecu_word(abs(delta))} at income" if delta else ""
+    # (an action that stops at a decision leaves its board unsettled, worth nothing until the answer, R78:
+    # the change in between is no gain or loss of the action's)
+    gain = f"{delta:+d} {ecu_word(abs(delta))} at income" if delta and not change.pending else ""
     d = change.after.domain_at(age, cell)
     if d is None:  # (demolished)
         was = change.before.domain_at(age, cell)

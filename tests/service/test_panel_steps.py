@@ -343,3 +343,22 @@ def test_r60_a_building_that_joins_three_domains_names_them_as_a_sentence_does()
     hamlet = Construct(0, Age.MIGHT, Kind.HAMLET, Cell.parse("C4"), pay)
     said = panel.economy_words(s, hamlet, action_economy(s, hamlet))
     assert "joins C3, A4 and D4 into the Might domain of C3" in said, said
+
+
+def test_r78_a_place_that_raises_a_question_shows_no_income_lost_while_its_board_waits_on_the_answer() -> None:
+    """Ana's Hamlet at D4 joins two domains of hers, their Watchtowers tied: she must say which is
+    downsized (R62), and until then Might pays nothing (R78). The place says what it joins, not
+    "-3 Ecus at income": that is the question's pause, not what the Hamlet does."""
+    s = new_game(["Ana", "Ben"], seed=5, game_map=demo_map())
+    for kind, where in ((Kind.WATCHTOWER, "C4"), (Kind.HAMLET, "C5"), (Kind.WATCHTOWER, "E4"), (Kind.HAMLET, "E5")):
+        put(s, Age.MIGHT, kind, where, owner=0)
+    settle(s)
+    s.active = s.first = 0
+    s.players[0].hand = Cards(m=1, r=1, c=2)
+    pay = default_payment(s, 0, Age.MIGHT, Cards(c=1), 0)
+    assert pay is not None
+    hamlet = Construct(0, Age.MIGHT, Kind.HAMLET, Cell.parse("D4"), pay)
+    change = action_economy(s, hamlet)
+    assert change.pending and sum(change.delta(0)) < 0
+    said = panel.economy_words(s, hamlet, change)
+    assert said == "joins C4 and E4 into the Might domain of C4 (no one's)", said
