@@ -120,8 +120,10 @@ def narration(s: GameState, events: Sequence[ev.Event]) -> list[Text | str]:
     def flush_ripples() -> None:
         if ripple_ages:
             subject = "It" if said_last else f"The new {rippling}" if rippling_at in replaced else f"The {rippling}"
-            # "to Faith and to Reason as a ruin": what qualifies one board is read with it alone
-            out.append(f"{subject} ripples to " + " and to ".join(ripple_ages) + ".")
+            # "to Faith, and to Reason as a ruin": the comma keeps what qualifies one board with it alone
+            # (without it, "to Faith and to Reason as a ruin" reads as a ruin on both)
+            joint = ", and to " if any(" " in a for a in ripple_ages[1:]) else " and to "
+            out.append(f"{subject} ripples to " + joint.join(ripple_ages) + ".")
             ripple_ages.clear()
 
     for e in events:
