@@ -136,7 +136,7 @@ def why_words(state: GameState, seat: int, analysis: Analysis) -> Text:
     except RuleError:
         change, asks = None, None
     gained = economy_words(state, action, change) if change is not None else ""
-    hurt = hurts_words(state, change, seat) if change is not None else ""
+    hurt = hurts_words(state, change, seat, within=True) if change is not None else ""
     income = best.income
     after = say("your domains would pay {income} {word} at income", income=income, word=ecu_word(income))
     if gained:

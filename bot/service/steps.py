@@ -683,9 +683,9 @@ def economy_words(state: GameState, a: Action, change: EconomyChange) -> str:
     return ": ".join(x for x in (gain, what) if x)
 
 
-def hurts_words(state: GameState, change: EconomyChange, player: int) -> str:
-    """``💥 Bob: Keep at B2 removed; Carol: loses the Faith domain of F3``: whom an action hurts and how
-    (the first harm to each)."""
+def hurts_words(state: GameState, change: EconomyChange, player: int, *, within: bool = False) -> str:
+    """``💥 Hurts Bob: Keep at B2 removed; Carol: loses the Faith domain of F3``: whom an action hurts
+    and how (the first harm to each); ``within`` a sentence, ``💥 hurts Bob: …``."""
     out: list[str] = []
     for p in change.harmed(besides=player):
         h = next(x for x in change.harms if x.player == p)
@@ -697,7 +697,7 @@ def hurts_words(state: GameState, change: EconomyChange, player: int) -> str:
         else:
             how = f"loses the {h.age.title} domain of {b.origin}"
         out.append(f"{state.players[p].name}: {how}")
-    return "💥 Hurts " + "; ".join(out) if out else ""
+    return ("💥 hurts " if within else "💥 Hurts ") + "; ".join(out) if out else ""
 
 
 def _clip(words: str, limit: int = 100) -> str:
