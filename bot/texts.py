@@ -120,8 +120,10 @@ def narration(s: GameState, events: Sequence[ev.Event]) -> list[Text | str]:
     def flush_ripples() -> None:
         if ripple_ages:
             subject = "It" if said_last else f"The new {rippling}" if rippling_at in replaced else f"The {rippling}"
-            # "to Faith and to Reason as a ruin": what qualifies one board is read with it alone
-            out.append(f"{subject} ripples to " + " and to ".join(ripple_ages) + ".")
+            # "to Faith, and to Reason as a ruin": the comma keeps what qualifies one board with it alone
+            # (without it, "to Faith and to Reason as a ruin" reads as a ruin on both)
+            joint = ", and to " if any(" " in a for a in ripple_ages[1:]) else " and to "
+            out.append(f"{subject} ripples to " + joint.join(ripple_ages) + ".")
             ripple_ages.clear()
 
     for e in events:
@@ -441,8 +443,12 @@ def controlled_by(s: GameState, seats: Sequence[int], viewer: int | None = None)
     """``yours``, ``Bob's``, ``yours and Bob's``, ``no one's``: who controls a domain."""
     if not seats:
         return "no one's"
-    names = ["yours" if p == viewer else f"{s.players[p].name}'s" for p in seats]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return in_a_series(["yours" if p == viewer else f"{s.players[p].name}'s" for p in seats])
+
+
+def in_a_series(items: Sequence[str]) -> str:
+    """``A``, ``A and B``, ``A, B and C``: items named one after the other, as a sentence does."""
+    return items[-1] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def describe_hit(s: GameState, change: EconomyChange, seat: int) -> str:

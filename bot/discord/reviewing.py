@@ -3,8 +3,8 @@ five players), then shown to its player alone.
 
 The command is acknowledged at once ("thinking…", only for its player); that answer then says how far
 the review is, every eighth of the turns, and at the end that the review follows: one message per
-player reviewed (the asker's first), each with the pictures of its turns (a message holds at most ten
-pictures: a five-player game's fifteen would not fit in one)."""
+person who played (the asker's first; AI seats are not reviewed), each with the pictures of its turns
+(a message holds at most ten pictures: a five-player game's fifteen would not fit in one)."""
 
 from __future__ import annotations
 
@@ -33,8 +33,9 @@ async def review(interaction: Interaction, game_id: int | None) -> None:
                 "Reviewing the game with the AI's top level: turn {done} of {total}…", done=done, total=total)))
 
     parts = await service_of(interaction).review(caller_of(interaction), game_id, progress)
-    await interaction.edit_original_response(content=markdown(say(
-        "The review is below: one message for each player, yours first.")))
+    below = (say("Your review is below.") if len(parts) == 1  # (the only person at a table of AI players)
+             else say("The review is below: one message for each person who played, yours first."))
+    await interaction.edit_original_response(content=markdown(below))
     for part in parts:
         await send_reply(interaction, part)
 

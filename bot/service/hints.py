@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
-from rules import Action, Choose, EndTurn, Exchange, GameState, RuleError, Travel, action_economy
+from rules import Action, Choose, EndTurn, Exchange, GameState, RuleError, Travel, action_economy, apply
 
 from ..ai import Analysis
 from ..play import Refusal, RefusalCode
@@ -131,30 +131,42 @@ def why_words(state: GameState, seat: int, analysis: Analysis) -> Text:
             expect = say("{expect}, {ahead} more than with the next best plan it found", expect=expect, ahead=ahead)
     try:
         change = action_economy(state, action)
+        pending = apply(state, action)[0].pending
+        asks = None if pending is None else pending.decision.player  # (who answers the question it raises)
     except RuleError:
-        change = None
+        change, asks = None, None
     gained = economy_words(state, action, change) if change is not None else ""
-    hurt = hurts_words(state, change, seat) if change is not None else ""
+    hurt = hurts_words(state, change, seat, within=True) if change is not None else ""
+    income = best.income
+    after = say("your domains would pay {income} {word} at income", income=income, word=ecu_word(income))
     if gained:
         gain, _, what = gained.partition(": ") if gained[0] in "+-" else ("", "", gained)
         if what.startswith("in "):  # (a domain it strengthens without changing who controls it)
             what = "adds to " + what[len("in "):]
+        if asks is not None and what:  # (the income it brings waits on the answer: not the income before it)
+            gain = ""
         reason = say("it {what}", what=what) if what else say("it brings {gain}", gain=gain)
         if what and gain:
             reason = say("{reason}, {gain}", reason=reason, gain=gain)
         if hurt:
             reason = say("{reason} ({hurt})", reason=reason, hurt=hurt)
+        if asks is not None:
+            reason = (say("{reason}, then asks you a question; answered as the search would, {after}",
+                          reason=reason, after=after) if asks == seat
+                      else say("{reason}, then asks {who} a question; answered as the search would, {after}",
+                               reason=reason, who=Name(state.players[asks].name), after=after))
         return say("Why: {reason}; {expect}.", reason=reason, expect=expect)
-    income = best.income
-    after = say("your domains would pay {income} {word} at income", income=income, word=ecu_word(income))
-    if isinstance(action, EndTurn) or (len(best.actions) <= 1 and not isinstance(action, Choose)):
+    if isinstance(action, Exchange):  # (a plan stops at an exchange: what it draws is not known yet)
+        return say("Why: the cards it draws should serve you better than those you give up, for what it costs; "
+                   "{expect}.", expect=expect)
+    if isinstance(action, EndTurn) or (len(best.actions) <= 1 and not isinstance(action, (Choose, Travel))):
         if income:
             return say("Why: nothing more this turn is worth what it costs, and {after}; {expect}.", after=after,
                        expect=expect)
         return say("Why: nothing more this turn is worth what it costs; {expect}.", expect=expect)
     if isinstance(action, Choose):
         return say("Why: of the choices, it leaves you best placed: {after}; {expect}.", after=after, expect=expect)
-    if isinstance(action, (Travel, Exchange)):
+    if isinstance(action, Travel) and len(best.actions) > 1:
         return say("Why: it starts the best turn the search found, {steps} actions long, after which {after}; "
                    "{expect}.", steps=len(best.actions), after=after, expect=expect)
     return say("Why: after it, {after}; {expect}.", after=after, expect=expect)

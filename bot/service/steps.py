@@ -58,7 +58,7 @@ from rules import (
 )
 from rules import events as ev
 
-from ..texts import cards_in_words, controlled_by, domain_words, ecu_word, narration
+from ..texts import cards_in_words, controlled_by, domain_words, ecu_word, in_a_series, narration
 from ..words import PLAIN, Button, Strong, Text, as_text, render, say, text
 
 #: Discord shows at most 25 options in a select menu
@@ -661,7 +661,9 @@ def economy_words(state: GameState, a: Action, change: EconomyChange) -> str:
         return ""
     age, cell = where
     delta = sum(change.delta(a.player))
-    gain = f"{delta:+d} {ecu_word(abs(delta))} at income" if delta else ""
+    # (an action that stops at a decision leaves its board unsettled, worth nothing until the answer, R78:
+    # the change in between is no gain or loss of the action's)
+    gain = f"{delta:+d} {ecu_word(abs(delta))} at income" if delta and not change.pending else ""
     d = change.after.domain_at(age, cell)
     if d is None:  # (demolished)
         was = change.before.domain_at(age, cell)
@@ -672,7 +674,7 @@ def economy_words(state: GameState, a: Action, change: EconomyChange) -> str:
         if shift is not None and shift.founded:
             verb = "founds"
         elif shift is not None and shift.joined:
-            verb = "joins " + " and ".join(str(o.name) for o in shift.before) + " into"
+            verb = f"joins {in_a_series([str(o.name) for o in shift.before])} into"
         name = d.name
         if isinstance(a, Construct) and shift is not None and len(shift.before) == 1:
             verb, name = "joins", shift.before[0].name
@@ -681,9 +683,9 @@ def economy_words(state: GameState, a: Action, change: EconomyChange) -> str:
     return ": ".join(x for x in (gain, what) if x)
 
 
-def hurts_words(state: GameState, change: EconomyChange, player: int) -> str:
-    """``💥 Bob: Keep at B2 removed; Carol: loses the Faith domain of F3``: whom an action hurts and how
-    (the first harm to each)."""
+def hurts_words(state: GameState, change: EconomyChange, player: int, *, within: bool = False) -> str:
+    """``💥 Hurts Bob: Keep at B2 removed; Carol: loses the Faith domain of F3``: whom an action hurts
+    and how (the first harm to each); ``within`` a sentence, ``💥 hurts Bob: …``."""
     out: list[str] = []
     for p in change.harmed(besides=player):
         h = next(x for x in change.harms if x.player == p)
@@ -695,7 +697,7 @@ def hurts_words(state: GameState, change: EconomyChange, player: int) -> str:
         else:
             how = f"loses the {h.age.title} domain of {b.origin}"
         out.append(f"{state.players[p].name}: {how}")
-    return "💥 Hurts " + "; ".join(out) if out else ""
+    return ("💥 hurts " if within else "💥 Hurts ") + "; ".join(out) if out else ""
 
 
 def _clip(words: str, limit: int = 100) -> str:

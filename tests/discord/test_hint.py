@@ -10,16 +10,31 @@ from pathlib import Path
 
 import pytest
 
-from bot.ai import analyse
+from bot.ai import Alternative, Analysis, analyse
 from bot.service import Caller, PanelControls, PanelView, Post, Refusal, Reply, Tiempo, version_of
+from bot.service.hints import why_words
 from bot.service.steps import path_to
 from bot.storage import Storage
 from bot.words import PLAIN, render
-from rules import GameState, legal_actions, view_for
+from render.demo import demo_map
+from rules import (
+    Age,
+    Cards,
+    Cell,
+    Construct,
+    Exchange,
+    GameState,
+    Kind,
+    default_payment,
+    legal_actions,
+    new_game,
+    view_for,
+)
 from tests.support.discord_play import answer, make_bot, open_table, public, state_of, user_of
 from tests.support.discord_sim import DiscordSim
 from tests.support.gameplay import choose
 from tests.support.hidden import reshuffle_hidden
+from tests.support.positions import put, settle
 from tests.support.service_play import Silent
 
 #: play-outs per hint in these tests: the hint then depends only on the seat's view and the game
@@ -95,6 +110,43 @@ async def test_a_hint_never_reveals_another_players_hand(service: Tiempo, monkey
         monkeypatch.setattr(service.games, "state_of", original)
         assert render(got.text, PLAIN) == render(expected.text, PLAIN)
         assert panel_of(got) == panel_of(expected)
+
+
+def test_a_hint_to_exchange_cards_says_why_an_exchange_not_that_nothing_is_worth_playing() -> None:
+    """A plan stops at an exchange (what it draws is hidden), so the hinted plan is that one action: its
+    why is the exchange's, not "nothing more this turn is worth what it costs" (the end of a turn's)."""
+    state = new_game(["alice", "bob", "cy"], seed=4)
+    seat = state.active
+    exchange = next(a for a in legal_actions(state) if isinstance(a, Exchange))
+    plan = Alternative((exchange,), visits=9, value=15.0, gain=0.0, ecus=18.2, income=0, domains=0, prior=0.0)
+    said = render(why_words(state, seat, Analysis(seat, exchange, 15.0, (plan,), 9)), PLAIN)
+    assert said == ("Why: the cards it draws should serve you better than those you give up, for what it costs; "
+                    "the search expects you to finish with about 18 Ecus."), said
+
+
+def test_r62_a_hint_that_raises_a_question_gives_the_income_once_it_is_answered() -> None:
+    """Digest T13: Red's Hamlet at D4 joins her Keep's domain to White's, and White must say where the
+    downsized Keep's Watchtower goes (R62, R64). Until then the income is not settled: the why gives it
+    after the answer the search expects (its plan's), not the income in between."""
+    s = new_game(["Ana", "Ben", "Cy", "Dee"], seed=5, game_map=demo_map())
+    put(s, Age.MIGHT, Kind.KEEP, "A4", owner=0)
+    put(s, Age.MIGHT, Kind.WATCHTOWER, "C4", owner=2)
+    put(s, Age.MIGHT, Kind.KEEP, "E4", owner=1)
+    put(s, Age.FAITH, Kind.KEEP, "A4", owner=0)
+    put(s, Age.FAITH, Kind.KEEP, "E4", owner=1)
+    settle(s)
+    s.active = s.first = 0
+    s.players[0].hand = Cards(m=1, r=1, c=2)
+    pay = default_payment(s, 0, Age.MIGHT, Cards(c=1), 0)
+    assert pay is not None
+    hamlet = Construct(0, Age.MIGHT, Kind.HAMLET, Cell.parse("D4"), pay)
+    plan = Alternative((hamlet,), visits=9, value=15.0, gain=0.0, ecus=30.4, income=7, domains=1, prior=0.0)
+    said = render(why_words(s, 0, Analysis(0, hamlet, 15.0, (plan,), 9)), PLAIN)
+    assert said.startswith("Why: it joins "), said
+    assert " (💥 hurts Ben: loses the Might domain of " in said, said  # (within the sentence: no capital)
+    assert said.endswith(", then asks Ben a question; answered as the search would, your domains would pay 7 Ecus "
+                         "at income; the search expects you to finish with about 30 Ecus."), said
+    assert " Ecus at income:" not in said and "-" not in said.split("(")[0], said
 
 
 async def test_a_game_without_hints_refuses_them_with_a_sentence(service: Tiempo) -> None:

@@ -12,8 +12,23 @@ import pytest
 from bot.service import steps as panel
 from bot.service.panels import Panels, _back_of, _header
 from bot.service.steps import MAX_CHOICES, SEP, Step, path_to, step
-from rules import Action, Age, Cards, Construct, GameState, Kind, Payment, legal_actions, new_game
+from render.demo import demo_map
+from rules import (
+    Action,
+    Age,
+    Cards,
+    Cell,
+    Construct,
+    GameState,
+    Kind,
+    Payment,
+    action_economy,
+    default_payment,
+    legal_actions,
+    new_game,
+)
 from tests.support.gameplay import random_game
+from tests.support.positions import put, settle
 from tests.support.scenario import play
 
 KEY = re.compile(r"^[A-Za-z0-9+\-]{1,12}$")
@@ -312,3 +327,38 @@ def test_a_building_to_upgrade_is_not_marked_for_a_harm_its_placement_decides() 
     placements = step(state, 0, ("upgrade", "C4", "KEEP"))
     marked = {c.key for c in placements.choices if c.harms}
     assert marked == {"C4"} and len(placements.choices) == 4  # only the Keep on C4-D5 covers D5
+
+
+def test_r60_a_building_that_joins_three_domains_names_them_as_a_sentence_does() -> None:
+    """``joins C3, A4 and D4 into``, not ``C3 and A4 and D4``: in the panel's place and in a hint's why."""
+    s = new_game(["Ana", "Ben", "Cy"], seed=5, game_map=demo_map())
+    put(s, Age.MIGHT, Kind.KEEP, "A4", owner=0)
+    put(s, Age.MIGHT, Kind.WATCHTOWER, "D4", owner=1)
+    put(s, Age.MIGHT, Kind.WATCHTOWER, "C3", owner=2)
+    settle(s)
+    s.active = s.first = 0
+    s.players[0].hand = Cards(m=1, r=1, c=2)
+    pay = default_payment(s, 0, Age.MIGHT, Cards(c=1), 0)
+    assert pay is not None
+    hamlet = Construct(0, Age.MIGHT, Kind.HAMLET, Cell.parse("C4"), pay)
+    said = panel.economy_words(s, hamlet, action_economy(s, hamlet))
+    assert "joins C3, A4 and D4 into the Might domain of C3" in said, said
+
+
+def test_r78_a_place_that_raises_a_question_shows_no_income_lost_while_its_board_waits_on_the_answer() -> None:
+    """Ana's Hamlet at D4 joins two domains of hers, their Watchtowers tied: she must say which is
+    downsized (R62), and until then Might pays nothing (R78). The place says what it joins, not
+    "-3 Ecus at income": that is the question's pause, not what the Hamlet does."""
+    s = new_game(["Ana", "Ben"], seed=5, game_map=demo_map())
+    for kind, where in ((Kind.WATCHTOWER, "C4"), (Kind.HAMLET, "C5"), (Kind.WATCHTOWER, "E4"), (Kind.HAMLET, "E5")):
+        put(s, Age.MIGHT, kind, where, owner=0)
+    settle(s)
+    s.active = s.first = 0
+    s.players[0].hand = Cards(m=1, r=1, c=2)
+    pay = default_payment(s, 0, Age.MIGHT, Cards(c=1), 0)
+    assert pay is not None
+    hamlet = Construct(0, Age.MIGHT, Kind.HAMLET, Cell.parse("D4"), pay)
+    change = action_economy(s, hamlet)
+    assert change.pending and sum(change.delta(0)) < 0
+    said = panel.economy_words(s, hamlet, change)
+    assert said == "joins C4 and E4 into the Might domain of C4 (no one's)", said

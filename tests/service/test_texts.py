@@ -49,7 +49,7 @@ def test_r53_paradox_bonus_and_ripples_in_two_sentences() -> None:
         "Red builds a Keep at B2 on Might with MM (+1 Ecu).",
         "Paradox on Faith: the ripple arriving there removes Green's Monastery at C3.",
         "Its shadow on Reason goes too.",
-        "The Keep at B2 ripples to Faith and to Reason as a ruin.",  # named: the line before is another building's
+        "The Keep at B2 ripples to Faith, and to Reason as a ruin.",  # named: the line before is another building's
     ]
 
 
@@ -155,7 +155,10 @@ def test_building_sizes_are_named_in_the_hand_and_the_rules() -> None:
 
 def test_a_ripple_right_after_its_building_says_it_and_an_exchange_says_what_it_cost() -> None:
     s, events = play("map: plain 15x12\nRed: hand=MM\n", "Red build Keep B2 on M")
-    assert narrate(s, events)[-1] == "It ripples to Faith and to Reason as a ruin."
+    # (R45: a ruin on Reason only; the comma keeps "as a ruin" from reading as both boards')
+    assert narrate(s, events)[-1] == "It ripples to Faith, and to Reason as a ruin."
+    s, events = play("map: plain 15x12\nRed: hand=CC\n", "Red build Town B2 on M")
+    assert narrate(s, events)[-1] == "It ripples to Faith and to Reason."
     s, events = play("map: plain 15x12\nRed: hand=MRCC ecus=4\n", "Red exchange C")
     assert narrate(s, events)[0] == "Red pays 2 Ecus to exchange 1 card."
 
