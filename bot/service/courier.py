@@ -28,7 +28,7 @@ from .messages import (
     Rewriter,
     SendLater,
     decode_post,
-    encode_post,
+    encode_words,
     settled,
 )
 from .reminders import told_why
@@ -170,7 +170,7 @@ class Courier:
                         await self._forget(item.id)
                         continue
                     try:
-                        await self._deliver(channel_id, decode_post(item.body), item.nonce, item.id)
+                        await self._deliver(channel_id, decode_post(item.body, item.pictures), item.nonce, item.id)
                     except SendLater:  # kept, in its place: the channel waits and tries again
                         raise
                     except Exception:  # a post that cannot be read or sent never will be: logged and dropped
@@ -297,7 +297,7 @@ class Courier:
             await self.outbox.direct(letter.user_id, decode_post(letter.body), nonce=letter.nonce)
         except DMClosed:
             fallback = decode_post(letter.fallback)
-            told = encode_post(told_why(fallback) if isinstance(self.outbox, DirectOutbox) else fallback)
+            told = encode_words(told_why(fallback) if isinstance(self.outbox, DirectOutbox) else fallback)
             await notices.refused(letter, told, letter.fallback, now=self.clock())
             self.kick(letter.channel_id)
             return True

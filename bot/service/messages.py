@@ -5,11 +5,10 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
-from collections import OrderedDict
 from dataclasses import dataclass
-from threading import Lock
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
+from ..storage import Body
 from ..words import Button, Code, Command, Here, Mention, Name, Part, Place, Strong, Text
 from .steps import Choice
 
@@ -381,57 +380,66 @@ def _old_controls(data: dict[str, Any]) -> tuple[Control, ...]:
     return tuple(out)
 
 
-#: the posts encoded last, by their JSON text: the outbox sends a post soon after it was stored, and
-#: does not decode its pictures again (a turn's post carries about 250 kB of them)
-ENCODED_KEPT = 16
-_encoded: OrderedDict[str, Post] = OrderedDict()
-_encoded_lock = Lock()
-
-
-def encode_post(post: Post) -> str:
-    """``post`` as JSON text, to be stored until it is sent (pictures in base64). Raises ValueError
-    for a post with a private control (a panel, a confirmation, a cancel button)."""
+def encode_post(post: Post) -> Body:
+    """``post`` as the outbox stores it until it is sent: its words, buttons and the rest as JSON text,
+    its pictures as binary, one after the other (the JSON gives each one's size where the picture
+    was: ``"png": 51234``). Raises ValueError for a post with a private control (a panel, a
+    confirmation, a cancel button)."""
     if any(isinstance(c, PRIVATE_CONTROLS) for c in post.controls):
         raise ValueError("a private answer is not stored in the outbox")
-    body = _encoded_json(post)
-    if post.png is not None or post.gallery:
-        with _encoded_lock:
-            _encoded[body] = post
-            while len(_encoded) > ENCODED_KEPT:
-                _encoded.popitem(last=False)
-    return body
-
-
-def _encoded_json(post: Post) -> str:
-    return json.dumps({
+    pictures = [*([post.png] if post.png is not None else []), *(p.png for p in post.gallery)]
+    return Body(json.dumps({
         "text": [_part_json(p) for p in post.text.parts],
-        "png": base64.b64encode(post.png).decode() if post.png is not None else None,
+        "png": len(post.png) if post.png is not None else None,
         "filename": post.filename,
-        "gallery": [{"png": base64.b64encode(p.png).decode(), "filename": p.filename,
-                     "description": p.description, "lead": p.lead} for p in post.gallery],
+        "gallery": [{"png": len(p.png), "filename": p.filename, "description": p.description, "lead": p.lead}
+                    for p in post.gallery],
         "controls": [_control_json(c) for c in post.controls],
         "mentions": list(post.mentions),
         "live": post.live,
         "key": post.key,
         "settles": post.settles,
         "retracts": post.retracts,
-    })
+    }), b"".join(pictures) if pictures else None)
 
 
-def decode_post(body: str) -> Post:
-    """The post ``encode_post`` stored (also in the form stored before posts had ``controls``); one of
-    the last posts with pictures encoded here is not decoded again."""
-    with _encoded_lock:
-        known = _encoded.get(body)
-    if known is not None:
-        return known
+def encode_words(post: Post) -> str:
+    """``post``, which has no pictures (a direct message, its fallback), as the JSON text
+    ``encode_post`` stores. Raises ValueError for a post with pictures, or with a private control."""
+    body = encode_post(post)
+    if body.pictures is not None:
+        raise ValueError("a post stored as text alone has no pictures")
+    return body.text
+
+
+class _Pictures:
+    """The pictures of a stored post, read in order: each the next ``size`` bytes of its binary, or (a
+    post stored before schema step 10) its base64 text."""
+
+    def __init__(self, data: bytes | None) -> None:
+        self.data = data or b""
+        self.at = 0
+
+    def next(self, stored: int | str) -> bytes:
+        if isinstance(stored, str):
+            return base64.b64decode(stored)
+        start, self.at = self.at, self.at + stored
+        if self.at > len(self.data):
+            raise ValueError(f"a stored post's pictures end at byte {len(self.data)}, before {self.at}")
+        return self.data[start:self.at]
+
+
+def decode_post(body: str, pictures: bytes | None = None) -> Post:
+    """The post ``encode_post`` stored as ``body`` and ``pictures`` (also in the forms stored before:
+    pictures in base64 in the JSON, posts without ``controls``)."""
     data = json.loads(body)
     controls = (tuple(_control_of(c) for c in data["controls"]) if "controls" in data else _old_controls(data))
+    read = _Pictures(pictures)
     return Post(
         text=Text(tuple(_part_of(p) for p in data["text"])),
-        png=base64.b64decode(data["png"]) if data.get("png") is not None else None,
+        png=read.next(data["png"]) if data.get("png") is not None else None,
         filename=data.get("filename", "tiempo.png"),
-        gallery=tuple(Picture(base64.b64decode(p["png"]), p["filename"], p["description"], p["lead"])
+        gallery=tuple(Picture(read.next(p["png"]), p["filename"], p["description"], p["lead"])
                       for p in data.get("gallery", ())),
         controls=controls,
         mentions=tuple(data.get("mentions", ())),

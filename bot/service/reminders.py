@@ -26,7 +26,7 @@ from ..play import Refusal, RefusalCode
 from ..storage import MODES, GameRecord, Letter
 from ..words import Button, Code, Command, Mention, Place, Strong, Text, lines, say, text
 from .games import Games, is_ai
-from .messages import Caller, DirectOutbox, Outbox, PlayButton, Post, Reply, encode_post
+from .messages import Caller, DirectOutbox, Outbox, PlayButton, Post, Reply, encode_words
 
 #: what a person who was not reminded by direct message reads, the first time, under the channel's mention
 DMS_CLOSED = ("I could not send you a direct message: your direct messages are closed to me, so you are "
@@ -94,8 +94,8 @@ class Reminders:
             return quiet
         now = self.games.clock()
         due = now if half_left is not None or self.minutes == 0 else now + self.minutes * 60
-        letter = Letter(seat.user_id, encode_post(self.direct_post(game, state, half_left)),
-                        encode_post(self.fallback_post(game, state, half_left)), due, game.action_count)
+        letter = Letter(seat.user_id, encode_words(self.direct_post(game, state, half_left)),
+                        encode_words(self.fallback_post(game, state, half_left)), due, game.action_count)
         return [*quiet, letter]
 
     @staticmethod

@@ -15,7 +15,7 @@ behind one interface, ``Storage``.
 from .backend import Database, is_postgres_url, without_password
 from .hints import HintCounts
 from .notify import MODES, Letter, Notices, QueuedLetter
-from .outbox import PostQueue, QueuedPost
+from .outbox import Body, Posted, PostQueue, QueuedPost
 from .progress import Progress
 from .records import (
     KEEP,
@@ -46,6 +46,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "TRANSITIONS",
     "ActionRecord",
+    "Body",
     "ChannelBusyError",
     "Database",
     "DatabaseBusyError",
@@ -57,6 +58,7 @@ __all__ = [
     "Letter",
     "Notices",
     "PostQueue",
+    "Posted",
     "Progress",
     "QueuedLetter",
     "QueuedPost",

@@ -29,7 +29,7 @@ from .records import Status, StorageError
 from .schema import ACTION_COLUMNS, GAME_COLUMNS, Row, action_of, game_of
 from .store import Storage
 
-OUTBOX_COLUMNS = "id, game_id, guild_id, channel_id, body, created_at"
+OUTBOX_COLUMNS = "id, game_id, guild_id, channel_id, body, created_at, pictures"
 #: what the players keep beside their games: results, ratings and rating changes (bot.storage.community),
 #: and what each person learnt of the course (bot.storage.progress), with the order rows are read in
 TABLES = {**RECORD_TABLES, "progress": PROGRESS_COLUMNS}

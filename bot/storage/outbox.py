@@ -13,8 +13,21 @@ from .records import GameRecord
 
 
 @dataclass(frozen=True)
+class Body:
+    """A post as the outbox keeps it: the service's encoding of its words, buttons and the rest as
+    text (``text``: bot.service.messages), and its pictures' bytes one after the other (``pictures``,
+    binary: a ``BLOB``, a ``bytea``; the text says where each ends), None when it has none. A post
+    stored as text alone (a ``str``) has no pictures, or carries them in its text (posts stored before
+    schema step 10: base64 in the JSON)."""
+
+    text: str
+    pictures: bytes | None = None
+
+
+@dataclass(frozen=True)
 class QueuedPost:
-    """A post waiting to be sent: ``body`` is the service's encoding of it (bot.service.messages)."""
+    """A post waiting to be sent: ``body`` and ``pictures`` are the service's encoding of it
+    (``Body``)."""
 
     id: int
     game_id: int
@@ -22,6 +35,7 @@ class QueuedPost:
     channel_id: int
     body: str
     created_at: float
+    pictures: bytes | None = None
 
     @property
     def nonce(self) -> str:
@@ -29,13 +43,18 @@ class QueuedPost:
         return f"tiempo-{self.id}"
 
 
-async def queue_posts(db: Tx, game: GameRecord, bodies: Sequence[str | Letter], at: float) -> None:
+#: what a post to store is: its text alone, its text and pictures, or a direct message
+Posted = str | Body | Letter
+
+
+async def queue_posts(db: Tx, game: GameRecord, bodies: Sequence[Posted], at: float) -> None:
     """Store ``bodies`` as the game's next posts, in the open transaction ``db`` (a ``Letter``, a direct
     message to a person, in the direct outbox: ``bot.storage.notify``)."""
     await queue_letters(db, game, [b for b in bodies if isinstance(b, Letter)], at)
     for body in (b for b in bodies if not isinstance(b, Letter)):
-        await db.execute("INSERT INTO outbox (game_id, guild_id, channel_id, body, created_at) VALUES (?, ?, ?, ?, ?)",
-                         (game.id, game.guild_id, game.channel_id, body, at))
+        text, pictures = (body, None) if isinstance(body, str) else (body.text, body.pictures)
+        await db.execute("INSERT INTO outbox (game_id, guild_id, channel_id, body, pictures, created_at) "
+                         "VALUES (?, ?, ?, ?, ?, ?)", (game.id, game.guild_id, game.channel_id, text, pictures, at))
 
 
 class PostQueue:
@@ -47,16 +66,16 @@ class PostQueue:
     async def pending(self, channel_id: int, *, limit: int = 20) -> list[QueuedPost]:
         """The oldest posts waiting for channel ``channel_id``."""
         rows = await self.database.fetchall(
-            "SELECT id, game_id, guild_id, channel_id, body, created_at FROM outbox WHERE channel_id = ? "
+            "SELECT id, game_id, guild_id, channel_id, body, created_at, pictures FROM outbox WHERE channel_id = ? "
             "ORDER BY id LIMIT ?", (channel_id, limit))
-        return [QueuedPost(r[0], r[1], r[2], r[3], r[4], r[5]) for r in rows]
+        return [QueuedPost(r[0], r[1], r[2], r[3], r[4], r[5], None if r[6] is None else bytes(r[6])) for r in rows]
 
     async def channels(self) -> list[tuple[int, int]]:
         """``(guild, channel)`` of every channel with posts waiting."""
         rows = await self.database.fetchall("SELECT DISTINCT guild_id, channel_id FROM outbox")
         return [(int(r[0]), int(r[1])) for r in rows]
 
-    async def add(self, game: GameRecord, bodies: Sequence[str | Letter], at: float) -> None:
+    async def add(self, game: GameRecord, bodies: Sequence[Posted], at: float) -> None:
         """Store ``bodies`` as the game's next posts, on their own (a notice that no action causes)."""
         async with self.database.transaction() as db:
             await queue_posts(db, game, bodies, at)

@@ -324,6 +324,10 @@ MIGRATIONS: Final[tuple[Step, ...]] = (
     Step.same("ALTER TABLE games ADD COLUMN stand_ins TEXT"),
     # Step 9: how many hints each seat asked for (a JSON list of counts by seat, NULL when none yet).
     Step.same("ALTER TABLE games ADD COLUMN hints TEXT"),
+    # Step 10: an outbox post's pictures as binary (their bytes one after the other; the body's JSON
+    # says where each ends), NULL when it has none; posts stored before keep theirs in base64 in the body.
+    Step(sqlite=("ALTER TABLE outbox ADD COLUMN pictures BLOB",),
+         postgresql=("ALTER TABLE outbox ADD COLUMN pictures BYTEA",)),
 )
 
 

@@ -27,8 +27,8 @@ from types import TracebackType
 from typing import Any, Literal
 
 from .backend import Database, Tx, is_postgres_url
-from .notify import Letter, Notices
-from .outbox import PostQueue, queue_posts
+from .notify import Notices
+from .outbox import Body, Posted, PostQueue, queue_posts
 from .progress import Progress
 from .records import (
     KEEP,
@@ -306,7 +306,7 @@ class Storage:
 
     async def start_game(self, game_id: int, snapshot: str, *, seats: Sequence[SeatRecord] | None = None,
                          options: Mapping[str, Any] | None = None, turn_deadline: float | None = None,
-                         now: float | None = None, posts: Sequence[str | Letter] = ()) -> GameRecord:
+                         now: float | None = None, posts: Sequence[Posted] = ()) -> GameRecord:
         """Lobby → playing with the first position ``snapshot`` (and the final seats/options when given),
         with ``posts`` (the opening announcement) in the outbox, in one transaction. Raises
         GameNotFoundError, StatusError."""
@@ -326,7 +326,7 @@ class Storage:
     async def append_action(self, game_id: int, expected_seq: int, actor_id: int, action: str, snapshot: str, *,
                             status: Status | None = None,
                             turn_deadline: float | Literal[_Keep.KEEP] | None = KEEP,
-                             now: float | None = None, posts: Sequence[str | Letter] = (),
+                             now: float | None = None, posts: Sequence[Posted] = (),
                              stand_ins: Sequence[StandIn] | Literal[_Keep.KEEP] = KEEP) -> GameRecord:
         """Log ``action`` as action number ``expected_seq`` (which must be ``game.next_seq``) and make
         ``snapshot`` the current state, with ``posts`` (the announcements it causes) in the outbox, in
@@ -362,7 +362,7 @@ class Storage:
             await queue_posts(db, game, posts, at)
             return await self._load(db, game_id)
 
-    async def set_stand_ins(self, game_id: int, stand_ins: Sequence[StandIn], *, posts: Sequence[str] = (),
+    async def set_stand_ins(self, game_id: int, stand_ins: Sequence[StandIn], *, posts: Sequence[str | Body] = (),
                             now: float | None = None) -> GameRecord:
         """Make ``stand_ins`` the seats the AI keeps warm in a game being played, with ``posts`` in the
         outbox, in one transaction. Raises GameNotFoundError, StatusError (the game is not being played)."""
@@ -377,7 +377,7 @@ class Storage:
 
     async def truncate_last_action(self, game_id: int, expected_seq: int, snapshot: str, *, count: int = 1,
                                    turn_deadline: float | Literal[_Keep.KEEP] | None = KEEP,
-                                   now: float | None = None, posts: Sequence[str | Letter] = ()) -> GameRecord:
+                                   now: float | None = None, posts: Sequence[Posted] = ()) -> GameRecord:
         """Undo: remove the last ``count`` actions, the last of which must be number ``expected_seq``, and
         make ``snapshot`` (the state before them) current, with ``posts`` in the outbox, in one
         transaction. Raises StaleSeqError if the
@@ -414,7 +414,7 @@ class Storage:
             return await self._load(db, game_id)
 
     async def mark_half_warned(self, game_id: int, *, deadline: float | Literal[_Keep.KEEP] | None = KEEP,
-                               posts: Sequence[str | Letter] = (), now: float | None = None) -> GameRecord | None:
+                               posts: Sequence[Posted] = (), now: float | None = None) -> GameRecord | None:
         """Record that the players were warned that half the turn time has gone, with ``posts`` (the
         warning) in the outbox, in one transaction; with ``deadline``, only if the turn is still the one
         that ends then (None, and nothing written, if another began meanwhile). Raises GameNotFoundError."""

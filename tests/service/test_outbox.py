@@ -40,7 +40,8 @@ def test_a_post_is_stored_as_it_was_made() -> None:
                 controls=(Answers(3, "12-abcdef", (("E4", "E4"), ("F4", "F4"))), PlayButton(3),
                           HandButtons(3, "12-abcdef"), LobbyButtons(4), RematchButton(3)),
                 mentions=(5,))
-    assert decode_post(encode_post(post)) == post
+    body = encode_post(post)
+    assert decode_post(body.text, body.pictures) == post
 
 
 def test_a_post_stored_before_posts_had_controls_is_read_with_its_buttons() -> None:
@@ -457,23 +458,70 @@ async def test_settling_on_a_channel_that_cannot_edit_posts_nothing(tmp_path: Pa
     assert channel.printed == ["Ben, which Keep?"]
 
 
-def test_a_post_with_pictures_just_stored_is_sent_as_it_was_made_without_decoding_it_again() -> None:
-    """The outbox sends a post soon after it was stored: the last posts with pictures encoded are
-    remembered by their text and not decoded again. What it sends is what decoding gives (the
-    pictures, the description, the controls), and the memory is bounded."""
-    from bot.service import messages
-    from bot.service.messages import HandButtons, Picture, PlayButton, Post
-
-    post = Post(say("{who}, your turn.", who=Mention(5, "ana")), gallery=(
-        Picture(b"\x89PNG one", "tiempo-1-v3-might.png", "Might: what changed is ringed in gold", True),
-        Picture(b"\x89PNG two", "tiempo-1-v3-faith.png", "Faith: no change", False)),
+def test_a_post_s_pictures_are_stored_as_binary_and_read_back_as_they_were() -> None:
+    """Schema step 10: the outbox keeps a post's pictures as their bytes, one after the other (the JSON
+    gives each one's size, no base64 in it); reading them back gives the same pictures in their
+    places, the lead and the others with their descriptions, and a post without pictures has none."""
+    png_one, png_two = bytes(range(256)) * 3, b"\x89PNG\r\n\x1a\n two"
+    post = Post(say("{who}, your turn.", who=Mention(5, "ana")), png=b"\x89PNG board", gallery=(
+        Picture(png_one, "tiempo-1-v3-might.png", "Might: what changed is ringed in gold", True),
+        Picture(png_two, "tiempo-1-v3-faith.png", "Faith: no change", False)),
         controls=(PlayButton(1), HandButtons(1, "3-abcdef")), mentions=(5,), key="think-1-3")
     body = encode_post(post)
-    assert decode_post(body) is post
-    messages._encoded.clear()
-    assert decode_post(body) == post  # (decoded: the same post)
-    for n in range(messages.ENCODED_KEPT + 3):
-        encode_post(Post(text(f"post {n}"), gallery=(Picture(b"png", f"p{n}.png", "d", True),)))
-    encode_post(Post(text("no picture")))  # (not remembered: nothing to save)
-    assert len(messages._encoded) == messages.ENCODED_KEPT
-    assert decode_post(json.dumps(json.loads(body))) == post
+    assert body.pictures == b"\x89PNG board" + png_one + png_two
+    assert json.loads(body.text)["png"] == len(b"\x89PNG board") and "base64" not in body.text
+    assert [g["png"] for g in json.loads(body.text)["gallery"]] == [len(png_one), len(png_two)]
+    assert decode_post(body.text, body.pictures) == post
+    assert encode_post(Post(text("no picture"))).pictures is None
+    with pytest.raises(ValueError):  # pictures cut short: the post cannot be read (it is dropped, logged)
+        decode_post(body.text, body.pictures[:-1])
+
+
+def _old_form(post: Post) -> str:
+    """``post`` as the outbox stored it before schema step 10: its pictures in base64 in the JSON."""
+    import base64
+
+    body = encode_post(post)
+    data = json.loads(body.text)
+    pictures = decode_post(body.text, body.pictures)
+    data["png"] = base64.b64encode(pictures.png).decode() if pictures.png is not None else None
+    for stored, picture in zip(data["gallery"], pictures.gallery, strict=True):
+        stored["png"] = base64.b64encode(picture.png).decode()
+    return json.dumps(data)
+
+
+def test_a_post_stored_with_its_pictures_in_base64_is_read_with_them() -> None:
+    """A post stored before schema step 10 (pictures in base64 in the JSON) reads as it was made."""
+    post = Post(text("The board."), png=b"\x89PNG one", gallery=(Picture(b"\x89PNG two", "two.png", "Faith", False),),
+                controls=(HandButtons(1, "3-abcdef"),))
+    assert decode_post(_old_form(post)) == post
+
+
+class PictureChannel:
+    """A channel that keeps what it was sent, pictures included."""
+
+    def __init__(self) -> None:
+        self.posts: list[Post] = []
+
+    async def post(self, channel_id: int, post: Post, nonce: str | None = None) -> int:
+        self.posts.append(post)
+        return len(self.posts)
+
+
+async def test_posts_stored_in_the_old_form_and_the_new_are_sent_with_their_pictures(tmp_path: Path) -> None:
+    """An outbox left by the bot before schema step 10 (pictures in base64) is sent after the upgrade as
+    it was made, in order with the posts stored since (pictures as binary)."""
+    from bot.service.courier import Courier
+
+    old = Post(text("Stored before."), png=b"\x89PNG old", gallery=(Picture(b"\x89PNG old two", "b.png", "B", False),))
+    new = Post(text("Stored after."), gallery=(Picture(b"\x89PNG new", "c.png", "C", True),))
+    channel = PictureChannel()
+    async with await Storage.open(str(tmp_path / "c.sqlite3")) as storage:
+        game = await storage.create_game(guild_id=1, channel_id=1, opener_id=1, seed=1)
+        await storage.posts.add(game, [_old_form(old), encode_post(new)], 1.0)
+        courier = Courier(storage, channel, lambda guild: True)
+        courier.kick(1)
+        await asyncio.wait_for(courier.flush(1, timeout=10), 11)
+        await courier.close()
+        assert channel.posts == [old, new]
+        assert await storage.posts.pending(1) == []

@@ -24,6 +24,7 @@ import pytest
 import bot.storage.schema as schema_module
 from bot.storage import (
     SCHEMA_VERSION,
+    Body,
     ChannelBusyError,
     DatabaseFaultError,
     GameBusyError,
@@ -351,8 +352,36 @@ async def test_a_database_of_schema_8_gains_the_hint_counts_of_its_games(backend
     await backend.fetch(OLD_GAME)
     s = await Storage.open(backend.target)
     try:
-        assert await s.schema_version() == SCHEMA_VERSION == 9
+        assert await s.schema_version() == SCHEMA_VERSION >= 9
         assert [g.hints for g in await s.list_games()] == [()]
+    finally:
+        await s.close()
+
+
+async def test_a_database_of_schema_9_keeps_its_unsent_posts_and_stores_pictures_as_binary(
+        backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Migration step 10: the outbox gains a binary column for a post's pictures (a BLOB, a bytea). A
+    post stored before it keeps its text (its pictures in it) and has no binary; a post stored after it
+    gets its bytes back exactly, NUL and high bytes included, in order with the old ones."""
+    monkeypatch.setattr(schema_module, "MIGRATIONS", schema_module.MIGRATIONS[:9])
+    monkeypatch.setattr(schema_module, "SCHEMA_VERSION", 9)
+    await (await Storage.open(backend.target)).close()
+    monkeypatch.undo()
+    await backend.fetch(OLD_GAME)
+    await backend.fetch("INSERT INTO outbox (game_id, guild_id, channel_id, body, created_at) "
+                        """VALUES (1, 1, 2, '{"text": ["old"], "png": "iVBORw=="}', 1.0)""")
+    s = await Storage.open(backend.target)
+    try:
+        assert await s.schema_version() == SCHEMA_VERSION >= 10
+        game = await s.get_game(1)
+        pictures = b"\x89PNG\r\n\x1a\n\x00\xff" + bytes(range(256)) * 1000
+        await s.posts.add(game, [Body('{"text": ["new"], "png": 256010}', pictures), Body("no pictures"), "text"], 2.0)
+        waiting = await s.posts.pending(2)
+        assert [(p.body, p.pictures) for p in waiting] == [
+            ('{"text": ["old"], "png": "iVBORw=="}', None), ('{"text": ["new"], "png": 256010}', pictures),
+            ("no pictures", None), ("text", None)]
+        assert [type(r[0]) for r in await backend.fetch("SELECT pictures FROM outbox ORDER BY id")] == [
+            type(None), bytes, type(None), type(None)]
     finally:
         await s.close()
 

@@ -46,10 +46,14 @@ async def _a_used_database(path: str) -> None:
                                                 lambda s, p, a=action: a)
         await storage.set_status(3, Status.CANCELLED)
         await service.new(Caller(1, 4, 100, "ana"))  # a lobby
-        await storage.mark_half_warned(1, posts=[encode_post(Post(text("unsent")))])  # a warning not yet sent
+        await storage.mark_half_warned(1, posts=[encode_post(Post(text("unsent"), png=UNSENT_PNG))])  # not yet sent
     finally:
         await service.close()
         await storage.close()
+
+
+#: the picture of the post left unsent (binary, with bytes no text column would keep)
+UNSENT_PNG = b"\x89PNG\r\n\x1a\n\x00\xff unsent"
 
 
 async def test_every_game_is_copied_and_goes_on_in_the_copy(tmp_path: Path, backend: Backend) -> None:
@@ -64,7 +68,9 @@ async def test_every_game_is_copied_and_goes_on_in_the_copy(tmp_path: Path, back
         assert await new.list_games() == await old.list_games()
         for game in await old.list_games():
             assert await new.list_actions(game.id) == await old.list_actions(game.id)
-        assert [p.body for p in await new.posts.pending(1)] == [p.body for p in await old.posts.pending(1)]
+        assert [(p.body, p.pictures) for p in await new.posts.pending(1)] == [
+            (p.body, p.pictures) for p in await old.posts.pending(1)]
+        assert (await new.posts.pending(1))[0].pictures == UNSENT_PNG  # its picture, as binary
         assert json.loads((await new.posts.pending(1))[0].body)["text"] == ["unsent"]
         game = await new.get_game(2)  # play on in the copy
         service = Tiempo(new, Silent(), render=False)
