@@ -39,7 +39,7 @@ from render import age_card, changed_ages
 from rules import Action, Age, EndTurn, Exchange, GameState, RuleError, apply
 from rules import events as ev
 
-from ..ai import Analysis, analyse
+from ..ai import Analysis, analyse, best_choice
 from ..play import Refusal, RefusalCode
 from ..storage import GameRecord, Status
 from ..texts import ecu_word, narration, who
@@ -185,7 +185,29 @@ def better_words(step: Step, better: Sequence[Action]) -> Text:
         return say("{told} {swap}", told=told, swap=swap) if told else swap
     if not told:
         return say("{who} ends the turn at once.", who=who(step.before, step.player))
+    last = done[-1][0]
+    if last.pending is not None and not last.finished:  # it stops at a question: the answer reckoned on
+        return say("{told} {answer} Then the turn ends.", told=_asked(told, done[-1]), answer=_answer(last))
     return say("{told} Then the turn ends.", told=told)
+
+
+def _asked(told: Text, last: Done) -> Text:
+    """``told`` ending with the question the plan's last action asks (said if its first sentence was
+    another)."""
+    s, events = last
+    assert s.pending is not None
+    question = narration(s, [ev.DecisionRequested(s.pending.decision)])[0]
+    first = narration(s, events)
+    if first and render(say("{x}", x=first[0]), PLAIN) == render(say("{x}", x=question), PLAIN):
+        return told
+    return say("{told} {question}", told=told, question=question)
+
+
+def _answer(s: GameState) -> Text:
+    """The answer to the pending decision the top level's play-outs reckon on (``best_choice``)."""
+    assert s.pending is not None
+    return say("The top level reckons on {who} choosing {cell}.", who=who(s, s.pending.decision.player),
+               cell=str(best_choice(s).cell))
 
 
 def turn_words(step: Step, cost: TurnCost, place: int) -> Text:

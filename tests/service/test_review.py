@@ -13,15 +13,17 @@ import random
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import cast
 
 import pytest
 from PIL import Image
 
-from bot.ai import Analysis, analyse
+from bot.ai import Analysis, analyse, best_choice
 from bot.service import Caller, Refusal, Reply, Tiempo
 from bot.service.replay import Step
 from bot.service.review import (
     TurnCost,
+    better_words,
     costliest,
     own_actions,
     review_seed,
@@ -31,8 +33,10 @@ from bot.service.review import (
     turns_to_review,
 )
 from bot.storage import Storage
+from bot.texts import who
 from bot.words import PLAIN, render
-from rules import Construct, Exchange, apply, keyed_seed, legal_actions, view_for
+from rules import Choose, Construct, Exchange, apply, keyed_seed, legal_actions, view_for
+from tests.support.gameplay import random_game
 from tests.support.hidden import reshuffle_hidden
 from tests.support.replayed import Silent, people, play_game
 
@@ -240,3 +244,22 @@ async def test_the_picture_shows_the_age_where_the_top_levels_turn_differs_from_
         assert f"{elsewhere[0].age.title}: the top level's turn" in picture.description
         tried += 1
     assert tried >= 1
+
+
+def test_the_top_levels_turn_that_leaves_a_question_says_the_answer_it_reckons_on() -> None:
+    """A plan that ends at another player's decision (where a downsized Keep goes) does not end on the
+    bare question: it says the answer the top level's play-outs give it, then that the turn ends."""
+    from types import SimpleNamespace
+
+    steps = list(random_game(28, 4, holdem=False))
+    st = steps[81]
+    assert st.after.pending is not None and st.after.pending.decision.player == st.action.player
+    which = Choose(st.action.player, st.after.pending.decision.options[0])  # which of its two is downsized
+    s, _ = apply(st.after, which)
+    assert s.pending is not None and s.pending.decision.player != st.action.player
+    step = cast(Step, SimpleNamespace(before=st.before, player=st.action.player))
+    said = render(better_words(step, [st.action, which]), PLAIN)
+    cell = best_choice(s).cell
+    whom = render(who(s, s.pending.decision.player), PLAIN)
+    assert "must choose where the downsized Keep" in said
+    assert said.endswith(f"The top level reckons on {whom} choosing {cell}. Then the turn ends."), said
