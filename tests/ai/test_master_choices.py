@@ -13,8 +13,7 @@ import pytest
 from bot.ai import GreedyPlayer, MasterPlayer
 from bot.ai.search import analyse
 from bot.service.review import REVIEW_DEALS, TurnCost
-from rules import Action, EndTurn, GameState, apply, new_game
-from rules.serial import action_to_dict
+from rules import Action, EndTurn, GameState, action_to_dict, apply, new_game
 
 RECORDED: list[dict[str, Any]] = json.loads((Path(__file__).parent / "data" / "master_choices.json").read_text())
 
