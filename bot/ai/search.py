@@ -34,12 +34,11 @@
 
 * **Confirming (a review).** After the search has chosen, the plans the caller adds (``extra``) join
   it (those not among its plans already), and the chosen plan, the anchor and each added plan are
-  played out on at least ``deals`` common deals (the same deals ``0 … deals-1`` for all of them; with
-  ``deals`` 0, on as many as the chosen plan had),
-  so that the cost of an added plan against the chosen one (``Analysis.cost``) and its standard
-  error (``Analysis.cost_error``) rest on enough deals. The choice stays the search's: the same
-  view, seed and ``iterations`` choose the same plan with or without ``extra`` (what a hint says,
-  what the master level plays).
+  played out on at least ``deals`` common deals (the same deals ``0 … deals-1`` for all of them;
+  with ``deals`` 0, on as many as the chosen plan had), so that the cost of an added plan against
+  the chosen one (``Analysis.cost``) and its standard error (``Analysis.cost_error``) rest on
+  enough deals. The choice stays the search's: the same view, seed and ``iterations`` choose the
+  same plan with or without ``extra`` (what a hint says, what the master level plays).
 
 ``iterations`` fixes the number of play-outs (no clock: the result depends only on the view, the
 seed and ``iterations``); otherwise the search runs while ``time_s`` seconds of ``clock`` last, a
