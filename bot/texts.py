@@ -451,29 +451,34 @@ def in_a_series(items: Sequence[str]) -> str:
     return items[-1] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def describe_hit(s: GameState, change: EconomyChange, seat: int) -> str:
+def describe_hit(s: GameState, change: EconomyChange, seat: int, *, named: bool = False) -> str:
     """What an action (or a turn) of someone else did to ``seat``'s buildings and domains, and what it
     cost them in income outlook: ``your Keep at B2 on Might was removed; you lost the Faith domain of
-    F3 — your domains would pay 3 Ecus less at income (5 → 2)``. Empty when it did not hurt them."""
+    F3 — your domains would pay 3 Ecus less at income (5 → 2)``. Empty when it did not hurt them.
+    ``named``: in the third person, for the channel's line about an AI seat (``Sibyl's Keep at B2 …;
+    Sibyl lost … — their domains would pay …``)."""
+    name = s.players[seat].name
+    your, you = (f"{name}'s", name) if named else ("your", "you")
     said: list[str] = []
     for h in change.harms:
         if h.player != seat:
             continue
         b = h.building
-        whose = "your" if b.owner == seat else "the"
-        cube = "" if b.owner is not None else " (with your cube)"
+        whose = your if b.owner == seat else "the"
+        cube = "" if b.owner is not None else f" (with {your} cube)"
         if h.kind is HarmKind.REMOVED:
             said.append(f"{whose} {b.kind.value}{cube} at {b.origin} on {h.age.title} was removed")
         elif h.kind is HarmKind.DOWNSIZED:
             into = f" to {with_article(h.now.kind.value)}" if h.now is not None else ""
             said.append(f"{whose} {b.kind.value} at {b.origin} on {h.age.title} was downsized{into}")
         else:
-            said.append(f"you lost control of the {h.age.title} domain of {b.origin}")
+            said.append(f"{you} lost control of the {h.age.title} domain of {b.origin}")
     if not said:
         return ""
     was, now = sum(change.before.outlooks[seat].by_age), sum(change.after.outlooks[seat].by_age)
-    cost = (f" — your domains would pay {was - now} {ecu_word(was - now)} less at income ({was} → {now})"
-            if now < was else " — it costs you nothing at income")
+    their, them = ("their", "them") if named else ("your", "you")
+    cost = (f" — {their} domains would pay {was - now} {ecu_word(was - now)} less at income ({was} → {now})"
+            if now < was else f" — it costs {them} nothing at income")
     return "; ".join(dict.fromkeys(said)) + cost
 
 

@@ -23,6 +23,7 @@ See docs/ai.md.
 from __future__ import annotations
 
 from .helpers import MAX_WORKERS, Helpers
+from .levels import best_choice
 from .players import (
     LEVEL_NAMES,
     LEVELS,
@@ -57,6 +58,7 @@ __all__ = [
     "StrongPlayer",
     "WorkerDied",
     "analyse",
+    "best_choice",
     "get_level",
     "make_player",
 ]

@@ -252,10 +252,10 @@ class MasterPlayer(StrongPlayer):
         return list(analysis.best.actions)
 
     def analyse(self, state: GameState, seat: int, *, seed: int, budget_s: float = 2.0,
-                iterations: int | None = None, extra: Sequence[Sequence[Action]] = ()) -> Analysis:
+                iterations: int | None = None, extra: Sequence[Sequence[Action]] = (), deals: int = 0) -> Analysis:
         """``search.analyse`` on this player's clock (see there)."""
         return analyse(state, seat, seed=seed, budget_s=budget_s, iterations=iterations, clock=self._clock,
-                       extra=extra)
+                       extra=extra, deals=deals)
 
 
 def _turn_key(s: GameState, seat: int) -> tuple[object, ...]:

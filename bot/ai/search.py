@@ -6,9 +6,8 @@
   own moves and the decisions they raise for it), found by the strong level's beam search on the
   view (``levels.beam_plans``, the best ``ROOT_PLANS`` distinct positions), the turn the greedy level
   would play (``greedy_plan``: always a plan, the anchor if the beam found nothing better), a paid
-  exchange when one is still possible (third in the order widening opens them), and any plan the caller adds (a review
-  adds the turn that was played; it comes right after the anchor and is played out at least
-  ``FORCED_VISITS`` times).
+  exchange when one is still possible (third in the order widening opens them). A plan the caller
+  adds (a review adds the turn that was played) takes no part in the search: see *Confirming*.
 * **Every iteration deals the unseen cards again** (``common.determinize``: the other hands at their
   known sizes and the draw pile, from the seat's view; never the real hands, deck or generator),
   plays the chosen plan on that deal, ends the turn, lets the other players play their turns
@@ -32,6 +31,14 @@
   better on them by more than ``MARGIN`` Ecus and by more than ``SIGMAS`` standard errors of the
   difference (a few lucky deals should not overturn a sound plan); of those, the one with the
   largest gain.
+
+* **Confirming (a review).** After the search has chosen, the plans the caller adds (``extra``) join
+  it (those not among its plans already), and the chosen plan, the anchor and each added plan are
+  played out on at least ``deals`` common deals (the same deals ``0 … deals-1`` for all of them;
+  with ``deals`` 0, on as many as the chosen plan had), so that the cost of an added plan against
+  the chosen one (``Analysis.cost``) and its standard error (``Analysis.cost_error``) rest on
+  enough deals. The choice stays the search's: the same view, seed and ``iterations`` choose the
+  same plan with or without ``extra`` (what a hint says, what the master level plays).
 
 ``iterations`` fixes the number of play-outs (no clock: the result depends only on the view, the
 seed and ``iterations``); otherwise the search runs while ``time_s`` seconds of ``clock`` last, a
@@ -79,8 +86,6 @@ WIDEN_ALPHA = 0.5
 #: master: UCB1's exploration constant, and the least spread of the differences it assumes (Ecus)
 UCB_C = 1.0
 MIN_SPREAD = 2.0
-#: master: how many play-outs a plan the caller adds (a review's turn played) gets before UCB chooses
-FORCED_VISITS = 4
 #: master: how much better than the anchor (Ecus, on the same deals) a plan must play out, and by how
 #: many standard errors of the difference, to be chosen instead
 MARGIN = 0.5
@@ -107,7 +112,9 @@ class Alternative:
     seat's estimated final Ecus (mean over the play-outs; for a plan never played out, on the view
     right after it, as ``value`` is then the beam's score), ``income`` what the seat's two best
     boards would pay at an income right after the plan and ``domains`` how many domains it controls
-    then (on its view; no play-out needed). ``prior`` is the beam's score."""
+    then (on its view; no play-out needed). ``prior`` is the beam's score. ``error`` is the standard
+    error of ``gain`` (0 for the anchor, and with fewer than two deals), ``scores`` the play-outs'
+    scores by deal (the ``j``-th on deal ``j``, as for every plan: plans compare deal by deal)."""
 
     actions: tuple[Action, ...]
     visits: int
@@ -117,6 +124,8 @@ class Alternative:
     income: int
     domains: int
     prior: float
+    error: float = 0.0
+    scores: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -153,18 +162,29 @@ class Analysis:
             return None
         return max(0.0, self.best.gain - alt.gain)
 
+    def cost_error(self, actions: Sequence[Action]) -> float | None:
+        """The standard error of ``cost(actions)``: of the difference between the best plan's score
+        and this plan's on the deals both were played out on (0 for the best plan itself, infinite on
+        fewer than two common deals); None if it was not compared."""
+        alt = self.find(actions)
+        if alt is None:
+            return None
+        if alt.actions == self.best.actions:
+            return 0.0
+        d = [b - x for b, x in zip(self.best.scores, alt.scores, strict=False)]
+        if len(d) < 2:
+            return math.inf
+        return statistics.stdev(d) / math.sqrt(len(d))
+
 
 class Search:
     """One search from one view: the root's plans, their play-outs on common deals, the choice."""
 
-    def __init__(self, view: View, seat: int, plans: list[tuple[list[Action], float]], seed: int,
-                 forced: Sequence[int] = ()) -> None:
+    def __init__(self, view: View, seat: int, plans: list[tuple[list[Action], float]], seed: int) -> None:
         self.view = view
         self.seat = seat
         self.plans = plans
         self.seed = seed
-        #: plans played out at least ``FORCED_VISITS`` times before any choice by UCB (a review's)
-        self.forced = tuple(forced)
         #: scores and the seat's estimated final Ecus of each plan's play-outs, by deal
         self.samples: list[list[float]] = [[] for _ in plans]
         self.ecus: list[list[float]] = [[] for _ in plans]
@@ -194,9 +214,6 @@ class Search:
             return 0
         t = max(1, self.playouts)
         width = min(n - 1, max(1, math.ceil(WIDEN_C * t**WIDEN_ALPHA)))
-        for k in self.forced:
-            if len(self.samples[k]) < FORCED_VISITS:
-                return k
         open_ = range(1, 1 + width)
         for k in open_:
             if not self.samples[k]:
@@ -227,6 +244,34 @@ class Search:
     def gain(self, k: int) -> float:
         d = self.diffs(k)
         return statistics.fmean(d) if d else 0.0
+
+    def error(self, k: int) -> float:
+        """The standard error of ``gain(k)`` (0 on fewer than two deals)."""
+        d = self.diffs(k)
+        return statistics.stdev(d) / math.sqrt(len(d)) if len(d) >= 2 else 0.0
+
+    def join(self, actions: Sequence[Action]) -> int:
+        """Plan ``actions`` among the plans (added last, at the beam score of where it leads, if it is
+        not one already); its index."""
+        wanted = list(actions)
+        for k, (a, _) in enumerate(self.plans):
+            if a == wanted:
+                return k
+        self.plans.append((wanted, _prior(self.view.state, self.seat, wanted)))
+        self.samples.append([])
+        self.ecus.append([])
+        return len(self.plans) - 1
+
+    def confirm(self, chosen: int, added: Sequence[int], deals: int, clock: Clock) -> None:
+        """The chosen plan, the ``added`` ones and the anchor played out on the same deals: at least
+        ``deals`` of them, and as many as the chosen or an added plan has had already (deal by deal,
+        so that every two compare on all of them)."""
+        ks = sorted({chosen, *added} - {0})
+        target = max([deals, len(self.samples[chosen]), *(len(self.samples[k]) for k in added)])
+        for j in range(target):
+            for k in (0, *ks):
+                if len(self.samples[k]) <= j:
+                    self.play(k, clock)
 
     def _spread(self) -> float:
         d = [x for k in range(1, len(self.plans)) for x in self.diffs(k)]
@@ -303,13 +348,10 @@ def _own_turn(s: GameState, seat: int, max_actions: int = 12) -> GameState:
     return s
 
 
-def root_plans(view: View, seat: int, *, deadline: float, clock: Clock,
-               extra: Sequence[Sequence[Action]] = ()) -> list[tuple[list[Action], float]]:
+def root_plans(view: View, seat: int, *, deadline: float, clock: Clock) -> list[tuple[list[Action], float]]:
     """The root's plans with their beam score, in the order widening opens them: the beam's best
-    ``ROOT_PLANS`` distinct positions, a paid exchange if one is still possible (the exchange then a
-    greedy turn, third: a different kind of turn should be tried early), and ``extra`` plans (each
-    at the beam score of where it leads), right after the anchor, so that they are open from the
-    first play-outs."""
+    ``ROOT_PLANS`` distinct positions, and a paid exchange if one is still possible (the exchange then
+    a greedy turn, third: a different kind of turn should be tried early)."""
     s = view.state
     beam = beam_plans(s, seat, width=BEAM_WIDTH, depth=BEAM_DEPTH, deadline=deadline, keep=ROOT_PLANS, clock=clock)
     plans = [(p.actions, p.value) for p in beam]
@@ -322,11 +364,6 @@ def root_plans(view: View, seat: int, *, deadline: float, clock: Clock,
     if not (s.exchanged or s.acted or s.swapped) and p.ecus >= 4 and p.hand.total:
         # third in line, not last: a different kind of turn, which widening should reach early
         plans.insert(min(2, len(plans)), ([Exchange(seat, exchange_option(p.hand))], plans[0][1] - 2.0))
-    for actions in reversed(extra):  # right after the anchor: always open to the search
-        wanted = list(actions)
-        if any(a == wanted for a, _ in plans):
-            continue
-        plans.insert(1, (wanted, _prior(s, seat, wanted)))
     return plans
 
 
@@ -374,18 +411,15 @@ def _led_to(s: GameState, actions: Sequence[Action]) -> GameState:
 
 
 def search(view: View, seat: int, rng: random.Random, *, time_s: float, iterations: int | None,
-           clock: Clock = time.perf_counter, typical: float = 0.0,
-           extra: Sequence[Sequence[Action]] = ()) -> Search:
+           clock: Clock = time.perf_counter, typical: float = 0.0) -> Search:
     """Run the search (see the module docstring) from ``view`` for ``seat``, whose turn it is and who
     has no decision to take; ``typical`` is the length of a play-out the player remembers."""
     start = clock()
     timed = iterations is None
     deadline_beam = start + time_s * BEAM_SHARE if timed else float("inf")
-    plans = root_plans(view, seat, deadline=deadline_beam, clock=clock, extra=extra)
-    wanted = [list(a) for a in extra]
-    forced = [k for k, (actions, _) in enumerate(plans) if k and actions in wanted]
-    found = Search(view, seat, plans, rng.getrandbits(64), forced)
-    if len(plans) == 1 and not extra:
+    plans = root_plans(view, seat, deadline=deadline_beam, clock=clock)
+    found = Search(view, seat, plans, rng.getrandbits(64))
+    if len(plans) == 1:
         return found
     stop = start + time_s
     while True:
@@ -400,13 +434,16 @@ def search(view: View, seat: int, rng: random.Random, *, time_s: float, iteratio
 
 def analyse_view(view: View, seat: int, rng: random.Random, *, time_s: float, iterations: int | None,
                  clock: Clock = time.perf_counter, typical: float = 0.0,
-                 extra: Sequence[Sequence[Action]] = ()) -> tuple[Analysis, Search | None]:
+                 extra: Sequence[Sequence[Action]] = (), deals: int = 0) -> tuple[Analysis, Search | None]:
     """``analyse`` on a view already made (the master player's way in); also returns the search."""
     s = view.state
     if s.pending is not None:
         return _analyse_decision(view, seat, rng), None
-    found = search(view, seat, rng, time_s=time_s, iterations=iterations, clock=clock, typical=typical, extra=extra)
+    found = search(view, seat, rng, time_s=time_s, iterations=iterations, clock=clock, typical=typical)
     k = found.choice()
+    if extra:  # confirming: the added plans join after the choice, which they leave as it is
+        added = [found.join(a) for a in extra]
+        found.confirm(k, added, deals, clock)
     alts = [_alternative(found, j) for j in range(len(found.plans))]
     chosen = alts[k]
     rest = sorted((a for j, a in enumerate(alts) if j != k), key=lambda a: (-a.gain, -a.prior))
@@ -431,6 +468,8 @@ def _alternative(found: Search, k: int) -> Alternative:
         income=incomes[0] + incomes[1],
         domains=f[0].domains[seat] + f[1].domains[seat],
         prior=prior,
+        error=found.error(k),
+        scores=tuple(samples),
     )
 
 
@@ -460,12 +499,13 @@ def _analyse_decision(view: View, seat: int, rng: random.Random) -> Analysis:
 
 
 def analyse(state: GameState, seat: int, *, seed: int, budget_s: float = 2.0, iterations: int | None = None,
-            clock: Clock = time.perf_counter, extra: Sequence[Sequence[Action]] = ()) -> Analysis:
+            clock: Clock = time.perf_counter, extra: Sequence[Sequence[Action]] = (), deals: int = 0) -> Analysis:
     """What the ``master`` level would do for ``seat`` now, and why: the best action, the value of
     the position and the plans it compared (``Analysis``). For a hint: ``best_action`` and the best
     alternative's expected Ecus, income and domains. For a review: pass the turn that was played (its
-    actions from the start of the turn, in a state at that start) as ``extra`` and read
-    ``Analysis.cost`` of it.
+    actions from the start of the turn, in a state at that start) as ``extra``, the common deals
+    wanted as ``deals``, and read ``Analysis.cost`` and ``Analysis.cost_error`` of it: the search
+    chooses as it would without ``extra``, then confirms (module docstring).
 
     It sees only ``seat``'s view of ``state`` (``rules.view_for``). ``budget_s`` seconds of
     ``clock``, or exactly ``iterations`` play-outs (then the result depends only on the view,
@@ -477,7 +517,8 @@ def analyse(state: GameState, seat: int, *, seed: int, budget_s: float = 2.0, it
         raise ValueError(f"seat {seat} has nothing to do now (the game waits on seat {state.waiting_on})")
     view = project(state, seat)
     rng = random.Random(mix_seed(seed, "master", iterations, seat, fingerprint(view.state)))  # as the player's
-    return analyse_view(view, seat, rng, time_s=budget_s, iterations=iterations, clock=clock, extra=extra)[0]
+    return analyse_view(view, seat, rng, time_s=budget_s, iterations=iterations, clock=clock, extra=extra,
+                        deals=deals)[0]
 
 
 __all__ = ["Alternative", "Analysis", "Search", "analyse", "analyse_view", "greedy_plan", "play_out", "root_plans",

@@ -88,13 +88,13 @@ class AIWorker:
         return self._calls.submit(self._ask, (state, seat, level, kwargs))
 
     def submit_analysis(self, state: GameState, seat: int, *, seed: int, budget_s: float = 2.0,
-                        iterations: int | None = None, extra: Sequence[Sequence[Action]] = ()
+                        iterations: int | None = None, extra: Sequence[Sequence[Action]] = (), deals: int = 0
                         ) -> concurrent.futures.Future[Analysis]:
         """``search.analyse`` for ``seat`` (what the master level would do, and why: a hint, a review,
         which passes the turn played as ``extra``), worked out in the worker process, as a future; it
         fails as ``submit``'s does."""
         kwargs: dict[str, Any] = {"seed": seed, "budget_s": budget_s, "iterations": iterations,
-                                  "extra": [list(plan) for plan in extra]}
+                                  "extra": [list(plan) for plan in extra], "deals": deals}
         return self._calls.submit(self._ask, (state, seat, ANALYSE, kwargs), Analysis)
 
     def choose(self, state: GameState, seat: int, level: str, *, seed: int, budget_s: float = 2.0,

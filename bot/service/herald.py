@@ -52,6 +52,16 @@ def mention(seat: SeatRecord) -> Part:
     return seat.name if is_ai(seat) else Mention(seat.user_id, seat.name)
 
 
+def hit_line(seat: SeatRecord, hit: str) -> Text:
+    """The channel's line for a player a turn hurt (``hit``: ``texts.describe_hit``): a person is
+    mentioned and addressed ("💥 @Ben: Your Keep …"); an AI seat's ``hit`` is in the third person
+    ("💥 Sibyl's Keep …")."""
+    said = hit[:1].upper() + hit[1:]
+    if is_ai(seat):
+        return say("💥 {hit}.", hit=said)
+    return say("💥 {who}: {hit}.", who=mention(seat), hit=said)
+
+
 class Herald:
     """Posts to the game's channel through the front end's outbox."""
 
@@ -200,10 +210,10 @@ class Herald:
         out: list[Text] = []
         pinged: list[int] = []
         for p in change.harmed(besides=actor):
-            hit = describe_hit(state, change, p)
+            seat = game.seats[p]
+            hit = describe_hit(state, change, p, named=is_ai(seat))
             if hit:
-                seat = game.seats[p]
-                out.append(say("💥 {who}: {hit}.", who=mention(seat), hit=hit[:1].upper() + hit[1:]))
+                out.append(hit_line(seat, hit))
                 if not is_ai(seat):
                     pinged.append(seat.user_id)
         return out, tuple(pinged)

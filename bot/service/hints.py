@@ -145,6 +145,8 @@ def why_words(state: GameState, seat: int, analysis: Analysis) -> Text:
             what = "adds to " + what[len("in "):]
         if asks is not None and what:  # (the income it brings waits on the answer: not the income before it)
             gain = ""
+        if hurt and what.endswith(")") and not gain:  # one bracket: "(no one's; 💥 hurts Ben: …)"
+            what, hurt = f"{what[:-1]}; {hurt})", ""
         reason = say("it {what}", what=what) if what else say("it brings {gain}", gain=gain)
         if what and gain:
             reason = say("{reason}, {gain}", reason=reason, gain=gain)

@@ -8,6 +8,11 @@ Ecus, and a picture of its turn.
   cost read from ``Analysis.cost``: the expected Ecus it loses against the best plan on the same
   deals. The turn played is the player's own actions in it (their answers to decisions included,
   the others' left out, the end of the turn left out as every plan's is).
+* **Clear of the noise.** The search chooses its plan as the master level (and a hint at the same
+  play-outs) would, the turn played taking no part in that choice; then the chosen plan and the turn
+  played are played out on ``REVIEW_DEALS`` common deals, and a turn is named only if its cost is at
+  least ``LEAST_COST`` and ``CLEAR_SIGMAS`` standard errors (``Analysis.cost_error``): a turn the
+  top level would have played itself costs nothing, and a few unlucky deals blame no turn.
 * **Reproducible.** A fixed number of play-outs a turn (``REVIEW_ITERATIONS``) and a seed made of
   the game and the turn: the same game gets the same review every time, so it is worked out again
   rather than stored (the last few are kept in memory).
@@ -34,7 +39,7 @@ from render import age_card, changed_ages
 from rules import Action, Age, EndTurn, Exchange, GameState, RuleError, apply
 from rules import events as ev
 
-from ..ai import Analysis, analyse
+from ..ai import Analysis, analyse, best_choice
 from ..play import Refusal, RefusalCode
 from ..storage import GameRecord, Status
 from ..texts import ecu_word, narration, who
@@ -45,13 +50,17 @@ from .replay import Replays, Step, Timeline
 
 log = logging.getLogger("tiempo.review")
 
-#: play-outs of the top level's search for each turn reviewed: a five-player game (35 turns) takes
-#: about a minute on one core, and the review depends on the game alone
+#: play-outs of the top level's search for each turn reviewed, and the common deals on which its
+#: chosen plan and the turn played are then both played out (the anchor too): a five-player game
+#: (35 turns) takes about two minutes on one core, and the review depends on the game alone
 REVIEW_ITERATIONS = 24
+REVIEW_DEALS = 10
 #: the turns named for each player
 COSTLIEST = 3
-#: a turn that cost less than this (expected Ecus) is not named
+#: a turn that cost less than this (expected Ecus), or less than this many standard errors of its
+#: cost, is not named
 LEAST_COST = 0.5
+CLEAR_SIGMAS = 2.0
 #: reviews kept in memory (a finished game's never changes)
 REVIEWS_KEPT = 8
 
@@ -64,7 +73,8 @@ Progress = Callable[[int, int], Awaitable[None]]
 @dataclass(frozen=True)
 class TurnCost:
     """One turn reviewed: the replay's step, whose it was, what they played, what the top level
-    would have played instead, and how many expected Ecus the difference cost them."""
+    would have played instead, how many expected Ecus the difference cost them, and the standard
+    error of that (the search's noise)."""
 
     step: int
     round: int
@@ -72,6 +82,13 @@ class TurnCost:
     cost: float
     played: tuple[Action, ...]
     better: tuple[Action, ...]
+    error: float = 0.0
+
+    @property
+    def clear(self) -> bool:
+        """Whether the cost is clear of the noise: at least ``LEAST_COST`` and ``CLEAR_SIGMAS``
+        standard errors."""
+        return self.cost >= max(LEAST_COST, CLEAR_SIGMAS * self.error)
 
 
 def own_actions(step: Step) -> tuple[Action, ...]:
@@ -95,12 +112,15 @@ def turn_cost(step: Step, analysis: Analysis) -> TurnCost:
     """What ``analysis`` (made with the turn played as ``extra``) says the turn cost."""
     played = own_actions(step)
     cost = analysis.cost(played)
-    return TurnCost(step.index, step.round, step.player, cost or 0.0, played, analysis.best.actions)
+    error = analysis.cost_error(played)
+    return TurnCost(step.index, step.round, step.player, cost or 0.0, played, analysis.best.actions,
+                    error if error is not None else 0.0)
 
 
 def costliest(costs: Sequence[TurnCost], seat: int, n: int = COSTLIEST) -> list[TurnCost]:
-    """The ``n`` turns of ``seat`` that cost most (at least ``LEAST_COST``), costliest first."""
-    mine = [c for c in costs if c.seat == seat and c.cost >= LEAST_COST]
+    """The ``n`` turns of ``seat`` that cost most, of those whose cost is clear of the noise
+    (``TurnCost.clear``), costliest first."""
+    mine = [c for c in costs if c.seat == seat and c.clear]
     return sorted(mine, key=lambda c: (-c.cost, c.step))[:n]
 
 
@@ -165,7 +185,29 @@ def better_words(step: Step, better: Sequence[Action]) -> Text:
         return say("{told} {swap}", told=told, swap=swap) if told else swap
     if not told:
         return say("{who} ends the turn at once.", who=who(step.before, step.player))
+    last = done[-1][0]
+    if last.pending is not None and not last.finished:  # it stops at a question: the answer reckoned on
+        return say("{told} {answer} Then the turn ends.", told=_asked(told, done[-1]), answer=_answer(last))
     return say("{told} Then the turn ends.", told=told)
+
+
+def _asked(told: Text, last: Done) -> Text:
+    """``told`` ending with the question the plan's last action asks (said if its first sentence was
+    another)."""
+    s, events = last
+    assert s.pending is not None
+    question = narration(s, [ev.DecisionRequested(s.pending.decision)])[0]
+    first = narration(s, events)
+    if first and render(say("{x}", x=first[0]), PLAIN) == render(say("{x}", x=question), PLAIN):
+        return told
+    return say("{told} {question}", told=told, question=question)
+
+
+def _answer(s: GameState) -> Text:
+    """The answer to the pending decision the top level's play-outs reckon on (``best_choice``)."""
+    assert s.pending is not None
+    return say("The top level reckons on {who} choosing {cell}.", who=who(s, s.pending.decision.player),
+               cell=str(best_choice(s).cell))
 
 
 def turn_words(step: Step, cost: TurnCost, place: int) -> Text:
@@ -187,21 +229,21 @@ def seat_words(steps: Sequence[Step], costs: Sequence[TurnCost], seat: int, iter
                "({n} play-outs a turn):", game=Strong(title), who=name, n=iterations)
     worst = costliest(costs, seat)
     if not worst:
-        return lines([head, say("No turn of {who}'s cost as much as half an Ecu by its "
-                                                       "reckoning: well played.", who=name)])
+        return lines([head, say("No turn of {who}'s clearly cost half an Ecu or more by its reckoning (beyond "
+                                "the play-outs' luck): well played.", who=name)])
     by_index = {s.index: s for s in steps}
     return lines([head, *(turn_words(by_index[c.step], c, i) for i, c in enumerate(worst, 1))])
 
 
 def review_costs(steps: Sequence[Step], seats: Sequence[int], *, base: int, iterations: int = REVIEW_ITERATIONS,
-                 progress: Callable[[int, int], None] | None = None) -> list[TurnCost]:
+                 deals: int = REVIEW_DEALS, progress: Callable[[int, int], None] | None = None) -> list[TurnCost]:
     """The cost of every turn of ``seats`` in the game told by ``steps``, worked out here and now (self-play:
     ``bot.ai.analyse`` in this process; the bot's ``Reviews`` asks the AI worker instead)."""
     turns = turns_to_review(steps, seats)
     costs = []
     for done, step in enumerate(turns, 1):
         costs.append(turn_cost(step, analyse(step.before, step.player, seed=review_seed(base, step),
-                                             iterations=iterations, extra=[own_actions(step)])))
+                                             iterations=iterations, extra=[own_actions(step)], deals=deals)))
         if progress is not None:
             progress(done, len(turns))
     return costs
@@ -262,12 +304,14 @@ class Reviews:
     """Works out a finished game's review in the AI worker and shows it to one of its players."""
 
     def __init__(self, replays: Replays, analyse: Analyse, *, render_pictures: bool = True,
-                 iterations: int | None = None) -> None:
+                 iterations: int | None = None, deals: int | None = None) -> None:
         self.replays = replays
         self.analyse = analyse
         self.render_pictures = render_pictures
         #: play-outs a turn (None: ``REVIEW_ITERATIONS``; tests use a few)
         self.iterations = iterations
+        #: common deals of the chosen plan and the turn played (None: ``REVIEW_DEALS``)
+        self.deals = deals
         self._made: OrderedDict[tuple[int, int], Made] = OrderedDict()
         self._running: set[int] = set()
 
@@ -322,7 +366,8 @@ class Reviews:
         costs = []
         for done, step in enumerate(turns, 1):
             analysis = await self.analyse(step.before, step.player, seed=review_seed(line.game.id, step),
-                                          budget_s=0.0, iterations=self.play_outs, extra=[own_actions(step)])
+                                          budget_s=0.0, iterations=self.play_outs, extra=[own_actions(step)],
+                                          deals=self.deals if self.deals is not None else REVIEW_DEALS)
             costs.append(turn_cost(step, analysis))
             if progress is not None:
                 try:
@@ -357,6 +402,7 @@ def together(parts: Sequence[Reply]) -> Reply:
 
 __all__ = [
     "COSTLIEST",
+    "REVIEW_DEALS",
     "REVIEW_ITERATIONS",
     "Reviews",
     "TurnCost",

@@ -157,18 +157,19 @@ class AISeats:
             return action
 
     async def analyse(self, state: GameState, seat: int, *, seed: int, budget_s: float,
-                      iterations: int | None = None, extra: Sequence[Sequence[Action]] = ()) -> Analysis:
+                      iterations: int | None = None, extra: Sequence[Sequence[Action]] = (),
+                      deals: int = 0) -> Analysis:
         """What the master level would do for ``seat`` now, and why (``bot.ai.analyse``, from the seat's
-        own view; ``extra``: plans to compare too, as a review's turn played), worked out off the event
-        loop: in the worker process, or a thread. Raises what the search raises."""
+        own view; ``extra``: plans to compare too, as a review's turn played, on ``deals`` common deals),
+        worked out off the event loop: in the worker process, or a thread. Raises what the search raises."""
         if self._worker is not None:
             try:
                 return await asyncio.wrap_future(self._worker.submit_analysis(
-                    state, seat, seed=seed, budget_s=budget_s, iterations=iterations, extra=extra))
+                    state, seat, seed=seed, budget_s=budget_s, iterations=iterations, extra=extra, deals=deals))
             except WorkerDied:
                 log.exception("the AI worker process died while analysing; thinking in a thread now")
         return await asyncio.to_thread(analyse, state, seat, seed=seed, budget_s=budget_s, iterations=iterations,
-                                       extra=extra)
+                                       extra=extra, deals=deals)
 
     async def resume(self) -> None:
         """After a start-up: let every game waiting on an AI seat go on."""

@@ -143,7 +143,9 @@ def test_r62_a_hint_that_raises_a_question_gives_the_income_once_it_is_answered(
     plan = Alternative((hamlet,), visits=9, value=15.0, gain=0.0, ecus=30.4, income=7, domains=1, prior=0.0)
     said = render(why_words(s, 0, Analysis(0, hamlet, 15.0, (plan,), 9)), PLAIN)
     assert said.startswith("Why: it joins "), said
-    assert " (💥 hurts Ben: loses the Might domain of " in said, said  # (within the sentence: no capital)
+    # within the sentence (no capital), and within the domain's own brackets: never ") (" side by side
+    assert " domain of F3 (no one's; 💥 hurts Ben: loses the Might domain of F3), then " in said, said
+    assert ") (" not in said, said
     assert said.endswith(", then asks Ben a question; answered as the search would, your domains would pay 7 Ecus "
                          "at income; the search expects you to finish with about 30 Ecus."), said
     assert " Ecus at income:" not in said and "-" not in said.split("(")[0], said

@@ -9,8 +9,9 @@ import re
 from pathlib import Path
 
 from bot.service import Caller, Post, Tiempo, version_of
+from bot.service.herald import hit_line
 from bot.service.steps import path_to, step
-from bot.storage import Storage
+from bot.storage import SeatRecord, Storage
 from bot.texts import describe_hit, describe_status
 from bot.words import Mention
 from rules import Action, Cell, Construct, GameState, Kind, apply, economy, economy_change, legal_actions
@@ -58,6 +59,23 @@ def test_the_player_hit_is_told_what_it_cost_them() -> None:
     assert describe_hit(after, change, 1) == ("you lost control of the Might domain of G1 — your domains would pay "
                                               "1 Ecu less at income (1 → 0)")
     assert describe_hit(after, change, 0) == ""  # the actor is not hit
+
+
+def test_the_channel_names_an_ai_seat_hit_in_the_third_person() -> None:
+    """The after-turn post's line for a person addresses them ("💥 @White: You lost …"); for an AI seat
+    it names the seat ("💥 White lost …, their domains …"), never "Your"."""
+    state, _ = play(TAKEN)
+    after, events = apply(state, _castle(state, "I2"))
+    change = economy_change(state, after, events)
+    hit = describe_hit(after, change, 1, named=True)
+    assert hit == "White lost control of the Might domain of G1 — their domains would pay 1 Ecu less at income (1 → 0)"
+    ai = SeatRecord(0, "White", "white", ai_level="master")
+    person = SeatRecord(101, "White", "white")
+    assert hit_line(ai, hit).plain() == ("💥 White lost control of the Might domain of G1 — their domains would pay "
+                                         "1 Ecu less at income (1 → 0).")
+    told = hit_line(person, describe_hit(after, change, 1))
+    assert told.plain().startswith("💥 White: You lost control of the Might domain of G1 — your domains")
+    assert any(isinstance(part, Mention) and part.user_id == 101 for part in told.parts)
 
 
 async def test_in_round_one_the_status_and_the_panel_give_every_players_outlook(sim: DiscordSim,

@@ -13,15 +13,17 @@ import random
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import cast
 
 import pytest
 from PIL import Image
 
-from bot.ai import Analysis, analyse
+from bot.ai import Analysis, analyse, best_choice
 from bot.service import Caller, Refusal, Reply, Tiempo
 from bot.service.replay import Step
 from bot.service.review import (
     TurnCost,
+    better_words,
     costliest,
     own_actions,
     review_seed,
@@ -31,15 +33,19 @@ from bot.service.review import (
     turns_to_review,
 )
 from bot.storage import Storage
+from bot.texts import who
 from bot.words import PLAIN, render
-from rules import Construct, Exchange, apply, keyed_seed, legal_actions, view_for
+from rules import Choose, Construct, Exchange, apply, keyed_seed, legal_actions, view_for
+from tests.support.gameplay import random_game
 from tests.support.hidden import reshuffle_hidden
 from tests.support.replayed import Silent, people, play_game
 
 NAMES = ["ana", "ben"]
 ANA, BEN = people(NAMES)
-#: play-outs a turn in these tests (the bot's own review makes more)
+#: play-outs a turn in these tests, and common deals of the chosen plan and the turn played (the bot's
+#: own review makes more)
 ITERATIONS = 3
+DEALS = 4
 
 
 def plain(reply: Reply) -> str:
@@ -62,6 +68,7 @@ async def service(stored: Path, tmp_path: Path) -> AsyncIterator[Tiempo]:
     storage = await Storage.open(str(path))
     tiempo = Tiempo(storage, Silent())
     tiempo.reviews.iterations = ITERATIONS
+    tiempo.reviews.deals = DEALS
     try:
         yield tiempo
     finally:
@@ -74,7 +81,7 @@ async def expected_costs(service: Tiempo) -> list[TurnCost]:
     start, the turn played as ``extra``, the game's seed for that turn, ``ITERATIONS`` play-outs."""
     line = await service.replays.timeline(await service.storage.get_game(1))
     return [turn_cost(step, analyse(step.before, step.player, seed=review_seed(1, step), iterations=ITERATIONS,
-                                    extra=[own_actions(step)]))
+                                    extra=[own_actions(step)], deals=DEALS))
             for step in turns_to_review(line.steps, [0, 1])]
 
 
@@ -96,8 +103,9 @@ async def test_a_review_names_each_players_costliest_turns_with_the_top_levels_i
         said = plain(part)
         assert said.startswith(f"Game #1 — the review of {name} (")
         worst = costliest(costs, seat)
-        assert worst and all(c.cost >= 0.5 for c in worst) and worst == sorted(worst, key=lambda c: -c.cost)
-        assert all(c.cost >= o.cost for c in worst for o in costs if o.seat == seat and o not in worst)
+        assert worst and all(c.cost >= max(0.5, 2 * c.error) for c in worst)
+        assert worst == sorted(worst, key=lambda c: -c.cost)
+        assert all(c.cost >= o.cost for c in worst for o in costs if o.seat == seat and o not in worst and o.clear)
         headings = re.findall(r"^(\d)\. Round (\d), turn (\d+): about (\d+) Ecus? lost\.$", said, re.M)
         assert headings == [(str(i), str(c.round), str(c.step), str(max(1, round(c.cost))))
                             for i, c in enumerate(worst, 1)]
@@ -148,6 +156,17 @@ async def test_a_review_is_refused_with_a_sentence(service: Tiempo) -> None:
                                  "comes at once."
 
 
+def test_a_turn_is_named_only_if_its_cost_is_clear_of_the_search_noise() -> None:
+    """Named: a cost of half an Ecu or more and at least two standard errors; a turn the top level
+    plays itself costs 0 and is never named."""
+    def turn(step: int, cost: float, error: float) -> TurnCost:
+        return TurnCost(step, 1, 0, cost, (), (), error)
+
+    costs = [turn(1, 9.0, 5.0), turn(2, 3.0, 1.4), turn(3, 0.4, 0.0), turn(4, 0.6, 0.3), turn(5, 0.0, 0.0),
+             turn(6, 2.0, float("inf"))]
+    assert [c.step for c in costliest(costs, 0)] == [2, 4]
+
+
 def _dealt_again(step: Step, rng: random.Random) -> Step:
     """The step with what its player could not see at its start dealt differently, its actions played
     again from there."""
@@ -176,7 +195,7 @@ async def test_a_review_never_reveals_what_the_reviewed_player_could_not_see(ser
         again = turn_cost(other, analyse(other.before, other.player, seed=seed, iterations=ITERATIONS,
                                          extra=[own_actions(other)]))
         assert again == cost
-        shown = dataclasses.replace(cost, cost=max(1.0, cost.cost))  # (a turn shown, whatever it cost)
+        shown = dataclasses.replace(cost, cost=max(1.0, cost.cost), error=0.0)  # (a turn shown, whatever it cost)
         words = render(seat_words(_with(line.steps, step), [shown], step.player, ITERATIONS, "Game #1"), PLAIN)
         words_again = render(seat_words(_with(line.steps, other), [shown], step.player, ITERATIONS, "Game #1"), PLAIN)
         assert words == words_again and "Played: " in words
@@ -225,3 +244,22 @@ async def test_the_picture_shows_the_age_where_the_top_levels_turn_differs_from_
         assert f"{elsewhere[0].age.title}: the top level's turn" in picture.description
         tried += 1
     assert tried >= 1
+
+
+def test_the_top_levels_turn_that_leaves_a_question_says_the_answer_it_reckons_on() -> None:
+    """A plan that ends at another player's decision (where a downsized Keep goes) does not end on the
+    bare question: it says the answer the top level's play-outs give it, then that the turn ends."""
+    from types import SimpleNamespace
+
+    steps = list(random_game(28, 4, holdem=False))
+    st = steps[81]
+    assert st.after.pending is not None and st.after.pending.decision.player == st.action.player
+    which = Choose(st.action.player, st.after.pending.decision.options[0])  # which of its two is downsized
+    s, _ = apply(st.after, which)
+    assert s.pending is not None and s.pending.decision.player != st.action.player
+    step = cast(Step, SimpleNamespace(before=st.before, player=st.action.player))
+    said = render(better_words(step, [st.action, which]), PLAIN)
+    cell = best_choice(s).cell
+    whom = render(who(s, s.pending.decision.player), PLAIN)
+    assert "must choose where the downsized Keep" in said
+    assert said.endswith(f"The top level reckons on {whom} choosing {cell}. Then the turn ends."), said
