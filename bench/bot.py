@@ -230,23 +230,25 @@ def reader_of(storage: Storage, state_of: Callable[[Any], GameState]) -> StateRe
 
 @contextlib.asynccontextmanager
 async def database_reader(target: str) -> AsyncIterator[StateReader]:
-    """How the players of a trial read a channel's game: a connection of their own, reading the newest
-    game's snapshot with one query of their own (not through ``Storage``, which would bring a database
-    of another revision to this checkout's schema under the bot that uses it)."""
+    """How the players of a trial read a channel's game: connections of their own (a pool, on
+    PostgreSQL), reading the newest game's snapshot with one query of their own (not through
+    ``Storage``, which would bring a database of another revision to this checkout's schema under the
+    bot that uses it)."""
     query = "SELECT id, snapshot FROM games WHERE channel_id = {} AND snapshot IS NOT NULL ORDER BY id DESC LIMIT 1"
     if target.startswith(("postgres://", "postgresql://")):
         import asyncpg
 
-        connection = await asyncpg.connect(target)
+        # a pool: the tables read at once, and one connection runs one query at a time
+        pool = await asyncpg.create_pool(target, min_size=1, max_size=4)
 
         async def read_pg(channel: SimChannel) -> tuple[int, GameState]:
-            found = await connection.fetchrow(query.format("$1"), channel.id)
+            found = await pool.fetchrow(query.format("$1"), channel.id)
             return int(found["id"]), from_json(found["snapshot"])
 
         try:
             yield read_pg
         finally:
-            await connection.close()
+            await pool.close()
         return
     db = sqlite3.connect(f"file:{target}?mode=ro", uri=True, check_same_thread=False)
 
