@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ import pytest
 from bot.play import Refusal
 from bot.service import Caller, Tiempo, version_of
 from bot.service.games import Games
-from bot.storage import Storage
+from bot.storage import GameRecord, Storage
 from rules import events as ev
 from rules import legal_actions
 from tests.support.gameplay import choose
@@ -28,34 +29,42 @@ async def _from_history(storage: Storage, game_id: int) -> list[ev.Event]:
     return await fresh.turn_events(await storage.get_game(game_id))
 
 
-@pytest.mark.slow  # (a whole search, game or animation: the full suite runs it)
-@pytest.mark.parametrize("seed", [4, 11])
-async def test_the_turn_log_says_what_the_history_says_through_undos(tmp_path: Path, seed: int) -> None:
-    storage = await Storage.open(str(tmp_path / "t.sqlite3"))
+async def _random_play_with_undos(storage: Storage, seed: int, steps: int, *, undos: int, ends_of_turn: int
+                                  ) -> AsyncIterator[tuple[int, Games, GameRecord]]:
+    """A 3-player game played by random legal actions through a service, an undo tried at every
+    seventh step: yields each step's number, the service's games and the game stored after it; at the
+    end, checks that at least ``undos`` undos and ``ends_of_turn`` ends of turn happened."""
     service = Tiempo(storage, Silent(), render=False, seed_source=lambda: seed)
     people = [Caller(1, 1, 100 + i, name) for i, name in enumerate(["alice", "bob", "cy"])]
     rng = random.Random(seed)
     undone = ends = 0
+    game = await seated_game(service, storage, people)
+    for step in range(steps):
+        game = await storage.get_game(game.id)
+        state = service.state_of(game)
+        if state.finished:
+            break
+        action = choose(rng, state, legal_actions(state))
+        _, _, events = await service.moves.play_action(people[action.player], game.id, version_of(game),
+                                                       lambda s, p, a=action: a)
+        ends += any(isinstance(e, ev.TurnEnded) for e in events)
+        if step % 7 == 3:
+            try:
+                await service.moves.undo(people[action.player], game.id)
+                undone += 1
+            except Refusal:
+                pass
+        yield step, service.games, await storage.get_game(game.id)
+    assert undone >= undos and ends >= ends_of_turn
+
+
+@pytest.mark.slow  # (a whole search, game or animation: the full suite runs it)
+@pytest.mark.parametrize("seed", [4, 11])
+async def test_the_turn_log_says_what_the_history_says_through_undos(tmp_path: Path, seed: int) -> None:
+    storage = await Storage.open(str(tmp_path / "t.sqlite3"))
     try:
-        game = await seated_game(service, storage, people)
-        for step in range(120):
-            game = await storage.get_game(game.id)
-            state = service.state_of(game)
-            if state.finished:
-                break
-            action = choose(rng, state, legal_actions(state))
-            _, _, events = await service.moves.play_action(people[action.player], game.id, version_of(game),
-                                                               lambda s, p, a=action: a)
-            ends += any(isinstance(e, ev.TurnEnded) for e in events)
-            if step % 7 == 3:
-                try:
-                    await service.moves.undo(people[action.player], game.id)
-                    undone += 1
-                except Refusal:
-                    pass
-            game = await storage.get_game(game.id)
-            assert await service.games.turn_events(game) == await _from_history(storage, game.id), step
-        assert undone >= 3 and ends >= 10
+        async for step, games, game in _random_play_with_undos(storage, seed, 120, undos=3, ends_of_turn=10):
+            assert await games.turn_events(game) == await _from_history(storage, game.id), step
     finally:
         await storage.close()
 
@@ -202,30 +211,9 @@ async def test_the_position_a_turn_began_from_is_kept_as_the_history_says_throug
     hurt). That position is kept as actions are stored; it must always be the one the history gives,
     through undos and with a cold cache."""
     storage = await Storage.open(str(tmp_path / "t.sqlite3"))
-    service = Tiempo(storage, Silent(), render=False, seed_source=lambda: seed)
-    people = [Caller(1, 1, 100 + i, name) for i, name in enumerate(["alice", "bob", "cy"])]
-    rng = random.Random(seed)
-    undone = ends = 0
     try:
-        game = await seated_game(service, storage, people)
-        for step in range(45):
-            game = await storage.get_game(game.id)
-            state = service.state_of(game)
-            if state.finished:
-                break
-            action = choose(rng, state, legal_actions(state))
-            _, _, events = await service.moves.play_action(people[action.player], game.id, version_of(game),
-                                                           lambda s, p, a=action: a)
-            ends += any(isinstance(e, ev.TurnEnded) for e in events)
-            if step % 7 == 3:
-                try:
-                    await service.moves.undo(people[action.player], game.id)
-                    undone += 1
-                except Refusal:
-                    pass
-            game = await storage.get_game(game.id)
-            assert await service.games.turn_began(game) == await _began_from_history(storage, game.id), step
-        assert undone >= 2 and ends >= 4
+        async for step, games, game in _random_play_with_undos(storage, seed, 45, undos=2, ends_of_turn=4):
+            assert await games.turn_began(game) == await _began_from_history(storage, game.id), step
     finally:
         await storage.close()
 
