@@ -19,13 +19,9 @@ from bot.words import PLAIN, render
 from render.demo import demo_map
 from rules import (
     Age,
-    Cards,
-    Cell,
-    Construct,
     Exchange,
     GameState,
     Kind,
-    default_payment,
     legal_actions,
     new_game,
     view_for,
@@ -34,7 +30,7 @@ from tests.support.discord_play import answer, make_bot, open_table, public, sta
 from tests.support.discord_sim import DiscordSim
 from tests.support.gameplay import choose
 from tests.support.hidden import reshuffle_hidden
-from tests.support.positions import put, settle
+from tests.support.positions import hamlet_of_first, put, settle
 from tests.support.service_play import Silent
 
 #: play-outs per hint in these tests: the hint then depends only on the seat's view and the game
@@ -135,11 +131,7 @@ def test_r62_a_hint_that_raises_a_question_gives_the_income_once_it_is_answered(
     put(s, Age.FAITH, Kind.KEEP, "A4", owner=0)
     put(s, Age.FAITH, Kind.KEEP, "E4", owner=1)
     settle(s)
-    s.active = s.first = 0
-    s.players[0].hand = Cards(m=1, r=1, c=2)
-    pay = default_payment(s, 0, Age.MIGHT, Cards(c=1), 0)
-    assert pay is not None
-    hamlet = Construct(0, Age.MIGHT, Kind.HAMLET, Cell.parse("D4"), pay)
+    hamlet = hamlet_of_first(s, "D4")
     plan = Alternative((hamlet,), visits=9, value=15.0, gain=0.0, ecus=30.4, income=7, domains=1, prior=0.0)
     said = render(why_words(s, 0, Analysis(0, hamlet, 15.0, (plan,), 9)), PLAIN)
     assert said.startswith("Why: it joins "), said

@@ -17,18 +17,16 @@ from rules import (
     Action,
     Age,
     Cards,
-    Cell,
     Construct,
     GameState,
     Kind,
     Payment,
     action_economy,
-    default_payment,
     legal_actions,
     new_game,
 )
 from tests.support.gameplay import random_game
-from tests.support.positions import put, settle
+from tests.support.positions import hamlet_of_first, put, settle
 from tests.support.scenario import play
 
 KEY = re.compile(r"^[A-Za-z0-9+\-]{1,12}$")
@@ -336,11 +334,7 @@ def test_r60_a_building_that_joins_three_domains_names_them_as_a_sentence_does()
     put(s, Age.MIGHT, Kind.WATCHTOWER, "D4", owner=1)
     put(s, Age.MIGHT, Kind.WATCHTOWER, "C3", owner=2)
     settle(s)
-    s.active = s.first = 0
-    s.players[0].hand = Cards(m=1, r=1, c=2)
-    pay = default_payment(s, 0, Age.MIGHT, Cards(c=1), 0)
-    assert pay is not None
-    hamlet = Construct(0, Age.MIGHT, Kind.HAMLET, Cell.parse("C4"), pay)
+    hamlet = hamlet_of_first(s, "C4")
     said = panel.economy_words(s, hamlet, action_economy(s, hamlet))
     assert "joins C3, A4 and D4 into the Might domain of C3" in said, said
 
@@ -353,11 +347,7 @@ def test_r78_a_place_that_raises_a_question_shows_no_income_lost_while_its_board
     for kind, where in ((Kind.WATCHTOWER, "C4"), (Kind.HAMLET, "C5"), (Kind.WATCHTOWER, "E4"), (Kind.HAMLET, "E5")):
         put(s, Age.MIGHT, kind, where, owner=0)
     settle(s)
-    s.active = s.first = 0
-    s.players[0].hand = Cards(m=1, r=1, c=2)
-    pay = default_payment(s, 0, Age.MIGHT, Cards(c=1), 0)
-    assert pay is not None
-    hamlet = Construct(0, Age.MIGHT, Kind.HAMLET, Cell.parse("D4"), pay)
+    hamlet = hamlet_of_first(s, "D4")
     change = action_economy(s, hamlet)
     assert change.pending and sum(change.delta(0)) < 0
     said = panel.economy_words(s, hamlet, change)

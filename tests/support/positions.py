@@ -1,6 +1,7 @@
 """Positions built by hand for the picture tests: a building put on a board (``put``), stock and supplies
 made consistent with the boards (``settle``), digest T13's junction with its pending decision
-(``junction_pending``) and a Hold'em game at its start (``holdem_start``)."""
+(``junction_pending``), a Hamlet the first player builds with one Clay (``hamlet_of_first``) and a
+Hold'em game at its start (``holdem_start``)."""
 
 from __future__ import annotations
 
@@ -73,3 +74,13 @@ def junction_pending() -> tuple[GameState, list[Event]]:
 def holdem_start() -> GameState:
     """A 2-player Hold'em game at its start, Ecus secret (A37)."""
     return new_game(["Émilie", "周杰"], seed=11, game_map=demo_map(), options=Options(holdem=True, ecus_public=False))
+
+
+def hamlet_of_first(s: GameState, cell: str) -> Construct:
+    """Seat 0 made the player to act, with one Military, one Religious and two Civil cards, and its
+    Hamlet at ``cell`` on Might paid with one Civil card."""
+    s.active = s.first = 0
+    s.players[0].hand = Cards(m=1, r=1, c=2)
+    pay = default_payment(s, 0, Age.MIGHT, Cards(c=1), 0)
+    assert pay is not None
+    return Construct(0, Age.MIGHT, Kind.HAMLET, Cell.parse(cell), pay)
