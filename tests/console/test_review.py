@@ -19,6 +19,7 @@ from tests.support.replayed import play_game
 def test_review_at_the_console_prints_the_progress_then_each_players_turns(tmp_path: Path,
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bot.service.review, "REVIEW_ITERATIONS", 2)  # (the bot's own review makes more)
+    monkeypatch.setattr(bot.service.review, "REVIEW_DEALS", 2)
     db = tmp_path / "table.sqlite3"
     asyncio.run(play_game(str(db), 5, ["Ana", "Ben"], deal=keyed_seed(5), ids=[1, 2]))
     out = run_console(tmp_path, "review 1\nreview\nreview 9\nquit\n", "--db", str(db), "--seats", "Ana,ai:greedy")

@@ -26,6 +26,7 @@ async def test_a_review_is_answered_in_time_shows_its_progress_then_comes_privat
                     channel=sim.channel.id, ids=[sim.user.id, bob.id])
     bot = await sim.connect(make_bot(sim, path))
     bot.service.reviews.iterations = ITERATIONS
+    bot.service.reviews.deals = 2  # (the bot's own review plays more common deals)
     iid = sim.inject(sim.slash("tiempo", "records review", {"game": 1}, user=bob))
     record = sim.interactions[iid]
 
@@ -68,6 +69,7 @@ async def test_the_only_person_at_a_table_of_ai_players_is_told_of_one_review(si
             [{**s, "ai_level": "greedy"} if s["name"] == "bob" else s for s in json.loads(seats)]),))
     bot = await sim.connect(make_bot(sim, path))
     bot.service.reviews.iterations = ITERATIONS
+    bot.service.reviews.deals = 2  # (the bot's own review plays more common deals)
     iid = sim.inject(sim.slash("tiempo", "records review", {"game": 1}))
     record = sim.interactions[iid]
 

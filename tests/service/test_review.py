@@ -45,7 +45,7 @@ ANA, BEN = people(NAMES)
 #: play-outs a turn in these tests, and common deals of the chosen plan and the turn played (the bot's
 #: own review makes more)
 ITERATIONS = 3
-DEALS = 4
+DEALS = 2
 
 
 def plain(reply: Reply) -> str:
