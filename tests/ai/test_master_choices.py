@@ -13,24 +13,17 @@ import pytest
 from bot.ai import GreedyPlayer, MasterPlayer
 from bot.ai.search import analyse
 from bot.service.review import REVIEW_DEALS, TurnCost
-from rules import Action, EndTurn, GameState, action_to_dict, apply, new_game
+from rules import Action, EndTurn, GameState, action_to_dict, apply
+from tests.support.gameplay import greedy_turn_start
 
 RECORDED: list[dict[str, Any]] = json.loads((Path(__file__).parent / "data" / "master_choices.json").read_text())
 
 
-def _turn_start(players: int, seed: int, steps: int) -> GameState:
-    greedy = GreedyPlayer()
-    s = new_game([f"p{i}" for i in range(players)], seed=seed)
-    for _ in range(steps):
-        s, _ = apply(s, greedy.choose(s, s.waiting_on, seed=1))
-    while s.pending is not None or s.acted:
-        s, _ = apply(s, greedy.choose(s, s.waiting_on, seed=1))
-    return s
 
 
 @pytest.mark.parametrize("case", RECORDED, ids=lambda c: f"{c['players']}p-seed{c['seed']}-step{c['steps']}")
 def test_the_master_level_chooses_as_it_did(case: dict[str, Any]) -> None:
-    s = _turn_start(case["players"], case["seed"], case["steps"])
+    s = greedy_turn_start(case["players"], case["seed"], case["steps"])
     found = analyse(s, s.active, seed=7, iterations=case["iterations"])
     assert [action_to_dict(a) for a in found.best.actions] == case["best"]
     assert [alt.visits for alt in found.alternatives] == case["visits"]
@@ -55,7 +48,7 @@ def test_a_review_chooses_as_the_master_level_and_never_blames_its_choice(case: 
     """With the turn played added (``extra``) and confirmed on common deals, the search still chooses
     the recorded plan (what the hint says at the same play-outs); the master level's own plan, played,
     costs nothing; any turn's cost comes with its standard error on the common deals."""
-    s = _turn_start(case["players"], case["seed"], case["steps"])
+    s = greedy_turn_start(case["players"], case["seed"], case["steps"])
     seat, n = s.active, case["iterations"]
     own = analyse(s, seat, seed=7, iterations=n).best.actions
     for played in (list(own), _greedy_turn(s)):

@@ -56,7 +56,7 @@ from rules import (
     new_game,
     view_for,
 )
-from tests.support.gameplay import random_game
+from tests.support.gameplay import greedy_turn_start, random_game
 from tests.support.hidden import reshuffle_hidden
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -325,15 +325,7 @@ def test_a_strong_turn_keeps_to_its_time_budget(same_seed: bool, monkeypatch: py
         assert len(given) >= 2, "a new seed finds no plan: it plans again, from what is left of the budget"
 
 
-@functools.cache
-def _turn_start(players: int, seed: int, steps: int) -> GameState:
-    greedy = GreedyPlayer()
-    s = new_game([f"p{i}" for i in range(players)], seed=seed)
-    for _ in range(steps):
-        s, _ = apply(s, greedy.choose(s, s.waiting_on, seed=1))
-    while s.pending is not None or s.acted:
-        s, _ = apply(s, greedy.choose(s, s.waiting_on, seed=1))
-    return s
+_turn_start = functools.cache(greedy_turn_start)  # (several tests start from one position)
 
 
 @pytest.mark.parametrize(("players", "rounds"), [(3, 2), (4, 1)])

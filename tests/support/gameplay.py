@@ -1,4 +1,5 @@
-"""Random legal play shared by the property tests, benchmarks and AI tests."""
+"""Random legal play shared by the property tests, benchmarks and AI tests, and a position at the start of
+a turn reached by greedy play (``greedy_turn_start``)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from bot.ai import GreedyPlayer
 from rules import (
     Action,
     Cell,
@@ -75,3 +77,15 @@ def accepted(s: GameState, a: Action) -> bool:
         return False
     assert s == before, "apply changed the state it was given"
     return True
+
+
+def greedy_turn_start(players: int, seed: int, steps: int) -> GameState:
+    """A new game of ``players`` played by the greedy level for ``steps`` actions, then on to the start
+    of a turn (no decision pending, nothing done yet in the turn)."""
+    greedy = GreedyPlayer()
+    s = new_game([f"p{i}" for i in range(players)], seed=seed)
+    for _ in range(steps):
+        s, _ = apply(s, greedy.choose(s, s.waiting_on, seed=1))
+    while s.pending is not None or s.acted:
+        s, _ = apply(s, greedy.choose(s, s.waiting_on, seed=1))
+    return s
