@@ -21,6 +21,7 @@ from . import sprites
 from .layout import board_layout
 from .paint import LegendItem, _badge_text, _fit, _paste, _text, _wrap, board_base, draw_board, economy_legend
 from .scene import BoardScene, Mark, Piece, Scene
+from .sketch import Canvas, Sketch, pen
 from .style import AGE_BAR, CARD, COIN_EDGE, INK, MUTED, PAGE, RULE, WIDTH, text_length
 
 SIDE_W = 340  #: the side column
@@ -91,13 +92,24 @@ def paint_card(scene: Scene, age: Age, *, heading: str | None = None, last_turn:
     and who is which colour (no round, no whose turn: those are on the changed boards' cards and in
     the post), so that the card stays the same, turn after turn, until the board changes. ``pick``:
     the board's ``choices`` are the places a list offers (not a decision's), listed under that title."""
+    ground, sketch = sketch_card(scene, age, heading=heading, last_turn=last_turn, unchanged=unchanged, pick=pick)
+    im = ground.copy()
+    sketch.replay(im)
+    return im
+
+
+def sketch_card(scene: Scene, age: Age, *, heading: str | None = None, last_turn: bool = True,
+                unchanged: bool = False, pick: str | None = None) -> tuple[Image.Image, Sketch]:
+    """The card of ``age`` (``paint_card``'s arguments) as its ground (``_ground``: never changed) and
+    the drawing calls that make the card over it."""
     board = scene.boards[age]
     lay = board_layout(scene.map, age, len(scene.players), 0, 0)
-    im = _ground(scene.map, age, _key_columns(scene), -(-len(scene.players) // _key_columns(scene))).copy()
+    ground = _ground(scene.map, age, _key_columns(scene), -(-len(scene.players) // _key_columns(scene)))
+    sketch = Sketch(ground.size)
     # the board drawn as in the single-board picture, its top moved up under the margin
-    draw_board(im, replace(lay, board_y=tuple(MARGIN if a is age else None for a in Age)), board, scene)  # type: ignore[arg-type]
-    _side(im, scene, board, heading, last_turn, unchanged, pick)
-    return im
+    draw_board(sketch, replace(lay, board_y=tuple(MARGIN if a is age else None for a in Age)), board, scene)  # type: ignore[arg-type]
+    _side(sketch, scene, board, heading, last_turn, unchanged, pick)
+    return ground, sketch
 
 
 #: card grounds remembered (one per map, Age and size of the colour key; about 2.3 MB each)
@@ -146,10 +158,10 @@ def rows(scene: Scene, board: BoardScene, heading: str | None, last_turn: bool, 
     return out
 
 
-def _side(im: Image.Image, scene: Scene, board: BoardScene, heading: str | None, last_turn: bool,
+def _side(im: Canvas, scene: Scene, board: BoardScene, heading: str | None, last_turn: bool,
           unchanged: bool = False, pick: str | None = None) -> None:
     """The side column's words over its ground (``_ground``: its card, the Age's name, the legend)."""
-    d = ImageDraw.Draw(im)
+    d = pen(im)
     x0, x1 = WIDTH + 2, CARD_W - 10
     left, room = x0 + 16, x1 - x0 - 32
     key_top = _legend_top(im.height, board.age, room, -(-len(scene.players) // _key_columns(scene))) - 6
@@ -241,7 +253,7 @@ def _key_columns(scene: Scene) -> int:
     return 2 if len(scene.players) > 3 else 1
 
 
-def _key_top(im: Image.Image, scene: Scene) -> int:
+def _key_top(im: Canvas, scene: Scene) -> int:
     return _key_top_of(im.height, -(-len(scene.players) // _key_columns(scene)))
 
 
@@ -249,11 +261,11 @@ def _key_top_of(height: int, lines: int) -> int:
     return height - MARGIN - 16 - lines * (LINE_H - 4)
 
 
-def _key(im: Image.Image, scene: Scene, left: int, x1: int, room: int) -> None:
+def _key(im: Canvas, scene: Scene, left: int, x1: int, room: int) -> None:
     """Who is which colour, at the foot of the side column (two columns for four or five players): the
     initials on the board read as names."""
     key_top = _key_top(im, scene)
-    ImageDraw.Draw(im).line((left, key_top - 8, x1 - 16, key_top - 8), fill=RULE, width=2)
+    pen(im).line((left, key_top - 8, x1 - 16, key_top - 8), fill=RULE, width=2)
     columns = _key_columns(scene)
     lines = -(-len(scene.players) // columns)
     width = room // columns
@@ -265,7 +277,7 @@ def _key(im: Image.Image, scene: Scene, left: int, x1: int, room: int) -> None:
         _text(im, x + CUBE + 8, cy, _fit(pl.name, size, width - CUBE - 12), size, INK)
 
 
-def _line(im: Image.Image, scene: Scene, x: float, cy: float, room: float, line: Line) -> None:
+def _line(im: Canvas, scene: Scene, x: float, cy: float, room: float, line: Line) -> None:
     if line.badge is not None:
         b = sprites.badge(line.badge, line.tone, size=20)
         _paste(im, b, x, cy - b.height / 2)
@@ -293,4 +305,4 @@ def _name(kind: Kind) -> str:
     return str(kind.value)
 
 
-__all__ = ["CARD_W", "Line", "Mark", "ages_changed", "candidates", "changes", "paint_card", "rows"]
+__all__ = ["CARD_W", "Line", "Mark", "ages_changed", "candidates", "changes", "paint_card", "rows", "sketch_card"]

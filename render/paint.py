@@ -41,6 +41,7 @@ from .layout import (
     slot_boxes,
 )
 from .scene import BoardScene, DomainMark, Mark, Piece, PlayerScene, Scene
+from .sketch import Canvas, Sketch, pen
 from .style import (
     ACTIVE_ROW,
     AGE_BAR,
@@ -71,11 +72,11 @@ WHITE: RGB = (255, 255, 255)
 # -- text -----------------------------------------------------------------------------------------
 
 
-def _paste(im: Image.Image, sprite: Image.Image, x: float, y: float) -> None:
+def _paste(im: Canvas, sprite: Image.Image, x: float, y: float) -> None:
     im.paste(sprite, (round(x), round(y)), sprite)
 
 
-def _text(im: Image.Image, x: float, cy: float, text: str, size: int, colour: RGB, bold: bool = False,
+def _text(im: Canvas, x: float, cy: float, text: str, size: int, colour: RGB, bold: bool = False,
           align: str = "l") -> int:
     """Paste ``text`` with its capitals centred on ``cy`` (descenders hang below, as in print);
     ``align`` l/m/r is the side of ``x``. Returns the text's width."""
@@ -159,7 +160,7 @@ def _style(p: Piece) -> str:
     return "ruin" if p.ruin else "renovated" if p.renovated else "intact"
 
 
-def _draw_tile(im: Image.Image, lay: Layout, age: Age, p: Piece) -> None:
+def _draw_tile(im: Canvas, lay: Layout, age: Age, p: Piece) -> None:
     geo = lay.geo
     x0, y0, _, _ = lay.footprint_box(age, p.origin, p.level)
     if p.printed:
@@ -169,7 +170,7 @@ def _draw_tile(im: Image.Image, lay: Layout, age: Age, p: Piece) -> None:
         _paste(im, sprites.tile(p.kind, geo.cell, _style(p), slots), x0, y0)
 
 
-def _draw_cubes(im: Image.Image, lay: Layout, age: Age, p: Piece, colours: list[Colour]) -> None:
+def _draw_cubes(im: Canvas, lay: Layout, age: Age, p: Piece, colours: list[Colour]) -> None:
     """The control cube (Might, Faith), the renovation marker and the population cubes (Reason)."""
     geo = lay.geo
     x0, y0, _, _ = lay.footprint_box(age, p.origin, p.level)
@@ -246,7 +247,7 @@ class _Badges:
         self.taken.append(box)
         self.placed.append((sprite, box[0], box[1]))
 
-    def paste(self, im: Image.Image) -> None:
+    def paste(self, im: Canvas) -> None:
         for sprite, x, y in self.placed:
             _paste(im, sprite, x, y)
 
@@ -330,18 +331,18 @@ def _band(lay: Layout, age: Age, cells: tuple[Cell, ...], out: int, inside: int)
     return rects
 
 
-def _thick(d: ImageDraw.ImageDraw, seg: Segment, width: int, fill: RGB) -> None:
+def _thick(d: ImageDraw.ImageDraw | Sketch, seg: Segment, width: int, fill: RGB) -> None:
     x0, y0, x1, y1 = seg
     h0, h1 = width // 2, width - width // 2 - 1
     d.rectangle((x0 - h0, y0 - h0, x1 + h1, y1 + h1), fill=fill)
 
 
-def draw_domains(im: Image.Image, lay: Layout, board: BoardScene, colours: list[Colour]) -> None:
+def draw_domains(im: Canvas, lay: Layout, board: BoardScene, colours: list[Colour]) -> None:
     """Each domain's outline around its cells (R40), just outside them so that no tile is covered: in
     its controller's colour inside a dark edge; dark when tied controllers share it (Reason, A34);
     dashed when no one controls a domain of several buildings (a lone building without controller is
     left plain)."""
-    d = ImageDraw.Draw(im)
+    d = pen(im)
     k = lay.geo.cell / style.CELL
     edge_out, edge_in, core_out = round(EDGE_OUT * k), max(1, round(EDGE_IN * k)), max(2, round(CORE_OUT * k))
     solid = [dom for dom in board.domains if dom.controllers]
@@ -423,7 +424,7 @@ def domain_tag(dom: DomainMark, colours: list[Colour], cell: int) -> Image.Image
                               max(18, round(TAG_H * cell / style.CELL)))
 
 
-def draw_board(im: Image.Image, lay: Layout, board: BoardScene, scene: Scene) -> None:
+def draw_board(im: Canvas, lay: Layout, board: BoardScene, scene: Scene) -> None:
     """Everything on one board that changes during a game, over its cached static layer."""
     age = board.age
     cell = lay.geo.cell
