@@ -9,7 +9,8 @@ Both are pure synchronous functions returning PNG bytes; the bot calls them thro
 ``asyncio.to_thread``. They draw only what ``viewer`` may see (R24, A37): never a hand or the
 order of the draw pile, and other players' Ecus only when the table made them public. The same
 arguments always give byte-identical PNG bytes. A PNG is compressed in bands of rows, and a band
-compressed before (the same rows of a board on the last card) comes from a cache (``render.png``).
+compressed before (the same rows of a board on the last card) comes from a cache (``render.png``); a
+card paints and compresses only the rows where its drawing differs from its board's last card's.
 
 ``render`` imports only ``rules`` and Pillow. Layout and look: ``docs/render.md``.
 """
@@ -23,9 +24,9 @@ from functools import lru_cache
 from rules import Age, Cell, GameState, Kind
 from rules.events import Event
 
-from .card import ages_changed, paint_card
+from .card import ages_changed, sketch_card
 from .paint import paint_board, paint_game
-from .png import encode
+from .png import encode, encode_sketch
 from .scene import BoardScene, Scene, make_scene
 
 #: unchanged boards' cards remembered (about 70 kB each): two for each of 256 games played at once
@@ -107,12 +108,22 @@ def _unchanged_scene(scene: Scene, age: Age) -> Scene:
 @lru_cache(maxsize=CARDS_KEPT)
 def _card(scene: Scene, age: Age, heading: str | None, last_turn: bool, pick: str | None) -> bytes:
     """A card as PNG bytes (``paint_card``'s arguments), drawn once for as long as it is remembered."""
-    return encode(paint_card(scene, age, heading=heading, last_turn=last_turn, pick=pick))
+    return _drawn(scene, age, heading, last_turn, False, pick)
 
 
 @lru_cache(maxsize=UNCHANGED_KEPT)
 def _unchanged_card(scene: Scene, age: Age) -> bytes:
-    return encode(paint_card(scene, age, unchanged=True))
+    return _drawn(scene, age, None, True, True, None)
+
+
+def _drawn(scene: Scene, age: Age, heading: str | None, last_turn: bool, unchanged: bool, pick: str | None
+           ) -> bytes:
+    """A card as PNG bytes (``paint_card``'s arguments), its rows drawn and compressed only where it
+    differs from the last card of its board drawn for the same viewer (``png.encode_sketch``)."""
+    ground, sketch = sketch_card(scene, age, heading=heading, last_turn=last_turn, unchanged=unchanged, pick=pick)
+    viewer = next((p.seat for p in scene.players if p.viewer), None)
+    board = (scene.map, age, viewer, tuple((p.name, p.colour) for p in scene.players))
+    return encode_sketch(ground, sketch, board)
 
 
 def changed_ages(state: GameState, events: Sequence[Event]) -> list[Age]:

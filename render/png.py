@@ -10,6 +10,10 @@ on its pixels only, so the same picture always gives the same bytes, whatever th
 
 The pixels are those of ``paint.encode`` (the same fixed palette, quantised the same way): a picture
 decodes to exactly what Pillow's encoder of that module would give.
+
+A card (``encode_sketch``) is not even painted whole: its drawing calls (``render.sketch``) are compared
+with those of its board's last card, and only the rows where they differ are painted (over a strip of
+the ground), put in the palette and compressed; the other bands are the last card's.
 """
 
 from __future__ import annotations
@@ -17,11 +21,13 @@ from __future__ import annotations
 import struct
 import zlib
 from collections import OrderedDict
+from collections.abc import Hashable
 from threading import Lock
 
 from PIL import Image
 
 from .paint import palette
+from .sketch import Op, Sketch, changed_rows
 
 #: rows a band: smaller bands are found again more often, larger ones compress a little better
 BAND_ROWS = 16
@@ -84,29 +90,106 @@ def indexed(im: Image.Image) -> Image.Image:
     return im if im.mode == "P" else im.quantize(palette=palette(), dither=Image.Dither.NONE)
 
 
-def encode(im: Image.Image) -> bytes:
-    """PNG bytes of ``im`` in the fixed palette, its unchanged bands taken from the cache; the same
-    image always gives the same bytes."""
-    pixels = indexed(im)
+#: a band of a picture: its scanlines as raw deflate, their Adler-32 and their length
+Band = tuple[bytes, int, int]
+
+
+def _bands_of(pixels: Image.Image) -> list[Band]:
+    """The bands of ``pixels`` (in the palette; rows from a band's first) compressed, or from the
+    cache."""
     width, height = pixels.size
     # the scanlines at once: the pixels pasted one column in, on a first column of zeros (filter 0: none)
     lined = Image.new("P", (width + 1, height), 0)
     lined.paste(pixels, (1, 0))
     scanlines = memoryview(lined.tobytes())
-    if not _PLTE:
-        _PLTE.append(_palette_chunk())
     band = (width + 1) * BAND_ROWS
-    parts = [_ZLIB_HEADER]
-    check = 1
+    out = []
     for top in range(0, len(scanlines), band):
         rows = scanlines[top:top + band]
         deflated, adler = _deflated(rows)
-        parts.append(deflated)
-        check = adler32_combine(check, adler, len(rows))
-    parts += [_EMPTY_FINAL_BLOCK, struct.pack(">I", check)]
-    header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)  # 8 bits, palette, no interlace
-    return b"".join((_SIGNATURE, _chunk(b"IHDR", header), _PLTE[0], _chunk(b"IDAT", b"".join(parts)),
-                     _chunk(b"IEND", b"")))
+        out.append((deflated, adler, len(rows)))
+    return out
 
 
-__all__ = ["BAND_ROWS", "encode", "indexed"]
+def _png(size: tuple[int, int], bands: list[Band]) -> bytes:
+    """The PNG file of a picture of ``size`` from its bands."""
+    if not _PLTE:
+        _PLTE.append(_palette_chunk())
+    check = 1
+    for _, adler, length in bands:
+        check = adler32_combine(check, adler, length)
+    idat = b"".join((_ZLIB_HEADER, *(deflated for deflated, _, _ in bands), _EMPTY_FINAL_BLOCK,
+                     struct.pack(">I", check)))
+    header = struct.pack(">IIBBBBB", *size, 8, 3, 0, 0, 0)  # 8 bits, palette, no interlace
+    return b"".join((_SIGNATURE, _chunk(b"IHDR", header), _PLTE[0], _chunk(b"IDAT", idat), _chunk(b"IEND", b"")))
+
+
+def encode(im: Image.Image) -> bytes:
+    """PNG bytes of ``im`` in the fixed palette, its unchanged bands taken from the cache; the same
+    image always gives the same bytes."""
+    return _png(im.size, _bands_of(indexed(im)))
+
+
+#: the last picture drawn over a ground for each board (``encode_sketch``) remembered: its ground, its
+#: drawing calls and its bands (about 100 kB, mostly bands the band cache shares)
+LAST_KEPT = 128
+#: the bands of the grounds themselves (a board's first picture is drawn over its ground's)
+GROUNDS_KEPT = 24
+Drawn = tuple[Image.Image, list[Op], list[Band]]  #: a picture's ground, drawing calls and bands
+_last: OrderedDict[Hashable, Drawn] = OrderedDict()
+_grounds: OrderedDict[Hashable, Drawn] = OrderedDict()  # by the id of the ground (checked: ``is``)
+
+
+def _remember(memo: OrderedDict[Hashable, Drawn], key: Hashable, entry: Drawn, kept: int) -> None:
+    with _lock:
+        memo[key] = entry
+        memo.move_to_end(key)
+        while len(memo) > kept:
+            memo.popitem(last=False)
+
+
+def _ground_entry(ground: Image.Image) -> Drawn:
+    with _lock:
+        found = _grounds.get(id(ground))
+    if found is not None and found[0] is ground:
+        return found
+    entry: Drawn = (ground, [], _bands_of(indexed(ground)))
+    _remember(_grounds, id(ground), entry, GROUNDS_KEPT)
+    return entry
+
+
+def encode_sketch(ground: Image.Image, sketch: Sketch, board: Hashable) -> bytes:
+    """PNG bytes of the picture ``sketch`` draws over ``ground`` (an image never changed), as
+    ``encode(im)`` gives them for that picture, drawing and compressing only the rows where it differs
+    from the last picture drawn for ``board`` over the same ground (or from the ground itself): the
+    other rows' bands are that picture's. ``board`` names whose last picture is compared; any value
+    gives the same bytes (the rows compared are those where the drawing calls differ)."""
+    with _lock:
+        last = _last.get(board)
+    if last is None or last[0] is not ground:
+        last = _ground_entry(ground)
+    _, before, bands = last
+    width, height = ground.size
+    changed = bytearray(len(bands))
+    for top, bottom in changed_rows(before, sketch.ops):
+        for b in range(max(0, top // BAND_ROWS), min(len(bands), -(-bottom // BAND_ROWS))):
+            changed[b] = 1
+    bands = list(bands)
+    b = 0
+    while b < len(bands):  # each run of changed bands drawn as one strip of rows
+        if not changed[b]:
+            b += 1
+            continue
+        end = b
+        while end < len(bands) and changed[end]:
+            end += 1
+        top, bottom = b * BAND_ROWS, min(height, end * BAND_ROWS)
+        strip = ground.crop((0, top, width, bottom))
+        sketch.replay(strip, top)
+        bands[b:end] = _bands_of(indexed(strip))
+        b = end
+    _remember(_last, board, (ground, sketch.ops, bands), LAST_KEPT)
+    return _png((width, height), bands)
+
+
+__all__ = ["BAND_ROWS", "encode", "encode_sketch", "indexed"]

@@ -62,12 +62,18 @@ class Sketch:
         """Make the calls on ``im``, whose first row is row ``top`` of the sketched picture (a strip of
         its rows, or the whole picture): only those that meet its rows, moved up by ``top``."""
         bottom = top + im.height
+        im.load()
+        core = im.im  # (Image.paste's checks, made once for the sprites in memory in RGBA)
         draw: ImageDraw.ImageDraw | None = None
         for _, y0, y1, kind, sprite, xy, fill, outline, width in self.ops:
             if y1 <= top or y0 >= bottom:
                 continue
             if sprite is not None:
-                im.paste(sprite, (xy[0], xy[1] - top), sprite)
+                x, y = xy[0], xy[1] - top
+                if sprite.mode == "RGBA":
+                    core.paste(sprite.im, (x, y, x + sprite.width, y + sprite.height), sprite.im)
+                else:
+                    im.paste(sprite, (x, y), sprite)
                 continue
             draw = draw or ImageDraw.Draw(im)
             a, b, c, d = xy

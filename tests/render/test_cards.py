@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -256,3 +257,78 @@ def test_the_adler_32_of_bands_one_after_the_other_is_that_of_their_scanlines() 
         a, b = rng.randbytes(rng.randrange(0, 90_000)), rng.randbytes(rng.randrange(0, 70_000))
         assert adler32_combine(zlib.adler32(a), zlib.adler32(b), len(b)) == zlib.adler32(a + b)
     assert adler32_combine(1, zlib.adler32(b"\xff" * 70_000), 70_000) == zlib.adler32(b"\xff" * 70_000)
+
+
+def _forget_drawn_cards() -> None:
+    """Empties every cache of drawn cards: whole cards, the boards' last cards, grounds' bands, bands."""
+    import render
+    from render import png
+
+    render._card.cache_clear()
+    render._unchanged_card.cache_clear()
+    png._bands.clear()
+    png._last.clear()
+    png._grounds.clear()
+
+
+def _pixels(picture: bytes) -> tuple[tuple[int, int], bytes]:
+    im = Image.open(io.BytesIO(picture))
+    return im.size, im.convert("RGB").tobytes()
+
+
+def test_cards_drawn_over_the_boards_last_cards_are_those_drawn_from_scratch() -> None:
+    """A game's cards (after each turn, previews, lists of places, for the channel and for different
+    players) drawn one after the other, each over its board's last card (only the rows whose drawing
+    changed drawn again and compressed), are the cards drawn with every cache empty and the cards painted
+    whole and encoded: the same pixels, and the same bytes."""
+    from render import png
+    from render.card import paint_card
+    from tests.support.gameplay import random_game
+
+    _forget_drawn_cards()
+    made: list[tuple[bytes, Callable[[], bytes], Callable[[], Image.Image] | None]] = []  # card, again, whole
+    for n, step in enumerate(random_game(11, 3, False)):
+        if n >= 48:
+            break
+        state, events, seat, age = step.after, tuple(step.events), step.before.active, Age(n % 3)
+        area = [Cell(c, r) for r in range(n % 5, n % 5 + 3) for c in range(4, 8)]
+        other = (seat + n) % 3
+        for a, _, picture in turn_cards(state, events):
+            made.append((picture, lambda s=state, e=events, a=a: next(p for b, _, p in turn_cards(s, e) if b is a),
+                         None))
+        made.append((age_card(state, age, seat, events, heading="Preview"),
+                     lambda s=state, a=age, v=seat, e=events: age_card(s, a, v, e, heading="Preview"),
+                     lambda s=state, a=age, v=seat, e=events: paint_card(make_scene(s, v, e), a, heading="Preview",
+                                                                         last_turn=bool(e))))
+        made.append((places_card(state, age, area, Kind.HAMLET, other, heading="Where: Hamlet"),
+                     lambda s=state, a=age, c=area, v=other: places_card(s, a, c, Kind.HAMLET, v,
+                                                                         heading="Where: Hamlet"), None))
+        made.append((age_card(state, age, None), lambda s=state, a=age: age_card(s, a, None),
+                     lambda s=state, a=age: paint_card(make_scene(s), a, last_turn=False)))
+    assert len(made) > 200
+    for picture, again, whole in made[::3] + made[-6:]:
+        _forget_drawn_cards()
+        drawn = again()
+        assert _pixels(drawn) == _pixels(picture)
+        assert drawn == picture
+        if whole is not None:
+            assert png.encode(whole()) == picture
+
+
+def test_the_boards_last_cards_are_bounded_and_kept_per_viewer() -> None:
+    """The last card of a board is kept for each viewer apart (a player's card is compared only with
+    that player's last card), up to a fixed number of boards, the oldest forgotten first."""
+    from render import png
+
+    kept = png.LAST_KEPT
+    try:
+        png.LAST_KEPT = 3
+        _forget_drawn_cards()
+        state, events = late_game()
+        for viewer in (None, 0, 1):
+            age_card(state, Age.FAITH, viewer, events)
+        assert [board[1:3] for board in png._last] == [(Age.FAITH, None), (Age.FAITH, 0), (Age.FAITH, 1)]  # type: ignore[index]
+        age_card(state, Age.REASON, 1, events)
+        assert len(png._last) == 3 and (state.map, Age.FAITH, None) not in {board[:3] for board in png._last}  # type: ignore[index]
+    finally:
+        png.LAST_KEPT = kept
