@@ -18,10 +18,13 @@ busy turn), the median time of:
 The ratios are the card's time over each. Also the tall whole-game picture (render.game_picture),
 which the bot sends no longer, for comparison with older figures. Writes bench/results/render.json.
 
-    python bench/render.py [--runs 40] [--cpu]
+    python bench/render.py [--runs 40] [--cpu] [--baseline REV]
 
 ``--cpu`` times the process's CPU (``time.process_time``) instead of the wall clock: on a shared,
 loaded machine the time spent waiting for a core is left out (every timed call runs in this thread).
+``--baseline REV`` first runs the benchmark of another revision (``git archive REV`` in a temporary
+directory, its own bench/render.py with the same options, in a process of its own), so that a change
+is judged by figures from one run on one machine; its figures are written under ``baseline``.
 """
 
 from __future__ import annotations
@@ -32,7 +35,10 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from collections.abc import Callable, Hashable
 from pathlib import Path
@@ -120,13 +126,29 @@ def places(state: GameState) -> list[Cell]:
     return [c for c in area if c in free] or area
 
 
+def baseline(rev: str, runs: int, cpu: bool) -> dict[str, object]:
+    """The figures of revision ``rev``'s own benchmark, run with the same options."""
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], capture_output=True, check=True).stdout
+    with tempfile.TemporaryDirectory(prefix="render-baseline-") as tmp:
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(tmp, filter="data")
+        env = {**os.environ, "PYTHONPATH": tmp}
+        subprocess.run([sys.executable, str(Path(tmp) / "bench" / "render.py"), "--runs", str(runs),
+                        *(["--cpu"] if cpu else [])], cwd=tmp, env=env, check=True, capture_output=True)
+        found: dict[str, object] = json.loads((Path(tmp) / "bench" / "results" / "render.json").read_text())
+    return {"rev": subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", rev], capture_output=True,
+                                  text=True, check=True).stdout.strip(), **found}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--runs", type=int, default=40)
     ap.add_argument("--cpu", action="store_true", help="time the process's CPU, not the wall clock")
+    ap.add_argument("--baseline", metavar="REV", help="also time this revision's cards, first, in the same run")
     args = ap.parse_args()
     if args.cpu:
         CLOCK[0] = time.process_time
+    before = baseline(args.baseline, args.runs, args.cpu) if args.baseline else None
     state, events = late_game()
     t = time.perf_counter()
     age_card(state, Age.MIGHT, None, events)  # cold: fonts, palette, static layers, sprites
@@ -150,6 +172,8 @@ def main() -> None:
               "runs": args.runs, "clock": "process CPU" if args.cpu else "wall", "cpus": os.cpu_count(),
               "load_average": [round(x, 2) for x in os.getloadavg()],
               "python": platform.python_version(), "pillow": PIL.__version__, "machine": platform.machine()}
+    if before is not None:
+        result["baseline"] = before
     for p in pictures:
         print(f"{p['picture']}: {p['png_bytes']} bytes; {p['ms_cold']} ms cold, {p['ms_after_the_boards_last_card']} "
               f"ms after the board's last card, {p['ms_again']} ms again; Pillow on its own pixels "
@@ -160,6 +184,15 @@ def main() -> None:
                     "ratio_to_pillow_rgb_default"):
             print(f"    {key:38} {p[key]}")
     print(f"whole-game picture (not sent any more): {whole} ms; load average {result['load_average']}")
+    if before is not None:
+        then = before["pictures"]
+        assert isinstance(then, list)
+        for now, old in zip(pictures, then, strict=True):
+            print(f"{now['picture']}: against {before['rev']} (its load average {before['load_average']}): "
+                  f"cold {old['ms_cold']} -> {now['ms_cold']} ms, after the board's last card "
+                  f"{old['ms_after_the_boards_last_card']} -> {now['ms_after_the_boards_last_card']} ms; ratio to "
+                  f"Pillow level 1 {old['ratio_to_pillow_own_pixels_level1']} -> "
+                  f"{now['ratio_to_pillow_own_pixels_level1']}")
     out = ROOT / "bench" / "results" / "render.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")

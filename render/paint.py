@@ -228,7 +228,7 @@ class _Badges:
         self.taken = list(protected)
         self.placed: list[tuple[Image.Image, int, int]] = []
 
-    def add(self, sprite: Image.Image, candidates: list[tuple[float, float]], avoid: Sequence[Box] = (),
+    def add(self, sprite: Image.Image, candidates: Sequence[tuple[float, float]], avoid: Sequence[Box] = (),
             least: bool = False) -> None:
         """Place ``sprite`` at the first candidate that covers nothing taken (nor ``avoid``); failing that,
         at the first candidate, or (``least``: a domain's tag, also kept above the board's foot) at the one
@@ -282,7 +282,8 @@ def _edges(lay: Layout, age: Age, cells: tuple[Cell, ...]) -> list[Segment]:
     return out
 
 
-def _band(lay: Layout, age: Age, cells: tuple[Cell, ...], out: int, inside: int) -> list[Box]:
+@lru_cache(maxsize=1024)
+def _band(lay: Layout, age: Age, cells: tuple[Cell, ...], out: int, inside: int) -> tuple[Box, ...]:
     """Rectangles that make a band along the outer edges of ``cells``, from ``out`` px outside the cells
     to ``inside`` px inside them (``inside`` may be negative), with the outer corners filled. Edges in
     one line are joined (fewer rectangles to draw)."""
@@ -328,7 +329,7 @@ def _band(lay: Layout, age: Age, cells: tuple[Cell, ...], out: int, inside: int)
                 rects.append((x - inside, gy + a, x + out - 1, gy + b))
             if v is not None:
                 first = prev = v
-    return rects
+    return tuple(rects)
 
 
 def _thick(d: ImageDraw.ImageDraw | Sketch, seg: Segment, width: int, fill: RGB) -> None:
@@ -366,31 +367,35 @@ def draw_domains(im: Canvas, lay: Layout, board: BoardScene, colours: list[Colou
                 _thick(d, seg, width, style.DOMAIN_NONE)
 
 
-def _tag_spots(lay: Layout, age: Age, dom: DomainMark, tag: Image.Image, owner: dict[tuple[int, int], int],
-               k: int) -> list[tuple[float, float]]:
-    """Where the tag of the domain ``k`` may go: just above the top edge of its cells in reading order
-    (the cell above is empty: no other domain touches this one), then just below their bottom edge, then
-    beside them; those that come near another domain's cells (``owner``: cell -> domain) last. The
-    first that covers nothing is taken, else the one that covers least."""
-    at = {(x.col, x.row) for x in dom.cells}
+@lru_cache(maxsize=1024)
+def _tag_spots(lay: Layout, age: Age, domains: tuple[tuple[Cell, ...], ...], k: int, size: tuple[int, int]
+               ) -> tuple[tuple[float, float], ...]:
+    """Where the tag (of ``size``) of the domain ``k`` (of the board's ``domains``' cells) may go: just
+    above the top edge of its cells in reading order (the cell above is empty: no other domain touches
+    this one), then just below their bottom edge, then beside them; those that come near another
+    domain's cells last. The first that covers nothing is taken, else the one that covers least."""
+    tag_w, tag_h = size
+    owner = {(x.col, x.row): j for j, cells in enumerate(domains) for x in cells}
+    dom_cells = domains[k]
+    at = {(x.col, x.row) for x in dom_cells}
     top: list[tuple[float, float]] = []
     bottom: list[tuple[float, float]] = []
     sides: list[tuple[float, float]] = []
-    for cell in dom.cells[:10]:  # (reading order: the tag goes near the top)
+    for cell in dom_cells[:10]:  # (reading order: the tag goes near the top)
         x0, y0, x1, y1 = lay.cell_box(age, cell)
         if (cell.col, cell.row - 1) not in at:
-            top += [(x0 - 2, y0 - tag.height + 4), (x1 - tag.width + 2, y0 - tag.height + 4)]
+            top += [(x0 - 2, y0 - tag_h + 4), (x1 - tag_w + 2, y0 - tag_h + 4)]
         if (cell.col, cell.row + 1) not in at:
-            bottom += [(x0 - 2, y1 - 4), (x1 - tag.width + 2, y1 - 4)]
+            bottom += [(x0 - 2, y1 - 4), (x1 - tag_w + 2, y1 - 4)]
         if (cell.col - 1, cell.row) not in at:
-            sides.append((x0 - tag.width + 4, y0 + 4))
+            sides.append((x0 - tag_w + 4, y0 + 4))
         if (cell.col + 1, cell.row) not in at:
             sides.append((x1 - 4, y0 + 4))
     gx, gy = lay.grid_origin(age)
     c = lay.geo.cell
     margin = c // 5
 
-    w, h = tag.width + margin, tag.height + margin
+    w, h = tag_w + margin, tag_h + margin
     clear: list[tuple[float, float]] = []
     near: list[tuple[float, float]] = []
     for spot in top + bottom + sides:
@@ -398,7 +403,7 @@ def _tag_spots(lay: Layout, age: Age, dom: DomainMark, tag: Image.Image, owner: 
         cols = range(int(x // c), int((x + w + margin) // c) + 1)
         rows = range(int(y // c), int((y + h + margin) // c) + 1)
         (near if any(owner.get((col, row), k) != k for col in cols for row in rows) else clear).append(spot)
-    return clear + near
+    return (*clear, *near)
 
 
 def _name_band(lay: Layout, age: Age, p: Piece) -> Box:
@@ -476,11 +481,11 @@ def draw_board(im: Canvas, lay: Layout, board: BoardScene, scene: Scene) -> None
     names = [_name_band(lay, age, p) if p.level >= 2 else _inner(lay, age, p) for p in board.pieces]
     names += [_ring_foot(lay, age, p) for p in board.pieces if p.mark is not None]
     names += [lay.cell_box(age, c) for c in board.choices]
-    owner = {(x.col, x.row): k for k, dom in enumerate(board.domains) for x in dom.cells}
+    domains = tuple(dom.cells for dom in board.domains)
     for k, dom in enumerate(board.domains):
         if dom.controllers and (dom.value or dom.buildings > 1):
             tag = domain_tag(dom, colours, cell)
-            badges.add(tag, _tag_spots(lay, age, dom, tag, owner, k), names, least=True)
+            badges.add(tag, _tag_spots(lay, age, domains, k, tag.size), names, least=True)
     for c in board.choices:  # the cell name inside the cell, clear of cubes
         x0, y0, x1, y1 = lay.cell_box(age, c)
         b = sprites.badge(str(c), "choice", size=13)

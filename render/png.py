@@ -4,9 +4,10 @@ on a preview, on a list of places) is taken from a bounded cache instead.
 
 A PNG's pixels are one zlib stream of its scanlines (each row: a filter byte, then its pixels). Each
 band is compressed on its own as raw deflate ended by a full flush, which leaves it byte-aligned and
-independent of what came before, so bands join into one valid stream: the zlib header, the bands in
-order, an empty final block and the Adler-32 of all the scanlines. A band's compressed bytes depend
-on its pixels only, so the same picture always gives the same bytes, whatever the cache held.
+independent of what came before (but the row above it, given to its compressor as a dictionary: its
+first row may repeat it), so bands join into one valid stream: the zlib header, the bands in order, an
+empty final block and the Adler-32 of all the scanlines. A band's compressed bytes depend on its pixels
+and the row above only, so the same picture always gives the same bytes, whatever the cache held.
 
 The pixels are those of ``paint.encode`` (the same fixed palette, quantised the same way): a picture
 decodes to exactly what Pillow's encoder of that module would give.
@@ -29,13 +30,15 @@ from PIL import Image
 from .paint import palette
 from .sketch import Op, Sketch, changed_rows
 
-#: rows a band: smaller bands are found again more often, larger ones compress a little better
-BAND_ROWS = 16
+#: rows a band: smaller bands are found again more often and redrawn more closely round a change,
+#: larger ones compress faster (each band ends a deflate block) and a little better; 16, 24 and 32 cost
+#: about the same on cards after a turn (24: 29 bands a card)
+BAND_ROWS = 24
 #: zlib's level for a band (1: the fastest; its pictures are a few percent larger than at 3)
 LEVEL = 1
-#: compressed bands remembered (about 2 kB each, 43 to a card: at most about 35 MB, the boards of
+#: compressed bands remembered (about 3 kB each, 29 to a card: at most about 35 MB, the boards of
 #: about 130 games at once)
-BANDS_KEPT = 16384
+BANDS_KEPT = 11000
 _SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _EMPTY_FINAL_BLOCK = b"\x03\x00"  # a final fixed-Huffman block with no data
 _ZLIB_HEADER = b"\x78\x01"  # deflate, 32 kB window, the fastest level (a hint only)
@@ -57,18 +60,21 @@ def _palette_chunk() -> bytes:
 _PLTE: list[bytes] = []
 
 
-def _deflated(scanlines: memoryview) -> tuple[bytes, int]:
-    """One band's scanlines as raw deflate ended by a full flush (from the cache if seen before), and
-    their Adler-32."""
-    check = zlib.adler32(scanlines)
+def _deflated(scanlines: memoryview, above: int) -> tuple[bytes, int]:
+    """One band's scanlines (after the ``above`` bytes of the row above it, 0 for a picture's first
+    band) as raw deflate ended by a full flush (from the cache if seen before), and their Adler-32. The
+    row above is the compressor's dictionary: the band's first row may repeat it."""
+    rows = scanlines[above:]
+    check = zlib.adler32(rows)
     key = (hash(scanlines), check, len(scanlines))
     with _lock:
         found = _bands.get(key)
         if found is not None:
             _bands.move_to_end(key)
             return found, check
-    packer = zlib.compressobj(LEVEL, zlib.DEFLATED, -15)
-    found = packer.compress(scanlines) + packer.flush(zlib.Z_FULL_FLUSH)
+    packer = (zlib.compressobj(LEVEL, zlib.DEFLATED, -15, 8, zlib.Z_DEFAULT_STRATEGY, scanlines[:above]) if above
+              else zlib.compressobj(LEVEL, zlib.DEFLATED, -15))
+    found = packer.compress(rows) + packer.flush(zlib.Z_FULL_FLUSH)
     with _lock:
         _bands[key] = found
         while len(_bands) > BANDS_KEPT:
@@ -94,20 +100,22 @@ def indexed(im: Image.Image) -> Image.Image:
 Band = tuple[bytes, int, int]
 
 
-def _bands_of(pixels: Image.Image) -> list[Band]:
-    """The bands of ``pixels`` (in the palette; rows from a band's first) compressed, or from the
-    cache."""
+def _bands_of(pixels: Image.Image, first: int = 0) -> list[Band]:
+    """The bands of ``pixels`` (in the palette) compressed, or from the cache: rows ``first`` to the
+    last of a picture whose rows are ``pixels``' (``first`` 0: all of them) or one below its row above
+    the first (``first`` 1: that row, then the rows from a band's first)."""
     width, height = pixels.size
     # the scanlines at once: the pixels pasted one column in, on a first column of zeros (filter 0: none)
     lined = Image.new("P", (width + 1, height), 0)
     lined.paste(pixels, (1, 0))
     scanlines = memoryview(lined.tobytes())
-    band = (width + 1) * BAND_ROWS
+    line = width + 1
+    band = line * BAND_ROWS
     out = []
-    for top in range(0, len(scanlines), band):
-        rows = scanlines[top:top + band]
-        deflated, adler = _deflated(rows)
-        out.append((deflated, adler, len(rows)))
+    for top in range(first * line, len(scanlines), band):
+        above = line if top else 0
+        deflated, adler = _deflated(scanlines[top - above:top + band], above)
+        out.append((deflated, adler, min(band, len(scanlines) - top)))
     return out
 
 
@@ -172,7 +180,8 @@ def encode_sketch(ground: Image.Image, sketch: Sketch, board: Hashable) -> bytes
     width, height = ground.size
     changed = bytearray(len(bands))
     for top, bottom in changed_rows(before, sketch.ops):
-        for b in range(max(0, top // BAND_ROWS), min(len(bands), -(-bottom // BAND_ROWS))):
+        # a band's rows, and the row above it (its compressor's dictionary)
+        for b in range(max(0, top // BAND_ROWS), min(len(bands), bottom // BAND_ROWS + 1)):
             changed[b] = 1
     bands = list(bands)
     b = 0
@@ -184,9 +193,10 @@ def encode_sketch(ground: Image.Image, sketch: Sketch, board: Hashable) -> bytes
         while end < len(bands) and changed[end]:
             end += 1
         top, bottom = b * BAND_ROWS, min(height, end * BAND_ROWS)
-        strip = ground.crop((0, top, width, bottom))
-        sketch.replay(strip, top)
-        bands[b:end] = _bands_of(indexed(strip))
+        above = 1 if top else 0  # (the row above, painted too: the first band's dictionary)
+        strip = ground.crop((0, top - above, width, bottom))
+        sketch.replay(strip, top - above)
+        bands[b:end] = _bands_of(indexed(strip), above)
         b = end
     _remember(_last, board, (ground, sketch.ops, bands), LAST_KEPT)
     return _png((width, height), bands)
