@@ -41,7 +41,7 @@ from .layout import (
     slot_boxes,
 )
 from .scene import BoardScene, DomainMark, Mark, Piece, PlayerScene, Scene
-from .sketch import Canvas, Sketch, pen
+from .sketch import Canvas, pen
 from .style import (
     ACTIVE_ROW,
     AGE_BAR,
@@ -282,7 +282,6 @@ def _edges(lay: Layout, age: Age, cells: tuple[Cell, ...]) -> list[Segment]:
     return out
 
 
-@lru_cache(maxsize=1024)
 def _band(lay: Layout, age: Age, cells: tuple[Cell, ...], out: int, inside: int) -> tuple[Box, ...]:
     """Rectangles that make a band along the outer edges of ``cells``, from ``out`` px outside the cells
     to ``inside`` px inside them (``inside`` may be negative), with the outer corners filled. Edges in
@@ -332,42 +331,56 @@ def _band(lay: Layout, age: Age, cells: tuple[Cell, ...], out: int, inside: int)
     return tuple(rects)
 
 
-def _thick(d: ImageDraw.ImageDraw | Sketch, seg: Segment, width: int, fill: RGB) -> None:
-    x0, y0, x1, y1 = seg
-    h0, h1 = width // 2, width - width // 2 - 1
-    d.rectangle((x0 - h0, y0 - h0, x1 + h1, y1 + h1), fill=fill)
-
-
 def draw_domains(im: Canvas, lay: Layout, board: BoardScene, colours: list[Colour]) -> None:
     """Each domain's outline around its cells (R40), just outside them so that no tile is covered: in
     its controller's colour inside a dark edge; dark when tied controllers share it (Reason, A34);
     dashed when no one controls a domain of several buildings (a lone building without controller is
     left plain)."""
     d = pen(im)
+    for box, fill in _domain_rectangles(lay, board.age, board.domains, tuple(colours)):
+        d.rectangle(box, fill=fill)
+
+
+#: the outlines of boards' domains remembered (a card of a board whose domains did not change draws none)
+OUTLINES_KEPT = 256
+
+
+@lru_cache(maxsize=OUTLINES_KEPT)
+def _domain_rectangles(lay: Layout, age: Age, domains: tuple[DomainMark, ...], colours: tuple[Colour, ...]
+                       ) -> tuple[tuple[Box, RGB], ...]:
+    """The filled rectangles that draw the outlines of ``domains`` (``draw_domains``), in order."""
+    out: list[tuple[Box, RGB]] = []
     k = lay.geo.cell / style.CELL
     edge_out, edge_in, core_out = round(EDGE_OUT * k), max(1, round(EDGE_IN * k)), max(2, round(CORE_OUT * k))
-    solid = [dom for dom in board.domains if dom.controllers]
+    solid = [dom for dom in domains if dom.controllers]
     for dom in solid:
-        for box in _band(lay, board.age, dom.cells, edge_out, edge_in):
-            d.rectangle(box, fill=style.DOMAIN_EDGE)
+        out += [(box, style.DOMAIN_EDGE) for box in _band(lay, age, dom.cells, edge_out, edge_in)]
     for dom in solid:
         if len(dom.controllers) == 1:
             fill = style.PLAYER[colours[dom.controllers[0]]]
-            for box in _band(lay, board.age, dom.cells, core_out, 0):
-                d.rectangle(box, fill=fill)
+            out += [(box, fill) for box in _band(lay, age, dom.cells, core_out, 0)]
     dash, gap, width = max(4, round(DASH * k)), max(3, round(GAP * k)), max(2, round(DASH_W * k))
-    for dom in board.domains:
+    h0, h1 = width // 2, width - width // 2 - 1  # (a dash: a thick segment)
+    for dom in domains:
         if dom.controllers or dom.buildings < 2:
             continue
-        for x0, y0, x1, y1 in _edges(lay, board.age, dom.cells):
+        for x0, y0, x1, y1 in _edges(lay, age, dom.cells):
             length = max(x1 - x0, y1 - y0)
             for a in range(gap // 2, length, dash + gap):
                 b = min(length, a + dash)
-                seg = (x0 + a, y0, x0 + b, y0) if y0 == y1 else (x0, y0 + a, x0, y0 + b)
-                _thick(d, seg, width, style.DOMAIN_NONE)
+                sx0, sy0, sx1, sy1 = (x0 + a, y0, x0 + b, y0) if y0 == y1 else (x0, y0 + a, x0, y0 + b)
+                out.append(((sx0 - h0, sy0 - h0, sx1 + h1, sy1 + h1), style.DOMAIN_NONE))
+    return tuple(out)
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=OUTLINES_KEPT)
+def _tag_places(lay: Layout, age: Age, domains: tuple[tuple[Cell, ...], ...],
+                sizes: tuple[tuple[int, int] | None, ...]) -> tuple[tuple[tuple[float, float], ...], ...]:
+    """For each domain (its cells), where its tag of ``sizes`` may go (``_tag_spots``; none without a
+    tag)."""
+    return tuple(_tag_spots(lay, age, domains, k, size) if size is not None else () for k, size in enumerate(sizes))
+
+
 def _tag_spots(lay: Layout, age: Age, domains: tuple[tuple[Cell, ...], ...], k: int, size: tuple[int, int]
                ) -> tuple[tuple[float, float], ...]:
     """Where the tag (of ``size``) of the domain ``k`` (of the board's ``domains``' cells) may go: just
@@ -481,11 +494,13 @@ def draw_board(im: Canvas, lay: Layout, board: BoardScene, scene: Scene) -> None
     names = [_name_band(lay, age, p) if p.level >= 2 else _inner(lay, age, p) for p in board.pieces]
     names += [_ring_foot(lay, age, p) for p in board.pieces if p.mark is not None]
     names += [lay.cell_box(age, c) for c in board.choices]
-    domains = tuple(dom.cells for dom in board.domains)
-    for k, dom in enumerate(board.domains):
-        if dom.controllers and (dom.value or dom.buildings > 1):
-            tag = domain_tag(dom, colours, cell)
-            badges.add(tag, _tag_spots(lay, age, domains, k, tag.size), names, least=True)
+    tags = [domain_tag(dom, colours, cell) if dom.controllers and (dom.value or dom.buildings > 1) else None
+            for dom in board.domains]
+    spots = _tag_places(lay, age, tuple(dom.cells for dom in board.domains),
+                        tuple(tag.size if tag is not None else None for tag in tags))
+    for tag, places in zip(tags, spots, strict=True):
+        if tag is not None:
+            badges.add(tag, places, names, least=True)
     for c in board.choices:  # the cell name inside the cell, clear of cubes
         x0, y0, x1, y1 = lay.cell_box(age, c)
         b = sprites.badge(str(c), "choice", size=13)
