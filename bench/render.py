@@ -3,7 +3,8 @@
 The bot sends cards (render.age_card: one Age, 1140 x 680, after a turn, as a preview, for a
 decision) and places cards (render.places_card: a list's places ringed on the board). For each, on
 the late-game position of render.demo (five players, round 6, every building type, the events of a
-busy turn), the median time of:
+busy turn; and the preview of one building after the list of its places, as a player taps them),
+the median time of:
 
 * the card as the bot makes it, in two states of the band cache (render.png): ``cold`` (empty: the
   first picture of a board) and ``after the board's last card`` (it holds the bands of the same
@@ -54,7 +55,8 @@ from render import age_card, game_picture, places_card, png  # noqa: E402
 from render.card import paint_card  # noqa: E402
 from render.demo import late_game  # noqa: E402
 from render.scene import make_scene  # noqa: E402
-from rules import Age, Cell, GameState, Kind, placements  # noqa: E402
+from rules import Age, Cell, Construct, GameState, Kind, apply, legal_actions, placements  # noqa: E402
+from rules.events import Event  # noqa: E402
 
 #: the clock timed calls are measured by (``--cpu``: this process's CPU time)
 CLOCK: list[Callable[[], float]] = [time.perf_counter]
@@ -140,6 +142,22 @@ def baseline(rev: str, runs: int, cpu: bool) -> dict[str, object]:
                                   text=True, check=True).stdout.strip(), **found}
 
 
+def one_build(state: GameState) -> tuple[Construct, list[Cell], GameState, list[Event]]:
+    """The first building the player to move may construct, the places its list offers (those for that
+    building on that Age in the area of 5 x 4 cells of the first, as the bot lists them by area), and the
+    state and events after it."""
+    first = next(a for a in legal_actions(state) if isinstance(a, Construct))
+
+    def area(cell: Cell) -> tuple[int, int]:
+        return cell.col // 5, cell.row // 4
+
+    cells = list(dict.fromkeys(a.origin for a in legal_actions(state)
+                               if isinstance(a, Construct) and a.kind is first.kind and a.age is first.age
+                               and area(a.origin) == area(first.origin)))
+    after, events = apply(state, first)
+    return first, cells, after, events
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--runs", type=int, default=40)
@@ -155,6 +173,8 @@ def main() -> None:
     first_call = round((time.perf_counter() - t) * 1000, 1)
     scene = make_scene(state, None, events)
     seat, cells = 0, places(state)
+    build, offered, built, built_events = one_build(state)
+    mover, where = state.active, f"Where: {build.kind.value}"
     pictures = [
         figures("age_card after a turn (Might)", lambda: age_card(state, Age.MIGHT, None, events),
                 lambda: age_card(state, Age.MIGHT), paint_card(scene, Age.MIGHT, last_turn=True), args.runs),
@@ -165,6 +185,10 @@ def main() -> None:
                 lambda: places_card(state, Age.MIGHT, cells, Kind.HAMLET, seat, heading="Where: Hamlet"),
                 lambda: age_card(state, Age.MIGHT, seat), paint_card(make_scene(state, seat), Age.MIGHT),
                 args.runs),
+        figures(f"age_card preview of one build after its places card ({build.kind.value} on {build.age.title})",
+                lambda: age_card(built, build.age, mover, built_events, heading="Preview"),
+                lambda: places_card(state, build.age, offered, build.kind, mover, heading=where),
+                paint_card(make_scene(built, mover, built_events), build.age, heading="Preview"), args.runs),
     ]
     whole = median_ms(lambda: game_picture(state, events=events), max(5, args.runs // 4))
     result = {"position": "render.demo.late_game()", "first_call_ms": first_call, "pictures": pictures,
@@ -187,7 +211,11 @@ def main() -> None:
     if before is not None:
         then = before["pictures"]
         assert isinstance(then, list)
-        for now, old in zip(pictures, then, strict=True):
+        olds = {str(old["picture"]): old for old in then}
+        for now in pictures:
+            old = olds.get(str(now["picture"]))
+            if old is None:
+                continue
             print(f"{now['picture']}: against {before['rev']} (its load average {before['load_average']}): "
                   f"cold {old['ms_cold']} -> {now['ms_cold']} ms, after the board's last card "
                   f"{old['ms_after_the_boards_last_card']} -> {now['ms_after_the_boards_last_card']} ms; ratio to "
