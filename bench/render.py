@@ -23,9 +23,10 @@ which the bot sends no longer, for comparison with older figures. Writes bench/r
 
 ``--cpu`` times the process's CPU (``time.process_time``) instead of the wall clock: on a shared,
 loaded machine the time spent waiting for a core is left out (every timed call runs in this thread).
-``--baseline REV`` first runs the benchmark of another revision (``git archive REV`` in a temporary
-directory, its own bench/render.py with the same options, in a process of its own), so that a change
-is judged by figures from one run on one machine; its figures are written under ``baseline``.
+``--baseline REV`` first runs this benchmark on another revision's code (``git archive REV`` in a
+temporary directory, this file in place of its bench/render.py, the same options, in a process of its
+own), so that a change is judged by figures from one run on one machine; they are written under
+``baseline``.
 """
 
 from __future__ import annotations
@@ -74,14 +75,18 @@ def median_ms(f: Callable[[], object], runs: int, before: Callable[[], object] =
     return round(statistics.median(samples) * 1000, 2)
 
 
-def with_memo(bands: dict[tuple[int, int, int], bytes], last: dict[Hashable, png.Drawn]) -> Callable[[], None]:
+#: the boards' last cards (render.png; a revision before them has none: an empty stand-in)
+LAST: dict[Hashable, object] = getattr(png, "_last", {})
+
+
+def with_memo(bands: dict[tuple[int, int, int], bytes], last: dict[Hashable, object]) -> Callable[[], None]:
     """Sets the band cache to ``bands`` and the boards' last cards to ``last`` (copies), and empties the
     cache of whole cards, before a timed call."""
     def reset() -> None:
         png._bands.clear()
         png._bands.update(bands)
-        png._last.clear()
-        png._last.update(last)
+        LAST.clear()
+        LAST.update(last)
         render._card.cache_clear()
     return reset
 
@@ -91,10 +96,10 @@ def figures(name: str, draw: Callable[[], bytes], previous: Callable[[], bytes],
     """One picture: its time cold, after its board's last card and again, and the floors."""
     out = draw()
     png._bands.clear()
-    png._last.clear()
+    LAST.clear()
     render._card.cache_clear()
     previous()
-    primed, last = dict(png._bands), dict(png._last)
+    primed, last = dict(png._bands), dict(LAST)
     cold = median_ms(draw, runs, with_memo({}, {}))
     warm = median_ms(draw, runs, with_memo(primed, last))
     again = median_ms(draw, runs)
@@ -129,11 +134,12 @@ def places(state: GameState) -> list[Cell]:
 
 
 def baseline(rev: str, runs: int, cpu: bool) -> dict[str, object]:
-    """The figures of revision ``rev``'s own benchmark, run with the same options."""
+    """The figures of this benchmark run on revision ``rev``'s code, with the same options."""
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], capture_output=True, check=True).stdout
     with tempfile.TemporaryDirectory(prefix="render-baseline-") as tmp:
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
             tar.extractall(tmp, filter="data")
+        (Path(tmp) / "bench" / "render.py").write_bytes(Path(__file__).read_bytes())  # the same measurements
         env = {**os.environ, "PYTHONPATH": tmp}
         subprocess.run([sys.executable, str(Path(tmp) / "bench" / "render.py"), "--runs", str(runs),
                         *(["--cpu"] if cpu else [])], cwd=tmp, env=env, check=True, capture_output=True)

@@ -119,10 +119,11 @@ def _unchanged_card(scene: Scene, age: Age) -> bytes:
 def _drawn(scene: Scene, age: Age, heading: str | None, last_turn: bool, unchanged: bool, pick: str | None
            ) -> bytes:
     """A card as PNG bytes (``paint_card``'s arguments), its rows drawn and compressed only where it
-    differs from the last card of its board drawn for the same viewer (``png.encode_sketch``)."""
+    differs from the last card of its board drawn for the same viewer (``png.encode_sketch``); the
+    ``unchanged`` cards (whose side column is another) are compared with the last of those."""
     ground, sketch = sketch_card(scene, age, heading=heading, last_turn=last_turn, unchanged=unchanged, pick=pick)
     viewer = next((p.seat for p in scene.players if p.viewer), None)
-    board = (scene.map, age, viewer, tuple((p.name, p.colour) for p in scene.players))
+    board = (scene.map, age, viewer, tuple((p.name, p.colour) for p in scene.players), unchanged)
     return encode_sketch(ground, sketch, board)
 
 
