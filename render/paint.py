@@ -234,13 +234,17 @@ class _Badges:
         at the first candidate, or (``least``: a domain's tag, also kept above the board's foot) at the one
         that covers least."""
         boxes = []
+        w, h = sprite.size
+        left, top, right, bottom = self.left, self.top, self.right - w, self.bottom - h
         for x, y in candidates:
-            xi = round(max(self.left, min(x, self.right - sprite.width)))
-            yi = round(max(self.top, min(y, self.bottom - sprite.height) if least else y))
-            boxes.append((xi, yi, xi + sprite.width, yi + sprite.height))
+            xi = round(max(left, min(x, right)))
+            yi = round(max(top, min(y, bottom) if least else y))
+            boxes.append((xi, yi, xi + w, yi + h))
         # only what lies where a candidate may go needs checking
-        span = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
-        near = [t for t in (*self.taken, *avoid) if _overlaps(span, t)]
+        x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+        x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+        near = [t for t in self.taken if x0 < t[2] and t[0] < x1 and y0 < t[3] and t[1] < y1]
+        near += [t for t in avoid if x0 < t[2] and t[0] < x1 and y0 < t[3] and t[1] < y1]
         box = next((b for b in boxes if not any(_overlaps(b, t) for t in near)), None)
         if box is None:
             box = min(boxes, key=lambda b: sum(_overlap_area(b, t) for t in near)) if least else boxes[0]
