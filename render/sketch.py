@@ -89,6 +89,14 @@ def changed_rows(old: Sequence[Op], new: Sequence[Op]) -> list[tuple[int, int]]:
     are matched in order (each call of ``new`` with the first unmatched equal call of ``old`` after the
     last match); a pixel that no other call touches gets the same matched calls, in the same order, in
     both pictures."""
+    # the calls both begin and end with, matched at once (two cards of a board share most of them)
+    first, most = 0, min(len(old), len(new))
+    while first < most and old[first][0] == new[first][0]:
+        first += 1
+    end = 0
+    while end < most - first and old[-1 - end][0] == new[-1 - end][0]:
+        end += 1
+    old, new = old[first:len(old) - end], new[first:len(new) - end]
     where: dict[Hashable, list[int]] = {}
     for i, op in enumerate(old):
         where.setdefault(op[0], []).append(i)
