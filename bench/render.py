@@ -6,10 +6,11 @@ the late-game position of render.demo (five players, round 6, every building typ
 busy turn; and the preview of one building after the list of its places, as a player taps them),
 the median time of:
 
-* the card as the bot makes it, in two states of the band cache (render.png): ``cold`` (empty: the
-  first picture of a board) and ``after the board's last card`` (it holds the bands of the same
-  board's card without the turn's marks: a new turn's card, a preview after the list of places),
-  drawn each time (the cache of whole cards emptied before each call; the cards' grounds, fonts and
+* the card as the bot makes it, in two states of render.png's memory (the band cache and the
+  boards' last cards): ``cold`` (both empty: the first picture of a board) and ``after the board's
+  last card`` (they hold what drawing the card before it left: the same board's card without the
+  turn's marks for a new turn's card or a list of places, the list of places for a preview), drawn
+  each time (the cache of whole cards emptied before each call; the cards' grounds, fonts and
   sprites are drawn once per process and kept); and ``again``: the same card asked for again (taken
   whole from the cache of cards: the scene made and looked up);
 * Pillow encoding the card's own pixels: the 256-colour image the card decodes to, saved as PNG by
