@@ -139,7 +139,7 @@ def encode(im: Image.Image) -> bytes:
 
 
 #: the last picture drawn over a ground for each board (``encode_sketch``) remembered: its ground, its
-#: drawing calls and its bands (about 100 kB, mostly bands the band cache shares)
+#: drawing calls and its bands (up to about 150 kB, mostly bands the band cache shares)
 LAST_KEPT = 128
 #: the bands of the grounds themselves (a board's first picture is drawn over its ground's)
 GROUNDS_KEPT = 24
