@@ -34,18 +34,48 @@ def neighbour_ids(board: Board, game_map: GameMap, cells: tuple[int, ...], exclu
     return out
 
 
+#: rules.domains: the most buildings put or taken since the domains were last found for which they are
+#: brought up to date (beyond, e.g. a board read from notation, they are found afresh)
+MAX_MOVED = 16
+
+
 def domains(board: Board, game_map: GameMap) -> Domains:
-    """Compute (or reuse) the board's domains."""
+    """The board's domains, found afresh or reused: the same as ``domains_afresh`` gives, the same
+    groups in the same order, each in the same order. Kept on the board (``Board.cache``); after a
+    few buildings were put or taken (``Board.moved``), only the domains they touched are looked at
+    again."""
     cached = board.cache
-    if isinstance(cached, tuple) and cached[0] == board.version:
-        result: Domains = cached[1]
-        return result
-    of: dict[int, int] = {}
-    groups: list[tuple[int, ...]] = []
+    if isinstance(cached, tuple):
+        if cached[0] == board.version:
+            result: Domains = cached[1]
+            return result
+        moved = board.moved
+        result = _update(board, game_map, cached[1], moved) if len(moved) <= MAX_MOVED else _scan(board, game_map)
+    else:
+        result = _scan(board, game_map)
+    board.cache = (board.version, result)
+    board.moved = ()
+    return result
+
+
+def domains_afresh(board: Board, game_map: GameMap) -> Domains:
+    """The board's domains found from scratch (what ``domains`` gives; nothing is kept): the groups in
+    reading order of their first building, each a depth-first walk from it."""
+    return _scan(board, game_map)
+
+
+def _scan(board: Board, game_map: GameMap) -> Domains:
+    return _walk(board, game_map, sorted(board.buildings.values(), key=_reading), {}, [])
+
+
+def _walk(board: Board, game_map: GameMap, starts: list[Building], of: dict[int, int],
+          groups: list[tuple[int, ...]]) -> Domains:
+    """Every building of ``starts`` (in reading order) not yet in ``of`` begins a group (numbered
+    from ``len(groups)``) of everything its depth-first walk reaches."""
     buildings = board.buildings
     grid = board.grid
     width, height = game_map.width, game_map.height
-    for start in sorted(buildings.values(), key=_reading):
+    for start in starts:
         if start.id in of:
             continue
         k = len(groups)
@@ -64,9 +94,60 @@ def domains(board: Board, game_map: GameMap) -> Domains:
                     members.append(n)
                     stack.append(n)
         groups.append(tuple(members))
-    result = Domains(tuple(groups), of)
-    board.cache = (board.version, result)
-    return result
+    return Domains(tuple(groups), of)
+
+
+def _update(board: Board, game_map: GameMap, old: Domains, moved: tuple[int, ...]) -> Domains:
+    """``old`` (the domains before the buildings ``moved`` were put or taken) brought up to date.
+
+    A domain none of whose buildings was moved or touches a building put since is unchanged, and so
+    is its walk: the cells around each of its buildings hold what they held. The others' buildings
+    that are still there, with the buildings put, are walked again in reading order, as a scan would
+    walk them (a walk from one of them reaches none of the unchanged domains). The groups are then
+    merged in reading order of their first building, the order a scan finds them in."""
+    buildings = board.buildings
+    grid = board.grid
+    width = game_map.width
+    old_of = old.of
+    dirty: set[int] = set()
+    put: list[Building] = []
+    for bid in moved:
+        k = old_of.get(bid)
+        if k is not None:
+            dirty.add(k)
+        b = buildings.get(bid)
+        if b is not None:
+            put.append(b)
+    for b in put:
+        for j in block_neighbours(width, game_map.height, b.cells):
+            k = old_of.get(grid[j], -1)
+            if k >= 0:
+                dirty.add(k)
+    if not dirty and not put:
+        return old
+    again = {b.id: b for b in put}
+    groups = old.groups
+    for k in dirty:
+        for i in groups[k]:
+            b = buildings.get(i)
+            if b is not None:
+                again[i] = b
+    fresh = _walk(board, game_map, sorted(again.values(), key=_reading), {}, []).groups
+    merged: list[tuple[int, ...]] = []
+    f = 0
+    for k, group in enumerate(groups):
+        if k in dirty:
+            continue
+        first = buildings[group[0]].origin
+        while f < len(fresh):
+            other = buildings[fresh[f][0]].origin
+            if (other.row, other.col) > (first.row, first.col):
+                break
+            merged.append(fresh[f])
+            f += 1
+        merged.append(group)
+    merged.extend(fresh[f:])
+    return Domains(tuple(merged), {i: k for k, group in enumerate(merged) for i in group})
 
 
 def _reading(b: Building) -> tuple[int, int]:

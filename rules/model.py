@@ -266,19 +266,33 @@ class Board:
     cache: object = None
     #: the version at which every domain was last found to obey the Rule of Hierarchy (R43), or -1
     clean: int = -1
+    #: ids of the buildings put or taken since ``cache`` was computed (while there is one), so that
+    #: rules.domains can bring it up to date by looking again only at the domains they touched
+    moved: tuple[int, ...] = ()
 
     def clone(self) -> Board:
-        return Board(self.age, dict(self.buildings), list(self.grid), self.version, self.cache, self.clean)
+        return Board(self.age, dict(self.buildings), list(self.grid), self.version, self.cache, self.clean,
+                     self.moved)
 
     def at(self, index: int) -> Building | None:
         bid = self.grid[index]
         return self.buildings[bid] if bid else None
 
     def put(self, b: Building) -> None:
-        self.buildings[b.id] = b
+        grid = self.grid
+        bid = b.id
+        clash = False
         for i in b.cells:
-            self.grid[i] = b.id
+            if grid[i] != bid and grid[i]:
+                clash = True
+            grid[i] = bid
+        self.buildings[bid] = b
         self.version += 1
+        if self.cache is not None:
+            if clash:  # (never in play: a building goes on free cells) the domains are found afresh
+                self.cache, self.moved = None, ()
+            else:
+                self.moved += (bid,)
 
     def take(self, bid: int) -> Building:
         b = self.buildings.pop(bid)
@@ -286,10 +300,12 @@ class Board:
             if self.grid[i] == bid:
                 self.grid[i] = 0
         self.version += 1
+        if self.cache is not None:
+            self.moved += (bid,)
         return b
 
     def swap(self, b: Building) -> None:
-        """Replace a building with a changed copy of the same id (same cells)."""
+        """Replace a building with a changed copy of the same id (same cells: the domains stay)."""
         self.buildings[b.id] = b
         self.version += 1
 

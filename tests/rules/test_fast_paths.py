@@ -1,0 +1,67 @@
+"""The engine's fast paths give what the plain computations give, over every position of random games
+(2–5 players, with and without Hold'em) and the positions one card action away from them: the domains
+a board keeps and brings up to date (``rules.domains``) are those found from scratch, the same groups
+in the same order, each in the same order (what a junction's questions are asked in, R60–R63)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from rules import Age, Board, Construct, Demolish, GameMap, GameState, Upgrade, apply, legal_actions
+from rules.domains import domains, domains_afresh
+from tests.support.gameplay import random_game
+
+#: (seed, players, Hold'em): every number of players, both variants
+GAMES = [(seed, 2 + seed % 4, seed % 2 == 1) for seed in range(4)]
+
+
+def assert_domains_as_found_afresh(board: Board, game_map: GameMap) -> None:
+    """``domains`` of a copy of ``board`` (its kept domains and moves with it) equals the plain scan."""
+    copy = board.clone()
+    kept, fresh = domains(copy, game_map), domains_afresh(copy, game_map)
+    assert kept.groups == fresh.groups
+    assert kept.of == fresh.of
+
+
+def card_actions_after(s: GameState, r: random.Random, n: int) -> list[GameState]:
+    """The positions after up to ``n`` card actions of the listing, drawn at random (each from ``s``)."""
+    acts = [a for a in legal_actions(s, types=(Construct, Upgrade, Demolish), outline=True)]
+    return [apply(s, a)[0] for a in r.sample(acts, min(n, len(acts)))]
+
+
+@pytest.mark.parametrize(("seed", "players", "holdem"), GAMES)
+def test_kept_domains_are_the_domains_found_afresh_in_every_position(seed: int, players: int, holdem: bool) -> None:
+    r = random.Random(seed)
+    checked = 0
+    for step in random_game(seed, players, holdem):
+        for s in (step.after, *card_actions_after(step.before, r, 3)):
+            for age in Age:
+                assert_domains_as_found_afresh(s.boards[age], s.map)
+                checked += 1
+    assert checked > 300
+
+
+def test_kept_domains_follow_every_building_put_and_taken_on_a_board() -> None:
+    """Buildings put and taken one by one, the domains asked for now and then: always as found afresh."""
+    seed, players, holdem = GAMES[1]
+    last = [step.after for step in random_game(seed, players, holdem)][-1]
+    for age in Age:
+        full = last.boards[age]
+        board = Board(age, {}, [0] * len(full.grid))
+        r = random.Random(age)
+        order = list(full.buildings.values())
+        r.shuffle(order)
+        for k, b in enumerate(order):
+            board.put(b)
+            if k % 3 == 0:
+                assert_domains_as_found_afresh(board, last.map)
+                domains(board, last.map)
+        for k, b in enumerate(order):
+            if k % 2:
+                board.take(b.id)
+                if k % 3 == 1:
+                    assert_domains_as_found_afresh(board, last.map)
+                    domains(board, last.map)
+        assert_domains_as_found_afresh(board, last.map)
