@@ -280,14 +280,18 @@ def _where(s: GameState, b: Building) -> str:
 
 def surcharge(s: GameState, cells: tuple[int, ...]) -> int:
     """R37–R39: extra cards of any colour for a footprint covering forest and/or mountain."""
-    n = len(s.players)
-    forest = not s.map.forest_cells.isdisjoint(cells)
-    mountain = not s.map.mountain_cells.isdisjoint(cells)
+    return terrain_surcharge(
+        len(s.players), not s.map.forest_cells.isdisjoint(cells), not s.map.mountain_cells.isdisjoint(cells)
+    )
+
+
+def terrain_surcharge(players: int, forest: bool, mountain: bool) -> int:
+    """R37–R39: the surcharge with ``players`` players for a footprint covering forest, mountain."""
     extra = 0
-    if forest and n <= 3:
+    if forest and players <= 3:
         extra += 1
     if mountain:
-        extra += 2 if n <= 3 else 1 if n == 4 else 0
+        extra += 2 if players <= 3 else 1 if players == 4 else 0
     return extra
 
 

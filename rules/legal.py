@@ -22,7 +22,7 @@ from .actions import (
     Upgrade,
 )
 from .domains import domains, neighbour_ids
-from .engine import surcharge
+from .engine import surcharge, terrain_surcharge
 from .errors import RuleError
 from .maps import Cell
 from .model import (
@@ -130,27 +130,28 @@ def construct_sites(s: GameState, player: int, age: Age, kind: Kind) -> Iterator
     and cubes are not checked here."""
     board = s.boards[age]
     grid = board.grid
-    game_map = s.map
     size = kind.level
-    of, tops, _ = _domain_tops(board, s)
     river_ok = _river_ok(kind)
-    rivers = game_map.river_cells
-    for row in range(game_map.height - size + 1):
-        for col in range(game_map.width - size + 1):
-            origin = Cell(col, row)
-            cells = game_map.footprint(origin, size)
-            assert cells is not None
-            if any(grid[i] for i in cells):
+    mr = kind.is_mr
+    if mr:
+        of, tops, _ = _domain_tops(board, s)
+        family = kind.family
+    players = len(s.players)
+    extras = {(f, m): terrain_surcharge(players, f, m) for f in (False, True) for m in (False, True)}
+    for block in s.map.blocks(size):
+        if block.river and not river_ok:
+            continue
+        cells = block.cells
+        if any(grid[i] for i in cells):
+            continue
+        if mr:
+            # the domains touched (R41) and, if one, its highest building of the family (R43)
+            touched = {of[n] for j in block.ring if (n := grid[j])}
+            if len(touched) >= 2:
                 continue
-            if not river_ok and not rivers.isdisjoint(cells):
+            if touched and tops[next(iter(touched))][family] == size:
                 continue
-            if kind.is_mr:
-                touched = {of[n] for n in neighbour_ids(board, game_map, cells)}
-                if len(touched) >= 2:
-                    continue
-                if touched and tops[next(iter(touched))][kind.family] == size:
-                    continue
-            yield origin, cells, surcharge(s, cells)
+        yield block.origin, cells, extras[block.forest, block.mountain]
 
 
 def upgrade_sites(

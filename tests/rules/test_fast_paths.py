@@ -1,7 +1,9 @@
 """The engine's fast paths give what the plain computations give, over every position of random games
 (2–5 players, with and without Hold'em) and the positions one card action away from them: the domains
 a board keeps and brings up to date (``rules.domains``) are those found from scratch, the same groups
-in the same order, each in the same order (what a junction's questions are asked in, R60–R63)."""
+in the same order, each in the same order (what a junction's questions are asked in, R60–R63); the
+construction sites listed from the map's blocks (``rules.construct_sites``) are those a plain walk over
+every origin finds (R27, R34–R43)."""
 
 from __future__ import annotations
 
@@ -9,8 +11,24 @@ import random
 
 import pytest
 
-from rules import Age, Board, Construct, Demolish, GameMap, GameState, Upgrade, apply, legal_actions
-from rules.domains import domains, domains_afresh
+from rules import (
+    Age,
+    Board,
+    Cell,
+    Construct,
+    Demolish,
+    Family,
+    GameMap,
+    GameState,
+    Kind,
+    Upgrade,
+    apply,
+    construct_sites,
+    legal_actions,
+    load_map,
+    surcharge,
+)
+from rules.domains import domains, domains_afresh, neighbour_ids
 from tests.support.gameplay import random_game
 
 #: (seed, players, Hold'em): every number of players, both variants
@@ -65,3 +83,45 @@ def test_kept_domains_follow_every_building_put_and_taken_on_a_board() -> None:
                     assert_domains_as_found_afresh(board, last.map)
                     domains(board, last.map)
         assert_domains_as_found_afresh(board, last.map)
+
+
+def plain_construct_sites(s: GameState, age: Age, kind: Kind) -> list[tuple[Cell, tuple[int, ...], int]]:
+    """Every origin in reading order whose footprint fits on the board, is free, avoids the river unless
+    the kind is a Town or City, and for a Military or Religious building touches at most one domain
+    whose highest building of that family is lower (R34–R43); with the footprint and the surcharge."""
+    board = s.boards[age]
+    doms = domains_afresh(board, s.map)
+    out = []
+    for row in range(s.map.height):
+        for col in range(s.map.width):
+            cells = s.map.footprint(Cell(col, row), kind.level)
+            if cells is None or any(board.grid[i] for i in cells):
+                continue
+            if not (kind.family is Family.CIVIL and kind.level >= 2) and any(i in s.map.river_cells for i in cells):
+                continue
+            if kind.is_mr:
+                touched = {doms.of[n] for n in neighbour_ids(board, s.map, cells)}
+                if len(touched) >= 2:
+                    continue
+                if touched and max((board.buildings[i].level for i in doms.groups[touched.pop()]
+                                    if board.buildings[i].kind.family is kind.family), default=0) == kind.level:
+                    continue
+            out.append((Cell(col, row), cells, surcharge(s, cells)))
+    return out
+
+
+@pytest.mark.parametrize(("seed", "players", "holdem"), GAMES)
+@pytest.mark.parametrize("map_name", ["test", "default"])
+def test_construction_sites_are_those_a_plain_walk_finds(seed: int, players: int, holdem: bool, map_name: str) -> None:
+    """On the tests' map and on the default one (forest, mountain and river in many places)."""
+    checked = 0
+    for k, step in enumerate(random_game(seed, players, holdem, load_map() if map_name == "default" else None)):
+        if k % 3:
+            continue
+        s = step.after
+        for age in (Age.MIGHT, Age.FAITH):
+            for kind in Kind:
+                found = list(construct_sites(s, s.active, age, kind))
+                assert found == plain_construct_sites(s, age, kind)
+                checked += len(found)
+    assert checked > 1000
