@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .maps import GameMap
-from .maps import _neighbours as block_neighbours
 from .model import Age, Board, Building, Family
 
 #: R61, R67: the order in which families are checked on each board.
@@ -65,7 +64,7 @@ def domains_afresh(board: Board, game_map: GameMap) -> Domains:
 
 
 def _scan(board: Board, game_map: GameMap) -> Domains:
-    return _walk(board, game_map, sorted(board.buildings.values(), key=_reading), {}, [])
+    return _walk(board, game_map, sorted(board.buildings.values(), key=_top_left), {}, [])
 
 
 def _walk(board: Board, game_map: GameMap, starts: list[Building], of: dict[int, int],
@@ -74,7 +73,7 @@ def _walk(board: Board, game_map: GameMap, starts: list[Building], of: dict[int,
     from ``len(groups)``) of everything its depth-first walk reaches."""
     buildings = board.buildings
     grid = board.grid
-    width, height = game_map.width, game_map.height
+    around = game_map.around
     for start in starts:
         if start.id in of:
             continue
@@ -85,7 +84,8 @@ def _walk(board: Board, game_map: GameMap, starts: list[Building], of: dict[int,
         while stack:
             b = buildings[stack.pop()]
             # neighbour_ids inlined (the same set, built the same way, so the same order)
-            found = {grid[j] for j in block_neighbours(width, height, b.cells)}
+            cells = b.cells
+            found = {grid[j] for j in around[len(cells)][cells[0]]}
             found.discard(0)
             found.discard(b.id)
             for n in found:
@@ -107,7 +107,6 @@ def _update(board: Board, game_map: GameMap, old: Domains, moved: tuple[int, ...
     merged in reading order of their first building, the order a scan finds them in."""
     buildings = board.buildings
     grid = board.grid
-    width = game_map.width
     old_of = old.of
     dirty: set[int] = set()
     put: list[Building] = []
@@ -118,8 +117,9 @@ def _update(board: Board, game_map: GameMap, old: Domains, moved: tuple[int, ...
         b = buildings.get(bid)
         if b is not None:
             put.append(b)
+    around = game_map.around
     for b in put:
-        for j in block_neighbours(width, game_map.height, b.cells):
+        for j in around[len(b.cells)][b.cells[0]]:
             k = old_of.get(grid[j], -1)
             if k >= 0:
                 dirty.add(k)
@@ -132,22 +132,27 @@ def _update(board: Board, game_map: GameMap, old: Domains, moved: tuple[int, ...
             b = buildings.get(i)
             if b is not None:
                 again[i] = b
-    fresh = _walk(board, game_map, sorted(again.values(), key=_reading), {}, []).groups
+    fresh = _walk(board, game_map, sorted(again.values(), key=_top_left), {}, []).groups
+    # (a block's first cell is its top-left one: cell indices run in reading order)
+    firsts = [buildings[group[0]].cells[0] for group in fresh]
+    n = len(fresh)
     merged: list[tuple[int, ...]] = []
     f = 0
     for k, group in enumerate(groups):
         if k in dirty:
             continue
-        first = buildings[group[0]].origin
-        while f < len(fresh):
-            other = buildings[fresh[f][0]].origin
-            if (other.row, other.col) > (first.row, first.col):
-                break
+        first = buildings[group[0]].cells[0]
+        while f < n and firsts[f] < first:
             merged.append(fresh[f])
             f += 1
         merged.append(group)
     merged.extend(fresh[f:])
     return Domains(tuple(merged), {i: k for k, group in enumerate(merged) for i in group})
+
+
+def _top_left(b: Building) -> int:
+    """The index of ``b``'s top-left cell: in the same order as ``_reading``."""
+    return b.cells[0]
 
 
 def _reading(b: Building) -> tuple[int, int]:

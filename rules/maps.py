@@ -114,6 +114,9 @@ class GameMap:
     forest_cells: frozenset[int] = field(init=False, repr=False, compare=False)
     mountain_cells: frozenset[int] = field(init=False, repr=False, compare=False)
     river_cells: frozenset[int] = field(init=False, repr=False, compare=False)
+    #: filled in by __post_init__: ``around[len(cells)][cells[0]]`` is ``neighbours(cells)`` for a
+    #: square block (a building's cells), found without hashing them
+    around: dict[int, tuple[tuple[int, ...], ...]] = field(init=False, repr=False, compare=False)
     #: one code per cell, row by row (see ``TERRAIN_CODES``)
     codes: str
     hamlets: tuple[Cell, ...]
@@ -126,6 +129,14 @@ class GameMap:
         object.__setattr__(self, "mountain_cells", frozenset(i for i, t in enumerate(terrain) if t is Terrain.MOUNTAIN))
         object.__setattr__(self, "river_cells", frozenset(i for i, t in enumerate(terrain) if t is Terrain.RIVER))
         object.__setattr__(self, "_blocks", {})
+        w, h = self.width, self.height
+        object.__setattr__(self, "around", {
+            size * size: tuple(
+                _neighbours(w, h, cells) if (cells := _footprint(w, h, i % w, i // w, size)) is not None else ()
+                for i in range(w * h)
+            )
+            for size in (1, 2, 3)
+        })
 
     # -- geometry -----------------------------------------------------------------------------
     def index(self, cell: Cell) -> int:
