@@ -889,12 +889,18 @@ class _Run:
         while board.clean != board.version:
             doms = domains(board, s.map)
             found = []
+            # a domain kept as it was when the board was last in order still is (the same group: none
+            # of its buildings was put or taken since; their kinds are all violation reads)
+            kept = {id(group) for group in board.checked}
             for group in doms.groups:
+                if id(group) in kept:
+                    continue
                 v = violation(board, self.members(age, group))
                 if v is not None:
                     found.append(v)
             if not found:
                 board.clean = board.version
+                board.checked = doms.groups
                 return
             if len(found) > 1:
                 cell = self.ask(

@@ -269,10 +269,13 @@ class Board:
     #: ids of the buildings put or taken since ``cache`` was computed (while there is one), so that
     #: rules.domains can bring it up to date by looking again only at the domains they touched
     moved: tuple[int, ...] = ()
+    #: the domains (``Domains.groups``) of the board when it was last found to obey the Rule of
+    #: Hierarchy: a group kept since (the same tuple: none of its buildings was put or taken) still does
+    checked: tuple[tuple[int, ...], ...] = ()
 
     def clone(self) -> Board:
         return Board(self.age, dict(self.buildings), list(self.grid), self.version, self.cache, self.clean,
-                     self.moved)
+                     self.moved, self.checked)
 
     def at(self, index: int) -> Building | None:
         bid = self.grid[index]
