@@ -144,7 +144,7 @@ def _signature(s: GameState, age: Age, kind: Kind, cells: tuple[int, ...],
     tail = memo.get(key) if memo is not None else None
     if tail is None:
         game_map = s.map
-        ring = game_map.neighbours(cells)
+        ring = game_map.around[len(cells)][cells[0]]  # (game_map.neighbours(cells): cells is a footprint)
         parts: list[object] = []
         for a in Age:
             if a < age or (a > age and not ripples):

@@ -176,7 +176,11 @@ def value(
     if now:
         v += sum(incomes[a] for a in set(p.pawns))
     if later:
-        held = [sum(h * (1.0 - r) for h, r in zip(f[a].hold[player], w.risk, strict=True)) for a in range(3)]
+        # the same sums, in the same order, as over zip(hold, risk): without a generator per board
+        k0, k1, k2 = 1.0 - w.risk[0], 1.0 - w.risk[1], 1.0 - w.risk[2]
+        h0, h1, h2 = f[0].hold[player], f[1].hold[player], f[2].hold[player]
+        held = [sum((h0[0] * k0, h0[1] * k1, h0[2] * k2)), sum((h1[0] * k0, h1[1] * k1, h1[2] * k2)),
+                sum((h2[0] * k0, h2[1] * k1, h2[2] * k2))]
         best_two = sum(held) - min(held)
         v += w.future * later * best_two
         doms = f[0].domains[player] + f[1].domains[player]
