@@ -278,6 +278,10 @@ def _where(s: GameState, b: Building) -> str:
     return f"{name} ({owner}{b.origin})"
 
 
+#: the boards after each board, in order (``Age(n)`` is slow)
+_LATER: dict[Age, tuple[Age, ...]] = {Age.MIGHT: (Age.FAITH, Age.REASON), Age.FAITH: (Age.REASON,), Age.REASON: ()}
+
+
 def surcharge(s: GameState, cells: tuple[int, ...]) -> int:
     """R37–R39: extra cards of any colour for a footprint covering forest and/or mountain."""
     return terrain_surcharge(
@@ -745,7 +749,7 @@ class _Run:
         """R53, R65, A16: remove the identical shadow of ``src`` on the next board, and so on down."""
         if age is Age.REASON:
             return
-        nxt = Age(age + 1)
+        nxt = _LATER[age][0]
         y = self.identical(nxt, src)
         if y is None:
             return
@@ -795,7 +799,7 @@ class _Run:
         if age is Age.REASON:
             return
         s = self.s
-        nxt = Age(age + 1)
+        nxt = _LATER[age][0]
         y = self.identical(nxt, old)
         if y is None:
             return
@@ -977,8 +981,7 @@ class _Run:
         # R59 step 3: later boards in order
         prev_old = old if not plan.demolish else None
         alive = ripple is not None
-        for later in range(age + 1, Age.REASON + 1):
-            b_age = Age(later)
+        for b_age in _LATER[age]:
             if b_age is Age.FAITH:
                 self.division(b_age)
             if alive:
