@@ -235,12 +235,32 @@ def candidates(s: GameState, player: int, *, per_signature: int = 1, travel: boo
     if p.hand.total and any(p.allowance(i) for i in (0, 1)):
         out.extend(_constructs(s, player, per_signature))
         others = legal_actions(s, types=(Upgrade, Demolish, Populate, Renovate))
+        # what the key and the preferred payment of an upgrade depend on (all but the payment),
+        # worked out once for the many payments listed for it
+        upgrades: dict[tuple[Age, Cell, Kind, Cell], tuple[object, Payment | None]] = {}
+        defaults: dict[tuple[Age, Cards, int], Payment | None] = {}
+
+        def default(age: Age, need: Cards, extra: int) -> Payment | None:
+            k = (age, need, extra)
+            if k not in defaults:
+                defaults[k] = default_payment(s, player, age, need, extra)
+            return defaults[k]
+
+        def upgrade(a: Upgrade) -> tuple[object, Payment | None]:
+            k = (a.age, a.target, a.kind, a.origin)
+            found = upgrades.get(k)
+            if found is None:
+                cells = s.map.footprint(a.origin, a.kind.level)
+                assert cells is not None
+                extra = surcharge(s, cells)
+                old = _building(s, a.age, a.target)
+                pay = None if old is None else default(a.age, Cards.of(a.kind.family, a.kind.level - old.level), extra)
+                found = upgrades[k] = (("U", a.target, extra, _signature(s, a.age, a.kind, cells)), pay)
+            return found
 
         def key(a: Action) -> object:
             if isinstance(a, Upgrade):
-                cells = s.map.footprint(a.origin, a.kind.level)
-                assert cells is not None
-                return ("U", a.target, surcharge(s, cells), _signature(s, a.age, a.kind, cells))
+                return upgrade(a)[0]
             if isinstance(a, Demolish):
                 return ("D", a.age, a.target)
             if isinstance(a, Populate):
@@ -250,17 +270,11 @@ def candidates(s: GameState, player: int, *, per_signature: int = 1, travel: boo
 
         def preferred(a: Action) -> bool:
             if isinstance(a, Upgrade):
-                old = _building(s, a.age, a.target)
-                if old is None:
-                    return False
-                diff = a.kind.level - old.level
-                need = Cards.of(a.kind.family, diff)
-                cells = s.map.footprint(a.origin, a.kind.level)
-                assert cells is not None
-                return a.payment == default_payment(s, player, a.age, need, surcharge(s, cells))
+                pay = upgrade(a)[1]
+                return pay is not None and a.payment == pay
             if isinstance(a, (Demolish, Populate, Renovate)):
                 age = a.age if isinstance(a, Demolish) else Age.REASON
-                return a.payment == default_payment(s, player, age, a.payment.cards, 0)
+                return a.payment == default(age, a.payment.cards, 0)
             return False
 
         out.extend(_one_payment_each(others, key, preferred))
