@@ -3,7 +3,8 @@ of Dominion and Hierarchy (R41–R43) ask of them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from bisect import bisect_left
+from collections.abc import Sequence
 
 from .maps import GameMap
 from .model import Age, Board, Building, Family
@@ -16,12 +17,29 @@ FAMILY_ORDER: dict[Age, tuple[Family, Family]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
 class Domains:
-    """The domains of one board: ``groups[k]`` lists building ids; ``of[id]`` is the group index."""
+    """The domains of one board, in reading order of their first building: ``groups[k]`` lists the ids
+    of domain ``k``'s buildings, the first in reading order first, the others in no particular order
+    (``ordered_group`` gives them in the order of a walk from the first, the order junction questions
+    are asked in); ``of[id]`` is the index of a building's domain (worked out when first asked for).
+    ``starts[k]`` is the index of the top-left cell of domain ``k``'s first building; ``walked`` keeps
+    the walks known, by their first building (all of them, for domains found afresh)."""
 
-    groups: tuple[tuple[int, ...], ...]
-    of: dict[int, int]
+    __slots__ = ("_of", "groups", "starts", "walked")
+
+    def __init__(self, groups: tuple[tuple[int, ...], ...], starts: tuple[int, ...],
+                 walked: dict[int, tuple[int, ...]], of: dict[int, int] | None = None) -> None:
+        self.groups = groups
+        self.starts = starts
+        self.walked = walked
+        self._of = of
+
+    @property
+    def of(self) -> dict[int, int]:
+        found = self._of
+        if found is None:
+            found = self._of = {i: k for k, group in enumerate(self.groups) for i in group}
+        return found
 
 
 def neighbour_ids(board: Board, game_map: GameMap, cells: tuple[int, ...], exclude: int = 0) -> set[int]:
@@ -39,10 +57,10 @@ MAX_MOVED = 16
 
 
 def domains(board: Board, game_map: GameMap) -> Domains:
-    """The board's domains, found afresh or reused: the same as ``domains_afresh`` gives, the same
-    groups in the same order, each in the same order. Kept on the board (``Board.cache``); after a
-    few buildings were put or taken (``Board.moved``), only the domains they touched are looked at
-    again."""
+    """The board's domains, found afresh or reused: the same domains in the same order as
+    ``domains_afresh`` finds, each with the same first building (``ordered_group``: in the same
+    order). Kept on the board (``Board.cache``); after a few buildings were put or taken
+    (``Board.moved``), only the domains they touched are looked at again."""
     cached = board.cache
     if isinstance(cached, tuple):
         if cached[0] == board.version:
@@ -57,28 +75,45 @@ def domains(board: Board, game_map: GameMap) -> Domains:
     return result
 
 
+def ordered_group(board: Board, game_map: GameMap, k: int) -> tuple[int, ...]:
+    """The buildings of domain ``k`` of the board as ``domains_afresh`` lists them: in the order of a
+    depth-first walk from its first building (R60–R63: the order of a junction's questions)."""
+    doms = domains(board, game_map)
+    first = doms.groups[k][0]
+    found = doms.walked.get(first)
+    if found is None:
+        found = doms.walked[first] = _walk(board, game_map, [board.buildings[first]], set(), [])[0]
+    return found
+
+
+def ordered_groups(board: Board, game_map: GameMap) -> tuple[tuple[int, ...], ...]:
+    """Every domain of the board as ``domains_afresh`` lists them (``ordered_group``)."""
+    return tuple(ordered_group(board, game_map, k) for k in range(len(domains(board, game_map).groups)))
+
+
 def domains_afresh(board: Board, game_map: GameMap) -> Domains:
-    """The board's domains found from scratch (what ``domains`` gives; nothing is kept): the groups in
-    reading order of their first building, each a depth-first walk from it."""
+    """The board's domains found from scratch (nothing is kept): the groups in reading order of their
+    first building, each a depth-first walk from it."""
     return _scan(board, game_map)
 
 
 def _scan(board: Board, game_map: GameMap) -> Domains:
-    return _walk(board, game_map, sorted(board.buildings.values(), key=_top_left), {}, [])
+    buildings = board.buildings
+    groups = _walk(board, game_map, sorted(buildings.values(), key=_top_left), set(), [])
+    return Domains(tuple(groups), tuple(buildings[g[0]].cells[0] for g in groups), {g[0]: g for g in groups})
 
 
-def _walk(board: Board, game_map: GameMap, starts: list[Building], of: dict[int, int],
-          groups: list[tuple[int, ...]]) -> Domains:
-    """Every building of ``starts`` (in reading order) not yet in ``of`` begins a group (numbered
-    from ``len(groups)``) of everything its depth-first walk reaches."""
+def _walk(board: Board, game_map: GameMap, starts: list[Building], seen: set[int],
+          groups: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
+    """Every building of ``starts`` (in reading order) not yet ``seen`` begins a group (appended to
+    ``groups``) of everything its depth-first walk reaches, in the order reached."""
     buildings = board.buildings
     grid = board.grid
     around = game_map.around
     for start in starts:
-        if start.id in of:
+        if start.id in seen:
             continue
-        k = len(groups)
-        of[start.id] = k
+        seen.add(start.id)
         members = [start.id]
         stack = [start.id]
         while stack:
@@ -89,65 +124,135 @@ def _walk(board: Board, game_map: GameMap, starts: list[Building], of: dict[int,
             found.discard(0)
             found.discard(b.id)
             for n in found:
-                if n not in of:
-                    of[n] = k
+                if n not in seen:
+                    seen.add(n)
                     members.append(n)
                     stack.append(n)
         groups.append(tuple(members))
-    return Domains(tuple(groups), of)
+    return groups
 
 
-def _update(board: Board, game_map: GameMap, old: Domains, moved: tuple[int, ...]) -> Domains:
-    """``old`` (the domains before the buildings ``moved`` were put or taken) brought up to date.
+def _update(board: Board, game_map: GameMap, old: Domains, moved: tuple[int | Building, ...]) -> Domains:
+    """``old`` (the domains before the buildings ``moved`` were put, by id, or taken, as they were)
+    brought up to date.
 
-    A domain none of whose buildings was moved or touches a building put since is unchanged, and so
-    is its walk: the cells around each of its buildings hold what they held. The others' buildings
-    that are still there, with the buildings put, are walked again in reading order, as a scan would
-    walk them (a walk from one of them reaches none of the unchanged domains). The groups are then
-    merged in reading order of their first building, the order a scan finds them in."""
+    A domain none of whose buildings was taken or touches a building put since is unchanged, and so
+    is its walk: the cells around each of its buildings hold what they held. When every building
+    taken was covered whole by one building put (an upgrade, a copy over a shadow), no domain can
+    come apart: the domains that buildings put touch (or belong to) merge with them. Otherwise the
+    buildings of the domains touched, with those put, are walked again in reading order, as a scan
+    would walk them (a walk from one of them reaches none of the unchanged domains). The groups are
+    then merged in reading order of their first building, the order a scan finds them in."""
     buildings = board.buildings
     grid = board.grid
+    around = game_map.around
     old_of = old.of
     dirty: set[int] = set()
-    put: list[Building] = []
-    for bid in moved:
-        k = old_of.get(bid)
-        if k is not None:
+    put: dict[int, Building] = {}
+    apart = False
+    for x in moved:
+        if isinstance(x, Building):  # taken
+            k = old_of.get(x.id)
+            if k is None:
+                continue  # put and taken since: never in these domains
             dirty.add(k)
-        b = buildings.get(bid)
-        if b is not None:
-            put.append(b)
-    around = game_map.around
-    for b in put:
-        for j in around[len(b.cells)][b.cells[0]]:
-            k = old_of.get(grid[j], -1)
-            if k >= 0:
-                dirty.add(k)
+            if not apart:
+                cover = grid[x.cells[0]]
+                if not cover or any(grid[i] != cover for i in x.cells):
+                    apart = True
+        else:
+            b = buildings.get(x)
+            if b is not None:
+                put[x] = b
     if not dirty and not put:
         return old
-    again = {b.id: b for b in put}
+    groups = old.groups
+    walked = dict(old.walked)
+    if apart:
+        for b in put.values():
+            for j in around[len(b.cells)][b.cells[0]]:
+                k = old_of.get(grid[j], -1)
+                if k >= 0:
+                    dirty.add(k)
+        again = dict(put)
+        for k in dirty:
+            for i in groups[k]:
+                b = buildings.get(i)
+                if b is not None:
+                    again[i] = b
+        fresh: Sequence[tuple[int, ...]] = _walk(board, game_map, sorted(again.values(), key=_top_left), set(), [])
+    else:
+        fresh = _merge(board, game_map, old, put, dirty)
+    # the groups kept, then each new one in its place (a block's first cell is its top-left one:
+    # cell indices run in reading order)
+    kept = list(groups)
+    starts = list(old.starts)
+    for k in sorted(dirty, reverse=True):
+        walked.pop(groups[k][0], None)
+        del kept[k]
+        del starts[k]
+    for group in fresh:
+        first = buildings[group[0]].cells[0]
+        at = bisect_left(starts, first)
+        kept.insert(at, group)
+        starts.insert(at, first)
+        if apart:
+            walked[group[0]] = group
+    return Domains(tuple(kept), tuple(starts), walked)
+
+
+def _merge(board: Board, game_map: GameMap, old: Domains, put: dict[int, Building],
+           dirty: set[int]) -> list[tuple[int, ...]]:
+    """The domains that the buildings ``put`` make of the ``dirty`` ones (those of buildings taken, each
+    covered whole by one building put) and of those the buildings put touch or belong to, which join
+    ``dirty``: each group with its first building in reading order first, the groups in that order."""
+    buildings = board.buildings
+    grid = board.grid
+    around = game_map.around
+    old_of = old.of
+    # union-find over the old domains (-1 - index) and the buildings new to them (their ids)
+    parent: dict[int, int] = {}
+
+    def root(x: int) -> int:
+        while True:
+            y = parent.get(x, x)
+            if y == x:
+                return x
+            parent[x] = parent.get(y, y)
+            x = y
+
+    for bid, b in put.items():
+        k = old_of.get(bid)
+        mine = root(-1 - k if k is not None else bid)
+        if k is not None:
+            dirty.add(k)
+        for j in around[len(b.cells)][b.cells[0]]:
+            n = grid[j]
+            if n and n != bid:
+                k = old_of.get(n)
+                if k is not None:
+                    dirty.add(k)
+                other = root(-1 - k if k is not None else n)
+                if other != mine:
+                    parent[other] = mine
+    members: dict[int, list[int]] = {}
     groups = old.groups
     for k in dirty:
-        for i in groups[k]:
-            b = buildings.get(i)
-            if b is not None:
-                again[i] = b
-    fresh = _walk(board, game_map, sorted(again.values(), key=_top_left), {}, []).groups
-    # (a block's first cell is its top-left one: cell indices run in reading order)
-    firsts = [buildings[group[0]].cells[0] for group in fresh]
-    n = len(fresh)
-    merged: list[tuple[int, ...]] = []
-    f = 0
-    for k, group in enumerate(groups):
-        if k in dirty:
-            continue
-        first = buildings[group[0]].cells[0]
-        while f < n and firsts[f] < first:
-            merged.append(fresh[f])
-            f += 1
-        merged.append(group)
-    merged.extend(fresh[f:])
-    return Domains(tuple(merged), {i: k for k, group in enumerate(merged) for i in group})
+        kept = [i for i in groups[k] if i in buildings]
+        if kept:
+            members.setdefault(root(-1 - k), []).extend(kept)
+    for bid in put:
+        if bid not in old_of:
+            members.setdefault(root(bid), []).append(bid)
+    out = []
+    for ids in members.values():
+        first = min(ids, key=lambda i: buildings[i].cells[0])
+        if ids[0] != first:
+            ids.remove(first)
+            ids.insert(0, first)
+        out.append(tuple(ids))
+    out.sort(key=lambda g: buildings[g[0]].cells[0])
+    return out
 
 
 def _top_left(b: Building) -> int:

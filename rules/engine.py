@@ -29,7 +29,7 @@ from .actions import (
     Travel,
     Upgrade,
 )
-from .domains import FAMILY_ORDER, domains, highest, neighbour_ids, power, top, violation
+from .domains import FAMILY_ORDER, domains, highest, neighbour_ids, ordered_group, power, top, violation
 from .errors import RuleError
 from .events import (
     BonusPaid,
@@ -943,11 +943,11 @@ class _Run:
             self.remove(age, old, paradox=False)
             self.emit(Demolished(P, age, old))
         else:
-            doms = domains(board, s.map)
             touched = merging_domains(s, age, plan.cells, old)
-            originals = [
-                tuple(i for i in doms.groups[k] if old is None or i != old.id) for k in touched
-            ]
+            if not plan.kind.is_mr and len(touched) >= 2:  # a junction's original domains, as walked (R60)
+                originals = [
+                    tuple(i for i in ordered_group(board, s.map, k) if old is None or i != old.id) for k in touched
+                ]
             owner = P if plan.kind.is_mr else None
             if old is not None:
                 board.take(old.id)
@@ -1028,11 +1028,12 @@ class _Run:
             # a printed hamlet uncovered by the paradox is the upgraded hamlet's old shadow (R52, D4)
             z = self.identical(age, prev_old)
         # original domains for a Civil junction on Faith (R60: after the paradox removals)
-        doms = domains(board, s.map)
         originals: list[tuple[int, ...]] = []
         if age is Age.FAITH and not mr:
             touched = merging_domains(s, age, src.cells, z)
-            originals = [tuple(i for i in doms.groups[k] if z is None or i != z.id) for k in touched]
+            if len(touched) >= 2:  # as walked (R60)
+                originals = [tuple(i for i in ordered_group(board, s.map, k) if z is None or i != z.id)
+                             for k in touched]
         population: tuple[int, ...] = ()
         cube_from_z = False
         if z is not None:
@@ -1200,14 +1201,15 @@ def income_sources(s: GameState, player: int, age: Age) -> list[tuple[Building, 
     board = s.boards[age]
     doms = domains(board, s.map)
     out: list[tuple[Building, int]] = []
-    for group in doms.groups:
+    for k, group in enumerate(doms.groups):
         members = [board.buildings[i] for i in group]
         if age is Age.REASON:
             counts = Counter(q for b in members if b.kind.family is Family.CIVIL for q in b.population)
             if counts and counts.get(player, 0) == max(counts.values()):
                 amount = sum(b.income_value for b in members if b.kind.is_mr)
                 if amount:
-                    out.append((next(b for b in members if player in b.population), amount))
+                    walked = [board.buildings[i] for i in ordered_group(board, s.map, k)]
+                    out.append((next(b for b in walked if player in b.population), amount))
         else:
             family = Family.MILITARY if age is Age.MIGHT else Family.RELIGIOUS
             tops = top(members, family)

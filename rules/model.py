@@ -275,9 +275,9 @@ class Board:
     cache: object = None
     #: the version at which every domain was last found to obey the Rule of Hierarchy (R43), or -1
     clean: int = -1
-    #: ids of the buildings put or taken since ``cache`` was computed (while there is one), so that
-    #: rules.domains can bring it up to date by looking again only at the domains they touched
-    moved: tuple[int, ...] = ()
+    #: the buildings put (their ids) and taken (as they were) since ``cache`` was computed (while there
+    #: is one), so that rules.domains can bring it up to date by looking again only at what they touched
+    moved: tuple[int | Building, ...] = ()
     #: the domains (``Domains.groups``) of the board when it was last found to obey the Rule of
     #: Hierarchy: a group kept since (the same tuple: none of its buildings was put or taken) still does
     checked: tuple[tuple[int, ...], ...] = ()
@@ -313,7 +313,7 @@ class Board:
                 self.grid[i] = 0
         self.version += 1
         if self.cache is not None:
-            self.moved += (bid,)
+            self.moved += (b,)
         return b
 
     def swap(self, b: Building) -> None:

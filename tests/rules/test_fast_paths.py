@@ -1,7 +1,7 @@
 """The engine's fast paths give what the plain computations give, over every position of random games
 (2–5 players, with and without Hold'em) and the positions one card action away from them: the domains
 a board keeps and brings up to date (``rules.domains``) are those found from scratch, the same groups
-in the same order, each in the same order (what a junction's questions are asked in, R60–R63); the
+in the same order, each walked in the same order (what a junction's questions are asked in, R60–R63); the
 construction sites listed from the map's blocks (``rules.construct_sites``) are those a plain walk over
 every origin finds (R27, R34–R43)."""
 
@@ -28,7 +28,7 @@ from rules import (
     load_map,
     surcharge,
 )
-from rules.domains import domains, domains_afresh, neighbour_ids
+from rules.domains import domains, domains_afresh, neighbour_ids, ordered_groups
 from tests.support.gameplay import random_game
 
 #: (seed, players, Hold'em): every number of players, both variants
@@ -36,11 +36,17 @@ GAMES = [(seed, 2 + seed % 4, seed % 2 == 1) for seed in range(4)]
 
 
 def assert_domains_as_found_afresh(board: Board, game_map: GameMap) -> None:
-    """``domains`` of a copy of ``board`` (its kept domains and moves with it) equals the plain scan."""
+    """``domains`` of a copy of ``board`` (its kept domains and moves with it) are those of the plain
+    scan: the same domains in the same order, each with the same first building, and walked in the
+    same order (``ordered_group``)."""
     copy = board.clone()
     kept, fresh = domains(copy, game_map), domains_afresh(copy, game_map)
-    assert kept.groups == fresh.groups
+    assert [(g[0], set(g)) for g in kept.groups] == [(g[0], set(g)) for g in fresh.groups]
+    assert all(len(g) == len(set(g)) for g in kept.groups)
     assert kept.of == fresh.of
+    walks = {g[0]: g for g in fresh.groups}
+    assert all(walks.get(first) == walk for first, walk in kept.walked.items())
+    assert ordered_groups(copy, game_map) == fresh.groups
 
 
 def card_actions_after(s: GameState, r: random.Random, n: int) -> list[GameState]:
