@@ -210,6 +210,20 @@ def _merge(board: Board, game_map: GameMap, old: Domains, put: dict[int, Buildin
     grid = board.grid
     around = game_map.around
     old_of = old.of
+    groups = old.groups
+    if len(put) == 1:  # (most often) all of them join the one building put
+        ((bid, b),) = put.items()
+        k = old_of.get(bid)
+        if k is not None:
+            dirty.add(k)
+        for j in around[len(b.cells)][b.cells[0]]:
+            k = old_of.get(grid[j], -1)
+            if k >= 0:
+                dirty.add(k)
+        ids = [] if bid in old_of else [bid]
+        for k in dirty:
+            ids.extend(i for i in groups[k] if i in buildings)
+        return [_first_first(ids, buildings)]
     # union-find over the old domains (-1 - index) and the buildings new to them (their ids)
     parent: dict[int, int] = {}
 
@@ -236,7 +250,6 @@ def _merge(board: Board, game_map: GameMap, old: Domains, put: dict[int, Buildin
                 if other != mine:
                     parent[other] = mine
     members: dict[int, list[int]] = {}
-    groups = old.groups
     for k in dirty:
         kept = [i for i in groups[k] if i in buildings]
         if kept:
@@ -244,15 +257,18 @@ def _merge(board: Board, game_map: GameMap, old: Domains, put: dict[int, Buildin
     for bid in put:
         if bid not in old_of:
             members.setdefault(root(bid), []).append(bid)
-    out = []
-    for ids in members.values():
-        first = min(ids, key=lambda i: buildings[i].cells[0])
-        if ids[0] != first:
-            ids.remove(first)
-            ids.insert(0, first)
-        out.append(tuple(ids))
+    out = [_first_first(ids, buildings) for ids in members.values()]
     out.sort(key=lambda g: buildings[g[0]].cells[0])
     return out
+
+
+def _first_first(ids: list[int], buildings: dict[int, Building]) -> tuple[int, ...]:
+    """The group of buildings ``ids``, the first in reading order first."""
+    first = min(ids, key=lambda i: buildings[i].cells[0])
+    if ids[0] != first:
+        ids.remove(first)
+        ids.insert(0, first)
+    return tuple(ids)
 
 
 def _top_left(b: Building) -> int:

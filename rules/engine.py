@@ -314,6 +314,12 @@ def check_payment(
     p = s.players[player]
     total = need.total + extra
     room = pool(s, player, age)
+    cards, pawns, hand = payment.cards, payment.pawns, p.hand
+    if (total <= room and hand.contains(need) and cards.total == total and cards.contains(need)
+            and hand.contains(cards) and len(pawns) == 2 and min(pawns) >= 0 and sum(pawns) == total
+            and (not pawns[0] or (p.pawns[0] is age and pawns[0] <= p.allowance(0)))
+            and (not pawns[1] or (p.pawns[1] is age and pawns[1] <= p.allowance(1)))):
+        return  # (every check below passes: the usual case, in one test)
     if total > room:
         detail = f" ({need.total} + {extra} for terrain)" if extra else ""
         raise RuleError(
@@ -895,7 +901,7 @@ class _Run:
             found = []
             # a domain kept as it was when the board was last in order still is (the same group: none
             # of its buildings was put or taken since; their kinds are all violation reads)
-            kept = {id(group) for group in board.checked}
+            kept = board.checked[1]
             for group in doms.groups:
                 if id(group) in kept:
                     continue
@@ -904,7 +910,7 @@ class _Run:
                     found.append(v)
             if not found:
                 board.clean = board.version
-                board.checked = doms.groups
+                board.checked = (doms.groups, frozenset(map(id, doms.groups)))
                 return
             if len(found) > 1:
                 cell = self.ask(

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 
 from .errors import NotationError
-from .maps import Cell, GameMap
+from .maps import Block, Cell, GameMap
 
 FORMAT_VERSION = 1
 
@@ -279,12 +279,15 @@ class Board:
     #: is one), so that rules.domains can bring it up to date by looking again only at what they touched
     moved: tuple[int | Building, ...] = ()
     #: the domains (``Domains.groups``) of the board when it was last found to obey the Rule of
-    #: Hierarchy: a group kept since (the same tuple: none of its buildings was put or taken) still does
-    checked: tuple[tuple[int, ...], ...] = ()
+    #: Hierarchy, and the ids of those tuples: a group kept since (the same tuple: none of its
+    #: buildings was put or taken) still does
+    checked: tuple[tuple[tuple[int, ...], ...], frozenset[int]] = ((), frozenset())
+    #: (version, the blocks of each size whose cells are all free then), found by rules.legal as asked
+    free: tuple[int, dict[int, tuple[Block, ...]]] | None = None
 
     def clone(self) -> Board:
         return Board(self.age, dict(self.buildings), list(self.grid), self.version, self.cache, self.clean,
-                     self.moved, self.checked)
+                     self.moved, self.checked, self.free)
 
     def at(self, index: int) -> Building | None:
         bid = self.grid[index]
