@@ -24,7 +24,7 @@ from .actions import (
 from .domains import domains, neighbour_ids
 from .engine import surcharge, terrain_surcharge
 from .errors import RuleError
-from .maps import Cell
+from .maps import Block, Cell, GameMap
 from .model import (
     DEMOLISH_COST,
     EXCHANGE_COST,
@@ -124,6 +124,19 @@ def _domain_tops(board: Board, s: GameState) -> tuple[dict[int, int], list[dict[
     return doms.of, tops, sizes
 
 
+def _free_blocks(board: Board, game_map: GameMap, size: int) -> tuple[Block, ...]:
+    """The size×size blocks of the board whose cells are all free (R34), kept on the board for its
+    version (``Board.free``)."""
+    kept = board.free
+    if kept is None or kept[0] != board.version:
+        kept = board.free = (board.version, {})
+    found = kept[1].get(size)
+    if found is None:
+        grid = board.grid
+        found = kept[1][size] = tuple(b for b in game_map.blocks(size) if not any(grid[i] for i in b.cells))
+    return found
+
+
 def construct_sites(s: GameState, player: int, age: Age, kind: Kind) -> Iterator[tuple[Cell, tuple[int, ...], int]]:
     """Origins where ``kind`` may be constructed on ``age`` as far as the board goes (cells, river,
     Dominion, Hierarchy; R27, R34–R43), with the footprint and the terrain surcharge. Cards, stock
@@ -138,12 +151,10 @@ def construct_sites(s: GameState, player: int, age: Age, kind: Kind) -> Iterator
         family = kind.family
     players = len(s.players)
     extras = {(f, m): terrain_surcharge(players, f, m) for f in (False, True) for m in (False, True)}
-    for block in s.map.blocks(size):
+    for block in _free_blocks(board, s.map, size):
         if block.river and not river_ok:
             continue
         cells = block.cells
-        if any(grid[i] for i in cells):
-            continue
         if mr:
             # the domains touched (R41) and, if one, its highest building of the family (R43)
             touched = {of[n] for j in block.ring if (n := grid[j])}
