@@ -190,12 +190,50 @@ def value(
     return v
 
 
+def values(s: GameState, w: Weights, f: Facts) -> list[float]:
+    """``value`` of every player, in seat order (the same sums in the same order, the position read once)."""
+    players = s.players
+    if s.finished:
+        return [float(p.ecus) for p in players]
+    n = len(players)
+    first, active, rnd = s.first, s.active, s.round
+    pos_active = (active - first) % n
+    due = rnd in INCOME_ROUNDS
+    f0, f1, f2 = f
+    k0, k1, k2 = 1.0 - w.risk[0], 1.0 - w.risk[1], 1.0 - w.risk[2]
+    out = []
+    for player, p in enumerate(players):
+        v = float(p.ecus)
+        # income_events
+        pos = (player - first) % n
+        later = 0
+        for r in INCOME_ROUNDS:
+            if r > rnd or (r == rnd and pos > pos_active):
+                later += 1
+        if due and player == active:
+            incomes = (f0.income[player], f1.income[player], f2.income[player])
+            v += sum(incomes[a] for a in set(p.pawns))
+        if later:
+            h0, h1, h2 = f0.hold[player], f1.hold[player], f2.hold[player]
+            held = [sum((h0[0] * k0, h0[1] * k1, h0[2] * k2)), sum((h1[0] * k0, h1[1] * k1, h1[2] * k2)),
+                    sum((h2[0] * k0, h2[1] * k1, h2[2] * k2))]
+            best_two = sum(held) - min(held)
+            v += w.future * later * best_two
+            doms = f0.domains[player] + f1.domains[player]
+            levels = f0.levels[player] + f1.levels[player]
+            v += w.control * doms + w.security * levels
+        v += w.cube * p.supply + w.card * p.hand.total
+        out.append(v)
+    return out
+
+
 def score(s: GameState, player: int, w: Weights = DEFAULT, known: Facts | None = None) -> float:
     """``player``'s value minus ``rivalry`` times the mean value of the others, moved by ``lead``
     towards the value of the best-placed of them. ``known``: ``facts(s)`` if already found."""
     f = known if known is not None else facts(s)
-    mine = value(s, player, w, f)
-    others = [value(s, j, w, f) for j in range(len(s.players)) if j != player]
+    every = values(s, w, f)
+    mine = every[player]
+    others = [v for j, v in enumerate(every) if j != player]
     if not others:
         return mine
     mean = sum(others) / len(others)
