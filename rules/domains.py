@@ -22,17 +22,19 @@ class Domains:
     of domain ``k``'s buildings, the first in reading order first, the others in no particular order
     (``ordered_group`` gives them in the order of a walk from the first, the order junction questions
     are asked in); ``of[id]`` is the index of a building's domain (worked out when first asked for).
-    ``starts[k]`` is the index of the top-left cell of domain ``k``'s first building; ``walked`` keeps
-    the walks known, by their first building (all of them, for domains found afresh)."""
+    ``starts[k]`` is the index of the top-left cell of domain ``k``'s first building and ``head[id]``
+    that of a building's domain; ``walked`` keeps the walks known, by their first building (all of
+    them, for domains found afresh)."""
 
-    __slots__ = ("_of", "groups", "starts", "walked")
+    __slots__ = ("_of", "groups", "head", "starts", "walked")
 
-    def __init__(self, groups: tuple[tuple[int, ...], ...], starts: tuple[int, ...],
-                 walked: dict[int, tuple[int, ...]], of: dict[int, int] | None = None) -> None:
+    def __init__(self, groups: tuple[tuple[int, ...], ...], starts: tuple[int, ...], head: dict[int, int],
+                 walked: dict[int, tuple[int, ...]]) -> None:
         self.groups = groups
         self.starts = starts
+        self.head = head
         self.walked = walked
-        self._of = of
+        self._of: dict[int, int] | None = None
 
     @property
     def of(self) -> dict[int, int]:
@@ -40,6 +42,11 @@ class Domains:
         if found is None:
             found = self._of = {i: k for k, group in enumerate(self.groups) for i in group}
         return found
+
+    def index(self, bid: int) -> int | None:
+        """``of.get(bid)``, without working ``of`` out."""
+        start = self.head.get(bid)
+        return None if start is None else bisect_left(self.starts, start)
 
 
 def neighbour_ids(board: Board, game_map: GameMap, cells: tuple[int, ...], exclude: int = 0) -> set[int]:
@@ -100,7 +107,9 @@ def domains_afresh(board: Board, game_map: GameMap) -> Domains:
 def _scan(board: Board, game_map: GameMap) -> Domains:
     buildings = board.buildings
     groups = _walk(board, game_map, sorted(buildings.values(), key=_top_left), set(), [])
-    return Domains(tuple(groups), tuple(buildings[g[0]].cells[0] for g in groups), {g[0]: g for g in groups})
+    starts = tuple(buildings[g[0]].cells[0] for g in groups)
+    head = {i: start for g, start in zip(groups, starts, strict=True) for i in g}
+    return Domains(tuple(groups), starts, head, {g[0]: g for g in groups})
 
 
 def _walk(board: Board, game_map: GameMap, starts: list[Building], seen: set[int],
@@ -146,16 +155,19 @@ def _update(board: Board, game_map: GameMap, old: Domains, moved: tuple[int | Bu
     buildings = board.buildings
     grid = board.grid
     around = game_map.around
-    old_of = old.of
+    index = old.index
     dirty: set[int] = set()
     put: dict[int, Building] = {}
+    gone: list[int] = []
     apart = False
     for x in moved:
         if isinstance(x, Building):  # taken
-            k = old_of.get(x.id)
+            k = index(x.id)
             if k is None:
                 continue  # put and taken since: never in these domains
             dirty.add(k)
+            if x.id not in buildings:
+                gone.append(x.id)
             if not apart:
                 cover = grid[x.cells[0]]
                 if not cover or any(grid[i] != cover for i in x.cells):
@@ -167,13 +179,14 @@ def _update(board: Board, game_map: GameMap, old: Domains, moved: tuple[int | Bu
     if not dirty and not put:
         return old
     groups = old.groups
-    walked = dict(old.walked)
     if apart:
         for b in put.values():
             for j in around[len(b.cells)][b.cells[0]]:
-                k = old_of.get(grid[j], -1)
-                if k >= 0:
-                    dirty.add(k)
+                n = grid[j]
+                if n:
+                    k = index(n)
+                    if k is not None:
+                        dirty.add(k)
         again = dict(put)
         for k in dirty:
             for i in groups[k]:
@@ -187,7 +200,11 @@ def _update(board: Board, game_map: GameMap, old: Domains, moved: tuple[int | Bu
     # cell indices run in reading order)
     kept = list(groups)
     starts = list(old.starts)
-    for k in sorted(dirty, reverse=True):
+    walked = dict(old.walked)
+    head = dict(old.head)
+    for bid in gone:
+        head.pop(bid, None)
+    for k in sorted(dirty, reverse=True) if len(dirty) > 1 else dirty:
         walked.pop(groups[k][0], None)
         del kept[k]
         del starts[k]
@@ -196,9 +213,11 @@ def _update(board: Board, game_map: GameMap, old: Domains, moved: tuple[int | Bu
         at = bisect_left(starts, first)
         kept.insert(at, group)
         starts.insert(at, first)
+        for i in group:
+            head[i] = first
         if apart:
             walked[group[0]] = group
-    return Domains(tuple(kept), tuple(starts), walked)
+    return Domains(tuple(kept), tuple(starts), head, walked)
 
 
 def _merge(board: Board, game_map: GameMap, old: Domains, put: dict[int, Building],
@@ -209,18 +228,20 @@ def _merge(board: Board, game_map: GameMap, old: Domains, put: dict[int, Buildin
     buildings = board.buildings
     grid = board.grid
     around = game_map.around
-    old_of = old.of
+    index = old.index
     groups = old.groups
     if len(put) == 1:  # (most often) all of them join the one building put
         ((bid, b),) = put.items()
-        k = old_of.get(bid)
-        if k is not None:
-            dirty.add(k)
+        own = index(bid)
+        if own is not None:
+            dirty.add(own)
         for j in around[len(b.cells)][b.cells[0]]:
-            k = old_of.get(grid[j], -1)
-            if k >= 0:
-                dirty.add(k)
-        ids = [] if bid in old_of else [bid]
+            n = grid[j]
+            if n:
+                k = index(n)
+                if k is not None:
+                    dirty.add(k)
+        ids = [] if own is not None else [bid]
         for k in dirty:
             ids.extend(i for i in groups[k] if i in buildings)
         return [_first_first(ids, buildings)]
@@ -235,15 +256,18 @@ def _merge(board: Board, game_map: GameMap, old: Domains, put: dict[int, Buildin
             parent[x] = parent.get(y, y)
             x = y
 
+    new: list[int] = []
     for bid, b in put.items():
-        k = old_of.get(bid)
-        mine = root(-1 - k if k is not None else bid)
-        if k is not None:
+        k = index(bid)
+        if k is None:
+            new.append(bid)
+        else:
             dirty.add(k)
+        mine = root(-1 - k if k is not None else bid)
         for j in around[len(b.cells)][b.cells[0]]:
             n = grid[j]
             if n and n != bid:
-                k = old_of.get(n)
+                k = index(n)
                 if k is not None:
                     dirty.add(k)
                 other = root(-1 - k if k is not None else n)
@@ -254,9 +278,8 @@ def _merge(board: Board, game_map: GameMap, old: Domains, put: dict[int, Buildin
         kept = [i for i in groups[k] if i in buildings]
         if kept:
             members.setdefault(root(-1 - k), []).extend(kept)
-    for bid in put:
-        if bid not in old_of:
-            members.setdefault(root(bid), []).append(bid)
+    for bid in new:
+        members.setdefault(root(bid), []).append(bid)
     out = [_first_first(ids, buildings) for ids in members.values()]
     out.sort(key=lambda g: buildings[g[0]].cells[0])
     return out

@@ -435,27 +435,12 @@ class GameState:
     turn: int = 1  # turns begun since the start, for narration and stale-click checks
 
     def clone(self) -> GameState:
+        # (positional: the fields in their order; keywords cost more, and states are cloned at every action)
         return GameState(
-            map=self.map,
-            options=self.options,
-            players=[p.clone() for p in self.players],
-            boards=[b.clone() for b in self.boards],
-            stock=dict(self.stock),
-            deck=list(self.deck),
-            discard=list(self.discard),
-            reserve=self.reserve,
-            rng=self.rng,
-            round=self.round,
-            first=self.first,
-            active=self.active,
-            exchanged=self.exchanged,
-            swapped=self.swapped,
-            acted=self.acted,
-            next_id=self.next_id,
-            pending=self.pending,
-            finished=self.finished,
-            winners=self.winners,
-            turn=self.turn,
+            self.map, self.options, [p.clone() for p in self.players], [b.clone() for b in self.boards],
+            dict(self.stock), list(self.deck), list(self.discard), self.reserve, self.rng, self.round, self.first,
+            self.active, self.exchanged, self.swapped, self.acted, self.next_id, self.pending, self.finished,
+            self.winners, self.turn,
         )
 
     def board(self, age: Age) -> Board:

@@ -44,6 +44,7 @@ def assert_domains_as_found_afresh(board: Board, game_map: GameMap) -> None:
     assert [(g[0], set(g)) for g in kept.groups] == [(g[0], set(g)) for g in fresh.groups]
     assert all(len(g) == len(set(g)) for g in kept.groups)
     assert kept.of == fresh.of
+    assert kept.starts == fresh.starts and kept.head == fresh.head
     walks = {g[0]: g for g in fresh.groups}
     assert all(walks.get(first) == walk for first, walk in kept.walked.items())
     assert ordered_groups(copy, game_map) == fresh.groups
@@ -61,6 +62,7 @@ def test_kept_domains_are_the_domains_found_afresh_in_every_position(seed: int, 
     checked = 0
     for step in random_game(seed, players, holdem):
         for s in (step.after, *card_actions_after(step.before, r, 3)):
+            assert s.clone() == s
             for age in Age:
                 assert_domains_as_found_afresh(s.boards[age], s.map)
                 checked += 1
