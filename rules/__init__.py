@@ -39,7 +39,7 @@ from .actions import (
     Travel,
     Upgrade,
 )
-from .domains import domains, violation
+from .domains import Domains, domains, violation
 from .economy import (
     DomainEconomy,
     DomainShift,
@@ -120,6 +120,7 @@ __all__ = [
     "Demolish",
     "DomainEconomy",
     "DomainShift",
+    "Domains",
     "Economy",
     "EconomyChange",
     "EndTurn",

@@ -26,9 +26,9 @@ the AI maximises.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from rules import INCOME_ROUNDS, Age, GameState, Kind, domains
+from rules import INCOME_ROUNDS, Age, Domains, GameState, Kind, domains
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,10 +85,16 @@ class BoardFacts:
     hold: tuple[tuple[int, int, int], ...]
     domains: tuple[int, ...]
     levels: tuple[int, ...]
+    #: on Might and Faith, the domains read (``rules.domains``) and what each pays whom: (controller,
+    #: level of the top building, Civil value), or None; for the boards reached from this one
+    read: Domains | None = field(default=None, compare=False, repr=False)
+    parts: tuple[tuple[int, int, int] | None, ...] = field(default=(), compare=False, repr=False)
 
 
-def board_facts(s: GameState, age: Age) -> BoardFacts:
-    """Income and control of every player on one board, in one pass over its domains."""
+def board_facts(s: GameState, age: Age, before: BoardFacts | None = None) -> BoardFacts:
+    """Income and control of every player on one board, in one pass over its domains. ``before``:
+    the facts of the same board in a position this one was reached from; on Might and Faith a domain
+    kept as it was there (the same group: none of its buildings was put or taken) pays as it did."""
     n = len(s.players)
     inc = [0] * n
     hold = [[0, 0, 0] for _ in range(n)]
@@ -119,9 +125,32 @@ def board_facts(s: GameState, age: Age) -> BoardFacts:
                     hold[q][firm] += value
     else:
         want = 0 if age is Age.MIGHT else 1
-        for group in domains(board, s.map).groups:
+        read = domains(board, s.map)
+        groups, starts = read.groups, read.starts
+        parts: list[tuple[int, int, int] | None] = []
+        # the domains read before, walked alongside (both in reading order of their first building)
+        old = before.read if before is not None else None
+        old_groups, old_starts = (old.groups, old.starts) if old is not None else ((), ())
+        old_parts = before.parts if before is not None else ()
+        m = len(old_groups)
+        o = 0
+        for j, group in enumerate(groups):
+            if o < m:
+                start = starts[j]
+                while o < m and old_starts[o] < start:
+                    o += 1
+                if o < m and old_groups[o] is group:
+                    part = old_parts[o]
+                    parts.append(part)
+                    if part is not None:
+                        owner, top_level, civil = part
+                        inc[owner] += civil
+                        hold[owner][top_level - 1] += civil
+                        doms[owner] += 1
+                        lev[owner] += top_level - 1
+                    continue
             top_level = 0
-            owner: int | None = None
+            controller: int | None = None
             tied = False
             civil = 0
             for i in group:
@@ -131,14 +160,19 @@ def board_facts(s: GameState, age: Age) -> BoardFacts:
                     civil += level
                 elif fam == want:
                     if level > top_level:
-                        top_level, owner, tied = level, b.owner, False
+                        top_level, controller, tied = level, b.owner, False
                     elif level == top_level:
                         tied = True
-            if owner is not None and not tied:
-                inc[owner] += civil
-                hold[owner][top_level - 1] += civil
-                doms[owner] += 1
-                lev[owner] += top_level - 1
+            if controller is not None and not tied:
+                parts.append((controller, top_level, civil))
+                inc[controller] += civil
+                hold[controller][top_level - 1] += civil
+                doms[controller] += 1
+                lev[controller] += top_level - 1
+            else:
+                parts.append(None)
+        return BoardFacts(tuple(inc), tuple((h[0], h[1], h[2]) for h in hold), tuple(doms), tuple(lev), read,
+                          tuple(parts))
     return BoardFacts(tuple(inc), tuple((h[0], h[1], h[2]) for h in hold), tuple(doms), tuple(lev))
 
 
@@ -156,8 +190,8 @@ def facts_after(parent: GameState, known: Facts, child: GameState) -> Facts:
     every change, and a clone keeps it)."""
     pb, cb = parent.boards, child.boards
     return (
-        known[0] if cb[0].version == pb[0].version else board_facts(child, Age.MIGHT),
-        known[1] if cb[1].version == pb[1].version else board_facts(child, Age.FAITH),
+        known[0] if cb[0].version == pb[0].version else board_facts(child, Age.MIGHT, known[0]),
+        known[1] if cb[1].version == pb[1].version else board_facts(child, Age.FAITH, known[1]),
         known[2] if cb[2].version == pb[2].version else board_facts(child, Age.REASON),
     )
 
