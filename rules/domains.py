@@ -160,24 +160,32 @@ def _update(board: Board, game_map: GameMap, old: Domains, moved: tuple[int | Bu
     put: dict[int, Building] = {}
     gone: list[int] = []
     apart = False
+    taken = 0
+    bare: Building | None = None  # a building taken and not covered whole by one building put
     for x in moved:
         if isinstance(x, Building):  # taken
             k = index(x.id)
             if k is None:
                 continue  # put and taken since: never in these domains
             dirty.add(k)
+            taken += 1
             if x.id not in buildings:
                 gone.append(x.id)
-            if not apart:
-                cover = grid[x.cells[0]]
-                if not cover or any(grid[i] != cover for i in x.cells):
-                    apart = True
+            cover = grid[x.cells[0]]
+            if not cover or any(grid[i] != cover for i in x.cells):
+                apart = apart or bare is not None
+                bare = x
         else:
             b = buildings.get(x)
             if b is not None:
                 put[x] = b
     if not dirty and not put:
         return old
+    if bare is not None and not apart:
+        # one building taken (and perhaps put back smaller: a downsizing) with its domain held
+        # together by it no longer: it comes apart unless every building that touched it still does,
+        # or only one did
+        apart = taken > 1 or not _holds(board, game_map, bare)
     groups = old.groups
     if apart:
         for b in put.values():
@@ -195,7 +203,7 @@ def _update(board: Board, game_map: GameMap, old: Domains, moved: tuple[int | Bu
                     again[i] = b
         fresh: Sequence[tuple[int, ...]] = _walk(board, game_map, sorted(again.values(), key=_top_left), set(), [])
     else:
-        fresh = _merge(board, game_map, old, put, dirty)
+        fresh = _merge(board, game_map, old, put, dirty, bare is None)
     # the groups kept, then each new one in its place (a block's first cell is its top-left one:
     # cell indices run in reading order)
     kept = list(groups)
@@ -220,17 +228,32 @@ def _update(board: Board, game_map: GameMap, old: Domains, moved: tuple[int | Bu
     return Domains(tuple(kept), tuple(starts), head, walked)
 
 
-def _merge(board: Board, game_map: GameMap, old: Domains, put: dict[int, Building],
-           dirty: set[int]) -> list[tuple[int, ...]]:
-    """The domains that the buildings ``put`` make of the ``dirty`` ones (those of buildings taken, each
-    covered whole by one building put) and of those the buildings put touch or belong to, which join
-    ``dirty``: each group with its first building in reading order first, the groups in that order."""
+def _holds(board: Board, game_map: GameMap, taken: Building) -> bool:
+    """Whether the domain of ``taken`` (the only building taken) holds together without it as it was:
+    it was put back touching every building it touched, or it touched at most one."""
+    grid = board.grid
+    around = game_map.around
+    touched = {grid[j] for j in around[len(taken.cells)][taken.cells[0]]}
+    touched.discard(0)
+    touched.discard(taken.id)
+    now = board.buildings.get(taken.id)
+    if now is None:
+        return len(touched) <= 1
+    return touched <= {grid[j] for j in around[len(now.cells)][now.cells[0]]}
+
+
+def _merge(board: Board, game_map: GameMap, old: Domains, put: dict[int, Building], dirty: set[int],
+           covered: bool) -> list[tuple[int, ...]]:
+    """The domains that the buildings ``put`` make of the ``dirty`` ones (those of buildings taken:
+    each covered whole by one building put if ``covered``, else the one taken held none together)
+    and of those the buildings put touch or belong to, which join ``dirty``: each group with its
+    first building in reading order first, the groups in that order."""
     buildings = board.buildings
     grid = board.grid
     around = game_map.around
     index = old.index
     groups = old.groups
-    if len(put) == 1:  # (most often) all of them join the one building put
+    if covered and len(put) == 1:  # (most often) all of them join the one building put
         ((bid, b),) = put.items()
         own = index(bid)
         if own is not None:
