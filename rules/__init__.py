@@ -53,7 +53,17 @@ from .economy import (
     economy_change,
     outlook,
 )
-from .engine import apply, describe_decision, income, income_sources, new_game, pool, surcharge, with_article
+from .engine import (
+    apply,
+    apply_first,
+    describe_decision,
+    income,
+    income_sources,
+    new_game,
+    pool,
+    surcharge,
+    with_article,
+)
 from .errors import NotationError, RuleError
 from .events import Event
 from .legal import construct_sites, default_payment, legal_actions, placements, sub_multisets
@@ -150,6 +160,7 @@ __all__ = [
     "action_from_dict",
     "action_to_dict",
     "apply",
+    "apply_first",
     "classify",
     "construct_sites",
     "default_payment",

@@ -157,6 +157,18 @@ def apply(state: GameState, action: Action) -> tuple[GameState, list[Event]]:
 
     Raises ``RuleError`` (with the rule and a sentence for the player) if the action is refused;
     ``state`` itself is never modified."""
+    return _apply(state, action, 0)
+
+
+def apply_first(state: GameState, action: Action, limit: int = 40) -> tuple[GameState, list[Event]]:
+    """``apply``, then every decision the action raises answered with its first option, up to
+    ``limit`` of them (a look-ahead's quick answer): the state ``apply`` and then ``Choose`` of the
+    first option, again and again, would reach, worked out in one run of the action instead of one
+    per answer. The events are those of that run, without the decisions answered."""
+    return _apply(state, action, limit)
+
+
+def _apply(state: GameState, action: Action, first: int) -> tuple[GameState, list[Event]]:
     if state.finished:
         raise RuleError("game-over", "R22", "The game is over: no more actions can be played.")
     pending = state.pending
@@ -177,21 +189,21 @@ def apply(state: GameState, action: Action) -> tuple[GameState, list[Event]]:
         if action.cell not in decision.options:
             opts = ", ".join(str(c) for c in decision.options)
             raise RuleError("bad-choice", "R72", f"{action.cell} is not one of the choices: {opts}.")
-        return _run(pending.base, pending.action, (*pending.answers, action.cell), pending.reported)
+        return _run(pending.base, pending.action, (*pending.answers, action.cell), pending.reported, first)
     if isinstance(action, Choose):
         raise RuleError("no-decision", "R72", "There is no decision to answer right now.")
-    return _run(state, action, (), 0)
+    return _run(state, action, (), 0, first)
 
 
 def _run(
-    base: GameState, action: object, answers: tuple[Cell, ...], reported: int
+    base: GameState, action: object, answers: tuple[Cell, ...], reported: int, first: int = 0
 ) -> tuple[GameState, list[Event]]:
     s = base.clone()
-    run = _Run(s, answers)
+    run = _Run(s, answers, first)
     try:
         _perform(run, action)
     except _NeedDecision as need:
-        s.pending = Pending(need.decision, base, action, answers, len(run.events))
+        s.pending = Pending(need.decision, base, action, run.answers, len(run.events))
         return s, [*run.events[reported:], DecisionRequested(need.decision)]
     s.pending = None
     return s, run.events[reported:]
@@ -650,12 +662,13 @@ def check_end_turn(s: GameState, a: EndTurn) -> None:
 
 class _Run:
     """One application of an action to a working copy ``s``, collecting events and answering
-    decisions from ``answers`` in order."""
+    decisions from ``answers`` in order, then (``first`` of them at most) with their first option."""
 
-    def __init__(self, s: GameState, answers: tuple[Cell, ...]) -> None:
+    def __init__(self, s: GameState, answers: tuple[Cell, ...], first: int = 0) -> None:
         self.s = s
         self.answers = answers
         self.used = 0
+        self.first = first
         self.events: list[Event] = []
         self.causer = s.active
 
@@ -663,6 +676,12 @@ class _Run:
     def ask(self, decision: Decision) -> Cell:
         if self.used < len(self.answers):
             answer = self.answers[self.used]
+            self.used += 1
+            return answer
+        if self.first > 0:  # (apply_first) the answers given so far are those a replay would be given
+            self.first -= 1
+            answer = decision.options[0]
+            self.answers = (*self.answers, answer)
             self.used += 1
             return answer
         raise _NeedDecision(decision)

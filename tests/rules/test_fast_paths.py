@@ -3,7 +3,8 @@
 a board keeps and brings up to date (``rules.domains``) are those found from scratch, the same groups
 in the same order, each walked in the same order (what a junction's questions are asked in, R60–R63); the
 construction sites listed from the map's blocks (``rules.construct_sites``) are those a plain walk over
-every origin finds (R27, R34–R43)."""
+every origin finds (R27, R34–R43); an action applied with its decisions answered by their first
+option in one run (``rules.apply_first``) reaches the state that answering them one by one reaches."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from rules import (
     Age,
     Board,
     Cell,
+    Choose,
     Construct,
     Demolish,
     Family,
@@ -23,6 +25,7 @@ from rules import (
     Kind,
     Upgrade,
     apply,
+    apply_first,
     construct_sites,
     legal_actions,
     load_map,
@@ -133,3 +136,33 @@ def test_construction_sites_are_those_a_plain_walk_finds(seed: int, players: int
                 assert found == plain_construct_sites(s, age, kind)
                 checked += len(found)
     assert checked > 1000
+
+
+def answered_one_by_one(s: GameState, limit: int = 40) -> GameState:
+    """``s`` with its pending decisions answered by their first option, one ``apply`` each."""
+    for _ in range(limit):
+        if s.pending is None:
+            break
+        d = s.pending.decision
+        s, _ = apply(s, Choose(d.player, d.options[0]))
+    return s
+
+
+@pytest.mark.parametrize(("seed", "players", "holdem"), GAMES)
+def test_decisions_answered_in_one_run_reach_the_state_answered_one_by_one(seed: int, players: int,
+                                                                          holdem: bool) -> None:
+    asked = 0
+    for k, step in enumerate(random_game(seed, players, holdem)):
+        s = step.before
+        if s.pending is not None:
+            d = s.pending.decision
+            assert apply_first(s, Choose(d.player, d.options[0]))[0] == answered_one_by_one(
+                apply(s, Choose(d.player, d.options[0]))[0])
+            continue
+        if k % 2:
+            continue
+        for a in legal_actions(s, types=(Construct, Upgrade, Demolish)):
+            after = apply(s, a)[0]
+            asked += after.pending is not None
+            assert apply_first(s, a)[0] == answered_one_by_one(after)
+    assert asked >= 3
