@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from rules import INCOME_ROUNDS, Age, Domains, GameState, Kind, domains
+from rules import INCOME_ROUNDS, Age, Building, Domains, GameState, Kind, domains
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,12 +89,18 @@ class BoardFacts:
     #: level of the top building, Civil value), or None; for the boards reached from this one
     read: Domains | None = field(default=None, compare=False, repr=False)
     parts: tuple[tuple[int, int, int] | None, ...] = field(default=(), compare=False, repr=False)
+    #: on Reason, the buildings read and what each domain pays whom: (the players with the most
+    #: cubes, how firmly, the value), or None
+    seen: dict[int, Building] | None = field(default=None, compare=False, repr=False)
+    shares: tuple[tuple[tuple[int, ...], int, int] | None, ...] = field(default=(), compare=False, repr=False)
 
 
 def board_facts(s: GameState, age: Age, before: BoardFacts | None = None) -> BoardFacts:
     """Income and control of every player on one board, in one pass over its domains. ``before``:
     the facts of the same board in a position this one was reached from; on Might and Faith a domain
-    kept as it was there (the same group: none of its buildings was put or taken) pays as it did."""
+    kept as it was there (the same group: none of its buildings was put or taken) pays as it did, and
+    on Reason one whose buildings are all as they were (the same objects: cubes and renovations
+    change a building)."""
     n = len(s.players)
     inc = [0] * n
     hold = [[0, 0, 0] for _ in range(n)]
@@ -104,7 +110,30 @@ def board_facts(s: GameState, age: Age, before: BoardFacts | None = None) -> Boa
     buildings = board.buildings
     info = _INFO
     if age is Age.REASON:
-        for group in domains(board, s.map).groups:
+        read = domains(board, s.map)
+        groups, starts = read.groups, read.starts
+        shares: list[tuple[tuple[int, ...], int, int] | None] = []
+        # the domains read before, walked alongside (both in reading order of their first building)
+        old = before.read if before is not None else None
+        old_groups, old_starts = (old.groups, old.starts) if old is not None else ((), ())
+        old_shares = before.shares if before is not None else ()
+        seen = before.seen if before is not None and before.seen is not None else {}
+        m = len(old_groups)
+        o = 0
+        for j, group in enumerate(groups):
+            if o < m:
+                start = starts[j]
+                while o < m and old_starts[o] < start:
+                    o += 1
+                if o < m and old_groups[o] is group and all(buildings[i] is seen.get(i) for i in group):
+                    share = old_shares[o]
+                    shares.append(share)
+                    if share is not None:
+                        leaders, firm, value = share
+                        for q in leaders:
+                            inc[q] += value
+                            hold[q][firm] += value
+                    continue
             counts = [0] * n
             value = 0
             for i in group:
@@ -117,12 +146,17 @@ def board_facts(s: GameState, age: Age, before: BoardFacts | None = None) -> Boa
                     value += level - 1 if b.ruin else level
             best = max(counts)
             if best and value:
-                leaders = [q for q in range(n) if counts[q] == best]
-                second = max((c for q, c in enumerate(counts) if q not in leaders), default=0)
-                firm = 0 if len(leaders) > 1 else min(2, best - second)
-                for q in leaders:
+                leading = [q for q in range(n) if counts[q] == best]
+                second = max((c for q, c in enumerate(counts) if q not in leading), default=0)
+                firm = 0 if len(leading) > 1 else min(2, best - second)
+                shares.append((tuple(leading), firm, value))
+                for q in leading:
                     inc[q] += value
                     hold[q][firm] += value
+            else:
+                shares.append(None)
+        return BoardFacts(tuple(inc), tuple((h[0], h[1], h[2]) for h in hold), tuple(doms), tuple(lev), read,
+                          seen=buildings, shares=tuple(shares))
     else:
         want = 0 if age is Age.MIGHT else 1
         read = domains(board, s.map)
@@ -192,7 +226,7 @@ def facts_after(parent: GameState, known: Facts, child: GameState) -> Facts:
     return (
         known[0] if cb[0].version == pb[0].version else board_facts(child, Age.MIGHT, known[0]),
         known[1] if cb[1].version == pb[1].version else board_facts(child, Age.FAITH, known[1]),
-        known[2] if cb[2].version == pb[2].version else board_facts(child, Age.REASON),
+        known[2] if cb[2].version == pb[2].version else board_facts(child, Age.REASON, known[2]),
     )
 
 

@@ -46,3 +46,14 @@ def test_facts_after_an_action_are_the_facts_read_afresh(players: int) -> None:
                 checked += 1
         s, _ = apply(s, greedy.choose(s, s.waiting_on, seed=1))
     assert checked > 300
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_facts_after_every_action_of_a_random_game_are_the_facts_read_afresh(players: int) -> None:
+    """Also after populating and renovating on Reason (a building changed in place) and decisions."""
+    known = None
+    for step in random_game(20 + players, players, holdem=players % 2 == 1):
+        known = facts(step.before) if known is None else known
+        after = facts_after(step.before, known, step.after)
+        assert after == facts(step.after)
+        known = after
