@@ -39,7 +39,7 @@ from .actions import (
     Travel,
     Upgrade,
 )
-from .domains import Domains, domains, violation
+from .domains import Domains, domains, domains_afresh, ordered_group, ordered_groups, violation
 from .economy import (
     DomainEconomy,
     DomainShift,
@@ -166,6 +166,7 @@ __all__ = [
     "default_payment",
     "describe_decision",
     "domains",
+    "domains_afresh",
     "economy",
     "economy_change",
     "event_to_dict",
@@ -181,6 +182,8 @@ __all__ = [
     "legal_actions",
     "load_map",
     "new_game",
+    "ordered_group",
+    "ordered_groups",
     "outlook",
     "parse_action",
     "parse_map",

@@ -101,39 +101,45 @@ def board_facts(s: GameState, age: Age, before: BoardFacts | None = None) -> Boa
     kept as it was there (the same group: none of its buildings was put or taken) pays as it did, and
     on Reason one whose buildings are all as they were (the same objects: cubes and renovations
     change a building)."""
+    if age is Age.REASON:
+        return _reason_facts(s, before)
+    return _controlled_facts(s, age, before)
+
+
+def _kept(read: Domains, before: BoardFacts | None) -> list[int]:
+    """For each domain of ``read``, the index of the same group (the same tuple) among the domains
+    ``before`` read, or -1 (both lists are in reading order of their first building)."""
+    old = before.read if before is not None else None
+    if old is None:
+        return [-1] * len(read.groups)
+    old_groups, old_starts = old.groups, old.starts
+    m = len(old_groups)
+    o = 0
+    out = []
+    for group, start in zip(read.groups, read.starts, strict=True):
+        while o < m and old_starts[o] < start:
+            o += 1
+        out.append(o if o < m and old_groups[o] is group else -1)
+    return out
+
+
+def _reason_facts(s: GameState, before: BoardFacts | None) -> BoardFacts:
+    """``board_facts`` on Reason: the players with the most cubes in a domain share its value."""
     n = len(s.players)
     inc = [0] * n
     hold = [[0, 0, 0] for _ in range(n)]
-    doms = [0] * n
-    lev = [0] * n
-    board = s.boards[age]
+    board = s.boards[Age.REASON]
     buildings = board.buildings
     info = _INFO
-    if age is Age.REASON:
-        read = domains(board, s.map)
-        groups, starts = read.groups, read.starts
-        shares: list[tuple[tuple[int, ...], int, int] | None] = []
-        # the domains read before, walked alongside (both in reading order of their first building)
-        old = before.read if before is not None else None
-        old_groups, old_starts = (old.groups, old.starts) if old is not None else ((), ())
-        old_shares = before.shares if before is not None else ()
-        seen = before.seen if before is not None and before.seen is not None else {}
-        m = len(old_groups)
-        o = 0
-        for j, group in enumerate(groups):
-            if o < m:
-                start = starts[j]
-                while o < m and old_starts[o] < start:
-                    o += 1
-                if o < m and old_groups[o] is group and all(buildings[i] is seen.get(i) for i in group):
-                    share = old_shares[o]
-                    shares.append(share)
-                    if share is not None:
-                        leaders, firm, value = share
-                        for q in leaders:
-                            inc[q] += value
-                            hold[q][firm] += value
-                    continue
+    read = domains(board, s.map)
+    shares: list[tuple[tuple[int, ...], int, int] | None] = []
+    old_shares = before.shares if before is not None else ()
+    seen = before.seen if before is not None and before.seen is not None else {}
+    for group, o in zip(read.groups, _kept(read, before), strict=True):
+        share: tuple[tuple[int, ...], int, int] | None
+        if o >= 0 and all(buildings[i] is seen.get(i) for i in group):
+            share = old_shares[o]
+        else:
             counts = [0] * n
             value = 0
             for i in group:
@@ -145,44 +151,42 @@ def board_facts(s: GameState, age: Age, before: BoardFacts | None = None) -> Boa
                 else:
                     value += level - 1 if b.ruin else level
             best = max(counts)
+            share = None
             if best and value:
                 leading = [q for q in range(n) if counts[q] == best]
                 second = max((c for q, c in enumerate(counts) if q not in leading), default=0)
-                firm = 0 if len(leading) > 1 else min(2, best - second)
-                shares.append((tuple(leading), firm, value))
-                for q in leading:
-                    inc[q] += value
-                    hold[q][firm] += value
-            else:
-                shares.append(None)
-        return BoardFacts(tuple(inc), tuple((h[0], h[1], h[2]) for h in hold), tuple(doms), tuple(lev), read,
-                          seen=buildings, shares=tuple(shares))
-    else:
-        want = 0 if age is Age.MIGHT else 1
-        read = domains(board, s.map)
-        groups, starts = read.groups, read.starts
-        parts: list[tuple[int, int, int] | None] = []
-        # the domains read before, walked alongside (both in reading order of their first building)
-        old = before.read if before is not None else None
-        old_groups, old_starts = (old.groups, old.starts) if old is not None else ((), ())
-        old_parts = before.parts if before is not None else ()
-        m = len(old_groups)
-        o = 0
-        for j, group in enumerate(groups):
-            if o < m:
-                start = starts[j]
-                while o < m and old_starts[o] < start:
-                    o += 1
-                if o < m and old_groups[o] is group:
-                    part = old_parts[o]
-                    parts.append(part)
-                    if part is not None:
-                        owner, top_level, civil = part
-                        inc[owner] += civil
-                        hold[owner][top_level - 1] += civil
-                        doms[owner] += 1
-                        lev[owner] += top_level - 1
-                    continue
+                share = (tuple(leading), 0 if len(leading) > 1 else min(2, best - second), value)
+        shares.append(share)
+        if share is not None:
+            leaders, firm, value = share
+            for q in leaders:
+                inc[q] += value
+                hold[q][firm] += value
+    zeros = tuple([0] * n)
+    return BoardFacts(tuple(inc), tuple((h[0], h[1], h[2]) for h in hold), zeros, zeros, read,
+                      seen=buildings, shares=tuple(shares))
+
+
+def _controlled_facts(s: GameState, age: Age, before: BoardFacts | None) -> BoardFacts:
+    """``board_facts`` on Might or Faith: a domain's unique top Military (Might) or Religious (Faith)
+    building's owner collects its Civil value."""
+    n = len(s.players)
+    inc = [0] * n
+    hold = [[0, 0, 0] for _ in range(n)]
+    doms = [0] * n
+    lev = [0] * n
+    board = s.boards[age]
+    buildings = board.buildings
+    info = _INFO
+    want = 0 if age is Age.MIGHT else 1
+    read = domains(board, s.map)
+    parts: list[tuple[int, int, int] | None] = []
+    old_parts = before.parts if before is not None else ()
+    for group, o in zip(read.groups, _kept(read, before), strict=True):
+        part: tuple[int, int, int] | None
+        if o >= 0:
+            part = old_parts[o]
+        else:
             top_level = 0
             controller: int | None = None
             tied = False
@@ -197,17 +201,16 @@ def board_facts(s: GameState, age: Age, before: BoardFacts | None = None) -> Boa
                         top_level, controller, tied = level, b.owner, False
                     elif level == top_level:
                         tied = True
-            if controller is not None and not tied:
-                parts.append((controller, top_level, civil))
-                inc[controller] += civil
-                hold[controller][top_level - 1] += civil
-                doms[controller] += 1
-                lev[controller] += top_level - 1
-            else:
-                parts.append(None)
-        return BoardFacts(tuple(inc), tuple((h[0], h[1], h[2]) for h in hold), tuple(doms), tuple(lev), read,
-                          tuple(parts))
-    return BoardFacts(tuple(inc), tuple((h[0], h[1], h[2]) for h in hold), tuple(doms), tuple(lev))
+            part = (controller, top_level, civil) if controller is not None and not tied else None
+        parts.append(part)
+        if part is not None:
+            owner, top, civil = part
+            inc[owner] += civil
+            hold[owner][top - 1] += civil
+            doms[owner] += 1
+            lev[owner] += top - 1
+    return BoardFacts(tuple(inc), tuple((h[0], h[1], h[2]) for h in hold), tuple(doms), tuple(lev), read,
+                      tuple(parts))
 
 
 def facts(s: GameState) -> tuple[BoardFacts, BoardFacts, BoardFacts]:

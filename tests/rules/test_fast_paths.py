@@ -27,11 +27,13 @@ from rules import (
     apply,
     apply_first,
     construct_sites,
+    domains,
+    domains_afresh,
     legal_actions,
     load_map,
+    ordered_groups,
     surcharge,
 )
-from rules.domains import domains, domains_afresh, neighbour_ids, ordered_groups
 from tests.support.gameplay import random_game
 
 #: (seed, players, Hold'em): every number of players, both variants
@@ -111,7 +113,7 @@ def plain_construct_sites(s: GameState, age: Age, kind: Kind) -> list[tuple[Cell
             if not (kind.family is Family.CIVIL and kind.level >= 2) and any(i in s.map.river_cells for i in cells):
                 continue
             if kind.is_mr:
-                touched = {doms.of[n] for n in neighbour_ids(board, s.map, cells)}
+                touched = {doms.of[board.grid[j]] for j in s.map.neighbours(cells) if board.grid[j]}
                 if len(touched) >= 2:
                     continue
                 if touched and max((board.buildings[i].level for i in doms.groups[touched.pop()]
