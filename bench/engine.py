@@ -1,6 +1,7 @@
 """Engine benchmark: median time of apply, of listing legal actions, of cloning a state and of
 finding a board's domains afresh on busy mid-game positions, random 4-player games played per
-second, and the strong level's play-outs per second (what the AI's search can see in its budget).
+second, and the strong and master levels' play-outs per second (what the AI's search can see in its
+budget; the master level's per second of CPU time).
 Prints the figures and writes bench/results/engine.json.
 
     python bench/engine.py [--games 20] [--positions 200] [--baseline REV] [--repeat 2]
@@ -87,6 +88,35 @@ def playouts_per_second(n: int = 12) -> float:
     return round(n / (time.perf_counter() - t), 2)
 
 
+def master_playouts_per_second(players: int, n: int = 12, seeds: tuple[int, ...] = (7, 8)) -> float:
+    """Play-outs of the master level's search (``bot.ai.search.Search.play``: a plan, the other players'
+    greedy turns, the evaluation) per second of this process's CPU time (the machine is shared: on the
+    wall clock the figure measures the load as much as the code), from the start of a turn in round 4
+    of greedy games of ``players`` players, ``n`` play-outs from each (0 where the code measured has no
+    such search)."""
+    try:
+        from bot.ai import GreedyPlayer
+        from bot.ai.common import project
+        from bot.ai.search import Search, root_plans
+    except ImportError:
+        return 0.0
+    greedy = GreedyPlayer()
+    spent = 0.0
+    for seed in seeds:
+        s = new_game([f"p{i}" for i in range(players)], seed=seed)
+        while s.round < 4 or s.pending is not None or s.acted:
+            s, _ = apply(s, greedy.choose(s, s.waiting_on, seed=1))
+        seat = s.active
+        view = project(s, seat)
+        plans = root_plans(view, seat, deadline=float("inf"), clock=time.perf_counter)
+        found = Search(view, seat, plans, seed)
+        t = time.process_time()
+        for _ in range(n):
+            found.play(found.next_plan(), time.process_time)
+        spent += time.process_time() - t
+    return round(n * len(seeds) / spent, 2)
+
+
 def measure(games: int, positions_wanted: int) -> dict[str, object]:
     """Every figure, on the code imported."""
     start = time.perf_counter()
@@ -140,11 +170,14 @@ def measure(games: int, positions_wanted: int) -> dict[str, object]:
         "clone_median_us": median_us(clone_times),
         "domains_three_boards_median_us": median_us(domain_times),
         "strong_playouts_per_second_3p": playouts_per_second(),
+        "master_playouts_per_cpu_second_3p": master_playouts_per_second(3),
+        "master_playouts_per_cpu_second_4p": master_playouts_per_second(4),
     }
 
 
 #: figures where more is better (the others are times or counts)
-HIGHER_IS_BETTER = ("random_4p_games_per_second", "strong_playouts_per_second_3p")
+HIGHER_IS_BETTER = ("random_4p_games_per_second", "strong_playouts_per_second_3p",
+                    "master_playouts_per_cpu_second_3p", "master_playouts_per_cpu_second_4p")
 #: figures that are counts, the same before and after (not timed)
 COUNTS = ("actions_per_game", "positions", "legal_actions_busiest_quarter_min_count", "legal_actions_count_median")
 

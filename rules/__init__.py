@@ -39,7 +39,7 @@ from .actions import (
     Travel,
     Upgrade,
 )
-from .domains import domains, violation
+from .domains import Domains, domains, domains_afresh, ordered_group, ordered_groups, violation
 from .economy import (
     DomainEconomy,
     DomainShift,
@@ -53,7 +53,17 @@ from .economy import (
     economy_change,
     outlook,
 )
-from .engine import apply, describe_decision, income, income_sources, new_game, pool, surcharge, with_article
+from .engine import (
+    apply,
+    apply_first,
+    describe_decision,
+    income,
+    income_sources,
+    new_game,
+    pool,
+    surcharge,
+    with_article,
+)
 from .errors import NotationError, RuleError
 from .events import Event
 from .legal import construct_sites, default_payment, legal_actions, placements, sub_multisets
@@ -120,6 +130,7 @@ __all__ = [
     "Demolish",
     "DomainEconomy",
     "DomainShift",
+    "Domains",
     "Economy",
     "EconomyChange",
     "EndTurn",
@@ -149,11 +160,13 @@ __all__ = [
     "action_from_dict",
     "action_to_dict",
     "apply",
+    "apply_first",
     "classify",
     "construct_sites",
     "default_payment",
     "describe_decision",
     "domains",
+    "domains_afresh",
     "economy",
     "economy_change",
     "event_to_dict",
@@ -169,6 +182,8 @@ __all__ = [
     "legal_actions",
     "load_map",
     "new_game",
+    "ordered_group",
+    "ordered_groups",
     "outlook",
     "parse_action",
     "parse_map",

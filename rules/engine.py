@@ -29,7 +29,7 @@ from .actions import (
     Travel,
     Upgrade,
 )
-from .domains import FAMILY_ORDER, domains, highest, neighbour_ids, power, top, violation
+from .domains import FAMILY_ORDER, domains, highest, neighbour_ids, ordered_group, power, top, violation
 from .errors import RuleError
 from .events import (
     BonusPaid,
@@ -157,6 +157,18 @@ def apply(state: GameState, action: Action) -> tuple[GameState, list[Event]]:
 
     Raises ``RuleError`` (with the rule and a sentence for the player) if the action is refused;
     ``state`` itself is never modified."""
+    return _apply(state, action, 0)
+
+
+def apply_first(state: GameState, action: Action, limit: int = 40) -> tuple[GameState, list[Event]]:
+    """``apply``, then every decision the action raises answered with its first option, up to
+    ``limit`` of them (a look-ahead's quick answer): the state ``apply`` and then ``Choose`` of the
+    first option, again and again, would reach, worked out in one run of the action instead of one
+    per answer. The events are those of that run, without the decisions answered."""
+    return _apply(state, action, limit)
+
+
+def _apply(state: GameState, action: Action, first: int) -> tuple[GameState, list[Event]]:
     if state.finished:
         raise RuleError("game-over", "R22", "The game is over: no more actions can be played.")
     pending = state.pending
@@ -177,21 +189,21 @@ def apply(state: GameState, action: Action) -> tuple[GameState, list[Event]]:
         if action.cell not in decision.options:
             opts = ", ".join(str(c) for c in decision.options)
             raise RuleError("bad-choice", "R72", f"{action.cell} is not one of the choices: {opts}.")
-        return _run(pending.base, pending.action, (*pending.answers, action.cell), pending.reported)
+        return _run(pending.base, pending.action, (*pending.answers, action.cell), pending.reported, first)
     if isinstance(action, Choose):
         raise RuleError("no-decision", "R72", "There is no decision to answer right now.")
-    return _run(state, action, (), 0)
+    return _run(state, action, (), 0, first)
 
 
 def _run(
-    base: GameState, action: object, answers: tuple[Cell, ...], reported: int
+    base: GameState, action: object, answers: tuple[Cell, ...], reported: int, first: int = 0
 ) -> tuple[GameState, list[Event]]:
     s = base.clone()
-    run = _Run(s, answers)
+    run = _Run(s, answers, first)
     try:
         _perform(run, action)
     except _NeedDecision as need:
-        s.pending = Pending(need.decision, base, action, answers, len(run.events))
+        s.pending = Pending(need.decision, base, action, run.answers, len(run.events))
         return s, [*run.events[reported:], DecisionRequested(need.decision)]
     s.pending = None
     return s, run.events[reported:]
@@ -278,16 +290,24 @@ def _where(s: GameState, b: Building) -> str:
     return f"{name} ({owner}{b.origin})"
 
 
+#: the boards after each board, in order (``Age(n)`` is slow)
+_LATER: dict[Age, tuple[Age, ...]] = {Age.MIGHT: (Age.FAITH, Age.REASON), Age.FAITH: (Age.REASON,), Age.REASON: ()}
+
+
 def surcharge(s: GameState, cells: tuple[int, ...]) -> int:
     """R37–R39: extra cards of any colour for a footprint covering forest and/or mountain."""
-    n = len(s.players)
-    forest = not s.map.forest_cells.isdisjoint(cells)
-    mountain = not s.map.mountain_cells.isdisjoint(cells)
+    return terrain_surcharge(
+        len(s.players), not s.map.forest_cells.isdisjoint(cells), not s.map.mountain_cells.isdisjoint(cells)
+    )
+
+
+def terrain_surcharge(players: int, forest: bool, mountain: bool) -> int:
+    """R37–R39: the surcharge with ``players`` players for a footprint covering forest, mountain."""
     extra = 0
-    if forest and n <= 3:
+    if forest and players <= 3:
         extra += 1
     if mountain:
-        extra += 2 if n <= 3 else 1 if n == 4 else 0
+        extra += 2 if players <= 3 else 1 if players == 4 else 0
     return extra
 
 
@@ -306,6 +326,12 @@ def check_payment(
     p = s.players[player]
     total = need.total + extra
     room = pool(s, player, age)
+    cards, pawns, hand = payment.cards, payment.pawns, p.hand
+    if (total <= room and hand.contains(need) and cards.total == total and cards.contains(need)
+            and hand.contains(cards) and len(pawns) == 2 and min(pawns) >= 0 and sum(pawns) == total
+            and (not pawns[0] or (p.pawns[0] is age and pawns[0] <= p.allowance(0)))
+            and (not pawns[1] or (p.pawns[1] is age and pawns[1] <= p.allowance(1)))):
+        return  # (every check below passes: the usual case, in one test)
     if total > room:
         detail = f" ({need.total} + {extra} for terrain)" if extra else ""
         raise RuleError(
@@ -636,12 +662,13 @@ def check_end_turn(s: GameState, a: EndTurn) -> None:
 
 class _Run:
     """One application of an action to a working copy ``s``, collecting events and answering
-    decisions from ``answers`` in order."""
+    decisions from ``answers`` in order, then (``first`` of them at most) with their first option."""
 
-    def __init__(self, s: GameState, answers: tuple[Cell, ...]) -> None:
+    def __init__(self, s: GameState, answers: tuple[Cell, ...], first: int = 0) -> None:
         self.s = s
         self.answers = answers
         self.used = 0
+        self.first = first
         self.events: list[Event] = []
         self.causer = s.active
 
@@ -649,6 +676,12 @@ class _Run:
     def ask(self, decision: Decision) -> Cell:
         if self.used < len(self.answers):
             answer = self.answers[self.used]
+            self.used += 1
+            return answer
+        if self.first > 0:  # (apply_first) the answers given so far are those a replay would be given
+            self.first -= 1
+            answer = decision.options[0]
+            self.answers = (*self.answers, answer)
             self.used += 1
             return answer
         raise _NeedDecision(decision)
@@ -741,7 +774,7 @@ class _Run:
         """R53, R65, A16: remove the identical shadow of ``src`` on the next board, and so on down."""
         if age is Age.REASON:
             return
-        nxt = Age(age + 1)
+        nxt = _LATER[age][0]
         y = self.identical(nxt, src)
         if y is None:
             return
@@ -791,7 +824,7 @@ class _Run:
         if age is Age.REASON:
             return
         s = self.s
-        nxt = Age(age + 1)
+        nxt = _LATER[age][0]
         y = self.identical(nxt, old)
         if y is None:
             return
@@ -885,12 +918,18 @@ class _Run:
         while board.clean != board.version:
             doms = domains(board, s.map)
             found = []
+            # a domain kept as it was when the board was last in order still is (the same group: none
+            # of its buildings was put or taken since; their kinds are all violation reads)
+            kept = board.checked[1]
             for group in doms.groups:
+                if id(group) in kept:
+                    continue
                 v = violation(board, self.members(age, group))
                 if v is not None:
                     found.append(v)
             if not found:
                 board.clean = board.version
+                board.checked = (doms.groups, frozenset(map(id, doms.groups)))
                 return
             if len(found) > 1:
                 cell = self.ask(
@@ -929,11 +968,11 @@ class _Run:
             self.remove(age, old, paradox=False)
             self.emit(Demolished(P, age, old))
         else:
-            doms = domains(board, s.map)
             touched = merging_domains(s, age, plan.cells, old)
-            originals = [
-                tuple(i for i in doms.groups[k] if old is None or i != old.id) for k in touched
-            ]
+            if not plan.kind.is_mr and len(touched) >= 2:  # a junction's original domains, as walked (R60)
+                originals = [
+                    tuple(i for i in ordered_group(board, s.map, k) if old is None or i != old.id) for k in touched
+                ]
             owner = P if plan.kind.is_mr else None
             if old is not None:
                 board.take(old.id)
@@ -967,8 +1006,7 @@ class _Run:
         # R59 step 3: later boards in order
         prev_old = old if not plan.demolish else None
         alive = ripple is not None
-        for later in range(age + 1, Age.REASON + 1):
-            b_age = Age(later)
+        for b_age in _LATER[age]:
             if b_age is Age.FAITH:
                 self.division(b_age)
             if alive:
@@ -1015,11 +1053,12 @@ class _Run:
             # a printed hamlet uncovered by the paradox is the upgraded hamlet's old shadow (R52, D4)
             z = self.identical(age, prev_old)
         # original domains for a Civil junction on Faith (R60: after the paradox removals)
-        doms = domains(board, s.map)
         originals: list[tuple[int, ...]] = []
         if age is Age.FAITH and not mr:
             touched = merging_domains(s, age, src.cells, z)
-            originals = [tuple(i for i in doms.groups[k] if z is None or i != z.id) for k in touched]
+            if len(touched) >= 2:  # as walked (R60)
+                originals = [tuple(i for i in ordered_group(board, s.map, k) if z is None or i != z.id)
+                             for k in touched]
         population: tuple[int, ...] = ()
         cube_from_z = False
         if z is not None:
@@ -1187,14 +1226,15 @@ def income_sources(s: GameState, player: int, age: Age) -> list[tuple[Building, 
     board = s.boards[age]
     doms = domains(board, s.map)
     out: list[tuple[Building, int]] = []
-    for group in doms.groups:
+    for k, group in enumerate(doms.groups):
         members = [board.buildings[i] for i in group]
         if age is Age.REASON:
             counts = Counter(q for b in members if b.kind.family is Family.CIVIL for q in b.population)
             if counts and counts.get(player, 0) == max(counts.values()):
                 amount = sum(b.income_value for b in members if b.kind.is_mr)
                 if amount:
-                    out.append((next(b for b in members if player in b.population), amount))
+                    walked = [board.buildings[i] for i in ordered_group(board, s.map, k)]
+                    out.append((next(b for b in walked if player in b.population), amount))
         else:
             family = Family.MILITARY if age is Age.MIGHT else Family.RELIGIOUS
             tops = top(members, family)

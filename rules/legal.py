@@ -22,9 +22,9 @@ from .actions import (
     Upgrade,
 )
 from .domains import domains, neighbour_ids
-from .engine import surcharge
+from .engine import surcharge, terrain_surcharge
 from .errors import RuleError
-from .maps import Cell
+from .maps import Block, Cell, GameMap
 from .model import (
     DEMOLISH_COST,
     EXCHANGE_COST,
@@ -124,33 +124,45 @@ def _domain_tops(board: Board, s: GameState) -> tuple[dict[int, int], list[dict[
     return doms.of, tops, sizes
 
 
+def _free_blocks(board: Board, game_map: GameMap, size: int) -> tuple[Block, ...]:
+    """The size×size blocks of the board whose cells are all free (R34), kept on the board for its
+    version (``Board.free``)."""
+    kept = board.free
+    if kept is None or kept[0] != board.version:
+        kept = board.free = (board.version, {})
+    found = kept[1].get(size)
+    if found is None:
+        grid = board.grid
+        found = kept[1][size] = tuple(b for b in game_map.blocks(size) if not any(grid[i] for i in b.cells))
+    return found
+
+
 def construct_sites(s: GameState, player: int, age: Age, kind: Kind) -> Iterator[tuple[Cell, tuple[int, ...], int]]:
     """Origins where ``kind`` may be constructed on ``age`` as far as the board goes (cells, river,
     Dominion, Hierarchy; R27, R34–R43), with the footprint and the terrain surcharge. Cards, stock
     and cubes are not checked here."""
     board = s.boards[age]
     grid = board.grid
-    game_map = s.map
     size = kind.level
-    of, tops, _ = _domain_tops(board, s)
     river_ok = _river_ok(kind)
-    rivers = game_map.river_cells
-    for row in range(game_map.height - size + 1):
-        for col in range(game_map.width - size + 1):
-            origin = Cell(col, row)
-            cells = game_map.footprint(origin, size)
-            assert cells is not None
-            if any(grid[i] for i in cells):
+    mr = kind.is_mr
+    if mr:
+        of, tops, _ = _domain_tops(board, s)
+        family = kind.family
+    players = len(s.players)
+    extras = {(f, m): terrain_surcharge(players, f, m) for f in (False, True) for m in (False, True)}
+    for block in _free_blocks(board, s.map, size):
+        if block.river and not river_ok:
+            continue
+        cells = block.cells
+        if mr:
+            # the domains touched (R41) and, if one, its highest building of the family (R43)
+            touched = {of[n] for j in block.ring if (n := grid[j])}
+            if len(touched) >= 2:
                 continue
-            if not river_ok and not rivers.isdisjoint(cells):
+            if touched and tops[next(iter(touched))][family] == size:
                 continue
-            if kind.is_mr:
-                touched = {of[n] for n in neighbour_ids(board, game_map, cells)}
-                if len(touched) >= 2:
-                    continue
-                if touched and tops[next(iter(touched))][kind.family] == size:
-                    continue
-            yield origin, cells, surcharge(s, cells)
+        yield block.origin, cells, extras[block.forest, block.mountain]
 
 
 def upgrade_sites(

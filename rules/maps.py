@@ -89,6 +89,20 @@ class Cell:
         return f"Cell({self})"
 
 
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A square block of cells (``GameMap.blocks``): its top-left cell, its cells and the cells around
+    it (both as ``GameMap.footprint`` and ``GameMap.neighbours`` give them), and whether it covers a
+    river, forest or mountain cell (R35–R39)."""
+
+    origin: Cell
+    cells: tuple[int, ...]
+    ring: tuple[int, ...]
+    river: bool
+    forest: bool
+    mountain: bool
+
+
 @dataclass(frozen=True)
 class GameMap:
     """The region shown on all three boards: size, terrain features per cell, printed hamlet cells."""
@@ -100,6 +114,9 @@ class GameMap:
     forest_cells: frozenset[int] = field(init=False, repr=False, compare=False)
     mountain_cells: frozenset[int] = field(init=False, repr=False, compare=False)
     river_cells: frozenset[int] = field(init=False, repr=False, compare=False)
+    #: filled in by __post_init__: ``around[len(cells)][cells[0]]`` is ``neighbours(cells)`` for a
+    #: square block (a building's cells), found without hashing them
+    around: dict[int, tuple[tuple[int, ...], ...]] = field(init=False, repr=False, compare=False)
     #: one code per cell, row by row (see ``TERRAIN_CODES``)
     codes: str
     hamlets: tuple[Cell, ...]
@@ -111,6 +128,15 @@ class GameMap:
         object.__setattr__(self, "forest_cells", frozenset(i for i, t in enumerate(terrain) if t is Terrain.FOREST))
         object.__setattr__(self, "mountain_cells", frozenset(i for i, t in enumerate(terrain) if t is Terrain.MOUNTAIN))
         object.__setattr__(self, "river_cells", frozenset(i for i, t in enumerate(terrain) if t is Terrain.RIVER))
+        object.__setattr__(self, "_blocks", {})
+        w, h = self.width, self.height
+        object.__setattr__(self, "around", {
+            size * size: tuple(
+                _neighbours(w, h, cells) if (cells := _footprint(w, h, i % w, i // w, size)) is not None else ()
+                for i in range(w * h)
+            )
+            for size in (1, 2, 3)
+        })
 
     # -- geometry -----------------------------------------------------------------------------
     def index(self, cell: Cell) -> int:
@@ -153,6 +179,24 @@ class GameMap:
     def neighbours(self, cells: tuple[int, ...]) -> tuple[int, ...]:
         """Cells outside ``cells`` that share an edge with one of them (adjacency, §0)."""
         return _neighbours(self.width, self.height, cells)
+
+    def blocks(self, size: int) -> tuple[Block, ...]:
+        """Every size×size block on the board, origins in reading order, with what construction asks of
+        its cells (found once per map and size, then kept on the map)."""
+        kept: dict[int, tuple[Block, ...]] = self._blocks  # type: ignore[attr-defined]
+        found = kept.get(size)
+        if found is None:
+            found = kept[size] = tuple(
+                Block(
+                    Cell(col, row), cells, _neighbours(self.width, self.height, cells),
+                    not self.river_cells.isdisjoint(cells), not self.forest_cells.isdisjoint(cells),
+                    not self.mountain_cells.isdisjoint(cells),
+                )
+                for row in range(self.height - size + 1)
+                for col in range(self.width - size + 1)
+                if (cells := _footprint(self.width, self.height, col, row, size)) is not None
+            )
+        return found
 
     # -- text form ----------------------------------------------------------------------------
     def to_text(self) -> str:

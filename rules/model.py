@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 
 from .errors import NotationError
-from .maps import Cell, GameMap
+from .maps import Block, Cell, GameMap
 
 FORMAT_VERSION = 1
 
@@ -47,9 +47,17 @@ class Family(Enum):
     RELIGIOUS = "R"
     CIVIL = "C"
 
+    # Set on every member below: the family's place in M, R, C order (a plain attribute, read in
+    # every card count: ``Enum.value`` is a descriptor, several times slower)
+    index: int
+
     @property
     def title(self) -> str:
         return {"M": "Military", "R": "Religious", "C": "Civil"}[self.value]
+
+
+for _i, _fam in enumerate(Family):
+    _fam.index = _i
 
 
 class Kind(Enum):
@@ -172,7 +180,7 @@ class Cards:
         return self.m + self.r + self.c
 
     def count(self, family: Family) -> int:
-        return (self.m, self.r, self.c)["MRC".index(family.value)]
+        return (self.m, self.r, self.c)[family.index]
 
     def __add__(self, other: Cards) -> Cards:
         return Cards(self.m + other.m, self.r + other.r, self.c + other.c)
@@ -185,7 +193,8 @@ class Cards:
 
     @staticmethod
     def of(family: Family, n: int = 1) -> Cards:
-        return Cards(*(n if family.value == f else 0 for f in "MRC"))
+        i = family.index
+        return Cards(n if i == 0 else 0, n if i == 1 else 0, n if i == 2 else 0)
 
     @staticmethod
     def parse(text: str) -> Cards:
@@ -266,19 +275,39 @@ class Board:
     cache: object = None
     #: the version at which every domain was last found to obey the Rule of Hierarchy (R43), or -1
     clean: int = -1
+    #: the buildings put (their ids) and taken (as they were) since ``cache`` was computed (while there
+    #: is one), so that rules.domains can bring it up to date by looking again only at what they touched
+    moved: tuple[int | Building, ...] = ()
+    #: the domains (``Domains.groups``) of the board when it was last found to obey the Rule of
+    #: Hierarchy, and the ids of those tuples: a group kept since (the same tuple: none of its
+    #: buildings was put or taken) still does
+    checked: tuple[tuple[tuple[int, ...], ...], frozenset[int]] = ((), frozenset())
+    #: (version, the blocks of each size whose cells are all free then), found by rules.legal as asked
+    free: tuple[int, dict[int, tuple[Block, ...]]] | None = None
 
     def clone(self) -> Board:
-        return Board(self.age, dict(self.buildings), list(self.grid), self.version, self.cache, self.clean)
+        return Board(self.age, dict(self.buildings), list(self.grid), self.version, self.cache, self.clean,
+                     self.moved, self.checked, self.free)
 
     def at(self, index: int) -> Building | None:
         bid = self.grid[index]
         return self.buildings[bid] if bid else None
 
     def put(self, b: Building) -> None:
-        self.buildings[b.id] = b
+        grid = self.grid
+        bid = b.id
+        clash = False
         for i in b.cells:
-            self.grid[i] = b.id
+            if grid[i] != bid and grid[i]:
+                clash = True
+            grid[i] = bid
+        self.buildings[bid] = b
         self.version += 1
+        if self.cache is not None:
+            if clash:  # (never in play: a building goes on free cells) the domains are found afresh
+                self.cache, self.moved = None, ()
+            else:
+                self.moved += (bid,)
 
     def take(self, bid: int) -> Building:
         b = self.buildings.pop(bid)
@@ -286,10 +315,12 @@ class Board:
             if self.grid[i] == bid:
                 self.grid[i] = 0
         self.version += 1
+        if self.cache is not None:
+            self.moved += (b,)
         return b
 
     def swap(self, b: Building) -> None:
-        """Replace a building with a changed copy of the same id (same cells)."""
+        """Replace a building with a changed copy of the same id (same cells: the domains stay)."""
         self.buildings[b.id] = b
         self.version += 1
 
@@ -404,27 +435,12 @@ class GameState:
     turn: int = 1  # turns begun since the start, for narration and stale-click checks
 
     def clone(self) -> GameState:
+        # (positional: the fields in their order; keywords cost more, and states are cloned at every action)
         return GameState(
-            map=self.map,
-            options=self.options,
-            players=[p.clone() for p in self.players],
-            boards=[b.clone() for b in self.boards],
-            stock=dict(self.stock),
-            deck=list(self.deck),
-            discard=list(self.discard),
-            reserve=self.reserve,
-            rng=self.rng,
-            round=self.round,
-            first=self.first,
-            active=self.active,
-            exchanged=self.exchanged,
-            swapped=self.swapped,
-            acted=self.acted,
-            next_id=self.next_id,
-            pending=self.pending,
-            finished=self.finished,
-            winners=self.winners,
-            turn=self.turn,
+            self.map, self.options, [p.clone() for p in self.players], [b.clone() for b in self.boards],
+            dict(self.stock), list(self.deck), list(self.discard), self.reserve, self.rng, self.round, self.first,
+            self.active, self.exchanged, self.swapped, self.acted, self.next_id, self.pending, self.finished,
+            self.winners, self.turn,
         )
 
     def board(self, age: Age) -> Board:

@@ -132,35 +132,38 @@ def _near(s: GameState, age: Age, cells: tuple[int, ...]) -> int:
     return min(3, len({grid[i] for i in ring2} - {0}))
 
 
-def _signature(s: GameState, age: Age, kind: Kind, cells: tuple[int, ...],
-               memo: dict[tuple[Age, bool, tuple[int, ...]], tuple[object, ...]] | None = None) -> tuple[object, ...]:
+#: what two boards' parts of a signature are when a site touches and covers nothing there
+_NOTHING: tuple[frozenset[int], frozenset[int]] = (frozenset(), frozenset())
+
+#: the domains (``Domains.of``) of the three boards, each found when first needed
+_Ofs = list[dict[int, int] | None]
+
+
+def _signature(s: GameState, age: Age, kind: Kind, cells: tuple[int, ...]) -> tuple[object, ...]:
     """What makes two construction sites different for the game: the domains touched on this board,
     and for a building that ripples, the buildings it would cover and the domains it would touch on
     later boards. Sites touching nothing anywhere are told apart by how built-up their surroundings are.
-    ``memo`` keeps what depends only on the board, whether the building ripples and the cells, for
-    the other kinds of one listing."""
-    ripples = kind.level >= 2
-    key = (age, ripples, cells)
-    tail = memo.get(key) if memo is not None else None
-    if tail is None:
-        game_map = s.map
-        ring = game_map.neighbours(cells)
-        parts: list[object] = []
-        for a in Age:
-            if a < age or (a > age and not ripples):
-                continue
-            board = s.boards[a]
-            grid = board.grid
-            of = domains(board, game_map).of
-            touched = frozenset(of[i] for i in {grid[j] for j in ring} - {0})
-            covered = frozenset({grid[i] for i in cells} - {0}) if a > age else frozenset()
-            parts.append((touched, covered))
-        if all(x == (frozenset(), frozenset()) for x in parts):
-            parts.append(_near(s, age, cells))
-        tail = tuple(parts)
-        if memo is not None:
-            memo[key] = tail
-    return (age, kind, *tail)
+    (``_constructs`` keeps the tail, which depends only on the board, whether the building ripples and
+    the cells, for the other kinds of one listing.)"""
+    return (age, kind, *_tail(s, age, kind.level >= 2, cells, [None, None, None]))
+
+
+def _tail(s: GameState, age: Age, ripples: bool, cells: tuple[int, ...], ofs: _Ofs) -> tuple[object, ...]:
+    """``_signature`` but the board and the kind: on this board and (if the building ripples) the later
+    ones, the domains touched and the buildings covered."""
+    ring = s.map.around[len(cells)][cells[0]]  # (s.map.neighbours(cells): cells is a footprint)
+    parts: list[object] = []
+    for a in range(age, Age.REASON + 1 if ripples else age + 1):
+        grid = s.boards[a].grid
+        of = ofs[a]
+        if of is None:
+            of = ofs[a] = domains(s.boards[a], s.map).of
+        touched = frozenset({of[i] for j in ring if (i := grid[j])})
+        covered = frozenset({i for j in cells if (i := grid[j])}) if a > age else _NOTHING[1]
+        parts.append((touched, covered))
+    if all(x == _NOTHING for x in parts):
+        parts.append(_near(s, age, cells))
+    return tuple(parts)
 
 
 def _constructs(s: GameState, player: int, per_signature: int) -> list[Action]:
@@ -168,29 +171,46 @@ def _constructs(s: GameState, player: int, per_signature: int) -> list[Action]:
     the same sites as ``rules.placements`` gives."""
     p = s.players[player]
     out: list[Action] = []
-    memo: dict[tuple[Age, bool, tuple[int, ...]], tuple[object, ...]] = {}
+    memo: dict[tuple[Age, bool, int, int], tuple[object, ...]] = {}
+    ofs: _Ofs = [None, None, None]
     for age in (Age.MIGHT, Age.FAITH):
         if not p.is_on(age):
             continue
-        pays: dict[tuple[Kind, int], Payment | None] = {}
         for kind in Kind:
             if p.hand.count(kind.family) < kind.level:
                 continue
             if s.stock[kind] <= 0 or (kind.is_mr and p.supply <= 0):
                 continue
-            groups: dict[tuple[object, ...], list[tuple[int, int, Construct]]] = {}
+            # the sites by signature (the board and kind are the same for all: only the tail differs),
+            # each as (surcharge, listing order, origin, payment)
+            groups: dict[tuple[object, ...], list[tuple[int, int, Cell, Payment]]] = {}
+            pays: dict[int, Payment | None] = {}
             need = Cards.of(kind.family, kind.level)
+            ripples = kind.level >= 2
             for k, (origin, cells, extra) in enumerate(construct_sites(s, player, age, kind)):
-                if (kind, extra) not in pays:
-                    pays[kind, extra] = default_payment(s, player, age, need, extra)
-                pay = pays[kind, extra]
+                if extra in pays:
+                    pay = pays[extra]
+                else:
+                    pay = pays[extra] = default_payment(s, player, age, need, extra)
                 if pay is None:
                     continue
-                sig = _signature(s, age, kind, cells, memo)
-                groups.setdefault(sig, []).append((extra, k, Construct(player, age, kind, origin, pay)))
+                key = (age, ripples, cells[0], len(cells))  # (what _signature keeps: only its tail varies)
+                tail = memo.get(key)
+                if tail is None:
+                    tail = memo[key] = _tail(s, age, ripples, cells, ofs)
+                found = groups.get(tail)
+                if found is None:
+                    groups[tail] = [(extra, k, origin, pay)]
+                else:
+                    found.append((extra, k, origin, pay))
             for sites in groups.values():  # the sites with the smallest surcharge, in reading order
-                out.extend(a for _e, _k, a in sorted(sites, key=lambda x: (x[0], x[1]))[:per_signature])
+                for _e, _k, origin, pay in sorted(sites, key=_surcharge_then_order)[:per_signature]:
+                    out.append(Construct(player, age, kind, origin, pay))
     return out
+
+
+def _surcharge_then_order(site: tuple[int, int, Cell, Payment]) -> tuple[int, int]:
+    return site[0], site[1]
 
 
 def _one_payment_each(acts: list[Action], key: Callable[[Action], object], preferred: Callable[[Action], bool]) -> \
@@ -215,12 +235,32 @@ def candidates(s: GameState, player: int, *, per_signature: int = 1, travel: boo
     if p.hand.total and any(p.allowance(i) for i in (0, 1)):
         out.extend(_constructs(s, player, per_signature))
         others = legal_actions(s, types=(Upgrade, Demolish, Populate, Renovate))
+        # what the key and the preferred payment of an upgrade depend on (all but the payment),
+        # worked out once for the many payments listed for it
+        upgrades: dict[tuple[Age, Cell, Kind, Cell], tuple[object, Payment | None]] = {}
+        defaults: dict[tuple[Age, Cards, int], Payment | None] = {}
+
+        def default(age: Age, need: Cards, extra: int) -> Payment | None:
+            k = (age, need, extra)
+            if k not in defaults:
+                defaults[k] = default_payment(s, player, age, need, extra)
+            return defaults[k]
+
+        def upgrade(a: Upgrade) -> tuple[object, Payment | None]:
+            k = (a.age, a.target, a.kind, a.origin)
+            found = upgrades.get(k)
+            if found is None:
+                cells = s.map.footprint(a.origin, a.kind.level)
+                assert cells is not None
+                extra = surcharge(s, cells)
+                old = _building(s, a.age, a.target)
+                pay = None if old is None else default(a.age, Cards.of(a.kind.family, a.kind.level - old.level), extra)
+                found = upgrades[k] = (("U", a.target, extra, _signature(s, a.age, a.kind, cells)), pay)
+            return found
 
         def key(a: Action) -> object:
             if isinstance(a, Upgrade):
-                cells = s.map.footprint(a.origin, a.kind.level)
-                assert cells is not None
-                return ("U", a.target, surcharge(s, cells), _signature(s, a.age, a.kind, cells))
+                return upgrade(a)[0]
             if isinstance(a, Demolish):
                 return ("D", a.age, a.target)
             if isinstance(a, Populate):
@@ -230,17 +270,11 @@ def candidates(s: GameState, player: int, *, per_signature: int = 1, travel: boo
 
         def preferred(a: Action) -> bool:
             if isinstance(a, Upgrade):
-                old = _building(s, a.age, a.target)
-                if old is None:
-                    return False
-                diff = a.kind.level - old.level
-                need = Cards.of(a.kind.family, diff)
-                cells = s.map.footprint(a.origin, a.kind.level)
-                assert cells is not None
-                return a.payment == default_payment(s, player, a.age, need, surcharge(s, cells))
+                pay = upgrade(a)[1]
+                return pay is not None and a.payment == pay
             if isinstance(a, (Demolish, Populate, Renovate)):
                 age = a.age if isinstance(a, Demolish) else Age.REASON
-                return a.payment == default_payment(s, player, age, a.payment.cards, 0)
+                return a.payment == default(age, a.payment.cards, 0)
             return False
 
         out.extend(_one_payment_each(others, key, preferred))

@@ -26,9 +26,9 @@ the AI maximises.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from rules import INCOME_ROUNDS, Age, GameState, Kind, domains
+from rules import INCOME_ROUNDS, Age, Building, Domains, GameState, Kind, domains
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,20 +85,61 @@ class BoardFacts:
     hold: tuple[tuple[int, int, int], ...]
     domains: tuple[int, ...]
     levels: tuple[int, ...]
+    #: on Might and Faith, the domains read (``rules.domains``) and what each pays whom: (controller,
+    #: level of the top building, Civil value), or None; for the boards reached from this one
+    read: Domains | None = field(default=None, compare=False, repr=False)
+    parts: tuple[tuple[int, int, int] | None, ...] = field(default=(), compare=False, repr=False)
+    #: on Reason, the buildings read and what each domain pays whom: (the players with the most
+    #: cubes, how firmly, the value), or None
+    seen: dict[int, Building] | None = field(default=None, compare=False, repr=False)
+    shares: tuple[tuple[tuple[int, ...], int, int] | None, ...] = field(default=(), compare=False, repr=False)
 
 
-def board_facts(s: GameState, age: Age) -> BoardFacts:
-    """Income and control of every player on one board, in one pass over its domains."""
+def board_facts(s: GameState, age: Age, before: BoardFacts | None = None) -> BoardFacts:
+    """Income and control of every player on one board, in one pass over its domains. ``before``:
+    the facts of the same board in a position this one was reached from; on Might and Faith a domain
+    kept as it was there (the same group: none of its buildings was put or taken) pays as it did, and
+    on Reason one whose buildings are all as they were (the same objects: cubes and renovations
+    change a building)."""
+    if age is Age.REASON:
+        return _reason_facts(s, before)
+    return _controlled_facts(s, age, before)
+
+
+def _kept(read: Domains, before: BoardFacts | None) -> list[int]:
+    """For each domain of ``read``, the index of the same group (the same tuple) among the domains
+    ``before`` read, or -1 (both lists are in reading order of their first building)."""
+    old = before.read if before is not None else None
+    if old is None:
+        return [-1] * len(read.groups)
+    old_groups, old_starts = old.groups, old.starts
+    m = len(old_groups)
+    o = 0
+    out = []
+    for group, start in zip(read.groups, read.starts, strict=True):
+        while o < m and old_starts[o] < start:
+            o += 1
+        out.append(o if o < m and old_groups[o] is group else -1)
+    return out
+
+
+def _reason_facts(s: GameState, before: BoardFacts | None) -> BoardFacts:
+    """``board_facts`` on Reason: the players with the most cubes in a domain share its value."""
     n = len(s.players)
     inc = [0] * n
     hold = [[0, 0, 0] for _ in range(n)]
-    doms = [0] * n
-    lev = [0] * n
-    board = s.boards[age]
+    board = s.boards[Age.REASON]
     buildings = board.buildings
     info = _INFO
-    if age is Age.REASON:
-        for group in domains(board, s.map).groups:
+    read = domains(board, s.map)
+    shares: list[tuple[tuple[int, ...], int, int] | None] = []
+    old_shares = before.shares if before is not None else ()
+    seen = before.seen if before is not None and before.seen is not None else {}
+    for group, o in zip(read.groups, _kept(read, before), strict=True):
+        share: tuple[tuple[int, ...], int, int] | None
+        if o >= 0 and all(buildings[i] is seen.get(i) for i in group):
+            share = old_shares[o]
+        else:
             counts = [0] * n
             value = 0
             for i in group:
@@ -110,18 +151,44 @@ def board_facts(s: GameState, age: Age) -> BoardFacts:
                 else:
                     value += level - 1 if b.ruin else level
             best = max(counts)
+            share = None
             if best and value:
-                leaders = [q for q in range(n) if counts[q] == best]
-                second = max((c for q, c in enumerate(counts) if q not in leaders), default=0)
-                firm = 0 if len(leaders) > 1 else min(2, best - second)
-                for q in leaders:
-                    inc[q] += value
-                    hold[q][firm] += value
-    else:
-        want = 0 if age is Age.MIGHT else 1
-        for group in domains(board, s.map).groups:
+                leading = [q for q in range(n) if counts[q] == best]
+                second = max((c for q, c in enumerate(counts) if q not in leading), default=0)
+                share = (tuple(leading), 0 if len(leading) > 1 else min(2, best - second), value)
+        shares.append(share)
+        if share is not None:
+            leaders, firm, value = share
+            for q in leaders:
+                inc[q] += value
+                hold[q][firm] += value
+    zeros = tuple([0] * n)
+    return BoardFacts(tuple(inc), tuple((h[0], h[1], h[2]) for h in hold), zeros, zeros, read,
+                      seen=buildings, shares=tuple(shares))
+
+
+def _controlled_facts(s: GameState, age: Age, before: BoardFacts | None) -> BoardFacts:
+    """``board_facts`` on Might or Faith: a domain's unique top Military (Might) or Religious (Faith)
+    building's owner collects its Civil value."""
+    n = len(s.players)
+    inc = [0] * n
+    hold = [[0, 0, 0] for _ in range(n)]
+    doms = [0] * n
+    lev = [0] * n
+    board = s.boards[age]
+    buildings = board.buildings
+    info = _INFO
+    want = 0 if age is Age.MIGHT else 1
+    read = domains(board, s.map)
+    parts: list[tuple[int, int, int] | None] = []
+    old_parts = before.parts if before is not None else ()
+    for group, o in zip(read.groups, _kept(read, before), strict=True):
+        part: tuple[int, int, int] | None
+        if o >= 0:
+            part = old_parts[o]
+        else:
             top_level = 0
-            owner: int | None = None
+            controller: int | None = None
             tied = False
             civil = 0
             for i in group:
@@ -131,15 +198,19 @@ def board_facts(s: GameState, age: Age) -> BoardFacts:
                     civil += level
                 elif fam == want:
                     if level > top_level:
-                        top_level, owner, tied = level, b.owner, False
+                        top_level, controller, tied = level, b.owner, False
                     elif level == top_level:
                         tied = True
-            if owner is not None and not tied:
-                inc[owner] += civil
-                hold[owner][top_level - 1] += civil
-                doms[owner] += 1
-                lev[owner] += top_level - 1
-    return BoardFacts(tuple(inc), tuple((h[0], h[1], h[2]) for h in hold), tuple(doms), tuple(lev))
+            part = (controller, top_level, civil) if controller is not None and not tied else None
+        parts.append(part)
+        if part is not None:
+            owner, top, civil = part
+            inc[owner] += civil
+            hold[owner][top - 1] += civil
+            doms[owner] += 1
+            lev[owner] += top - 1
+    return BoardFacts(tuple(inc), tuple((h[0], h[1], h[2]) for h in hold), tuple(doms), tuple(lev), read,
+                      tuple(parts))
 
 
 def facts(s: GameState) -> tuple[BoardFacts, BoardFacts, BoardFacts]:
@@ -156,9 +227,9 @@ def facts_after(parent: GameState, known: Facts, child: GameState) -> Facts:
     every change, and a clone keeps it)."""
     pb, cb = parent.boards, child.boards
     return (
-        known[0] if cb[0].version == pb[0].version else board_facts(child, Age.MIGHT),
-        known[1] if cb[1].version == pb[1].version else board_facts(child, Age.FAITH),
-        known[2] if cb[2].version == pb[2].version else board_facts(child, Age.REASON),
+        known[0] if cb[0].version == pb[0].version else board_facts(child, Age.MIGHT, known[0]),
+        known[1] if cb[1].version == pb[1].version else board_facts(child, Age.FAITH, known[1]),
+        known[2] if cb[2].version == pb[2].version else board_facts(child, Age.REASON, known[2]),
     )
 
 
@@ -176,7 +247,11 @@ def value(
     if now:
         v += sum(incomes[a] for a in set(p.pawns))
     if later:
-        held = [sum(h * (1.0 - r) for h, r in zip(f[a].hold[player], w.risk, strict=True)) for a in range(3)]
+        # the same sums, in the same order, as over zip(hold, risk): without a generator per board
+        k0, k1, k2 = 1.0 - w.risk[0], 1.0 - w.risk[1], 1.0 - w.risk[2]
+        h0, h1, h2 = f[0].hold[player], f[1].hold[player], f[2].hold[player]
+        held = [sum((h0[0] * k0, h0[1] * k1, h0[2] * k2)), sum((h1[0] * k0, h1[1] * k1, h1[2] * k2)),
+                sum((h2[0] * k0, h2[1] * k1, h2[2] * k2))]
         best_two = sum(held) - min(held)
         v += w.future * later * best_two
         doms = f[0].domains[player] + f[1].domains[player]
@@ -186,12 +261,50 @@ def value(
     return v
 
 
+def values(s: GameState, w: Weights, f: Facts) -> list[float]:
+    """``value`` of every player, in seat order (the same sums in the same order, the position read once)."""
+    players = s.players
+    if s.finished:
+        return [float(p.ecus) for p in players]
+    n = len(players)
+    first, active, rnd = s.first, s.active, s.round
+    pos_active = (active - first) % n
+    due = rnd in INCOME_ROUNDS
+    f0, f1, f2 = f
+    k0, k1, k2 = 1.0 - w.risk[0], 1.0 - w.risk[1], 1.0 - w.risk[2]
+    out = []
+    for player, p in enumerate(players):
+        v = float(p.ecus)
+        # income_events
+        pos = (player - first) % n
+        later = 0
+        for r in INCOME_ROUNDS:
+            if r > rnd or (r == rnd and pos > pos_active):
+                later += 1
+        if due and player == active:
+            incomes = (f0.income[player], f1.income[player], f2.income[player])
+            v += sum(incomes[a] for a in set(p.pawns))
+        if later:
+            h0, h1, h2 = f0.hold[player], f1.hold[player], f2.hold[player]
+            held = [sum((h0[0] * k0, h0[1] * k1, h0[2] * k2)), sum((h1[0] * k0, h1[1] * k1, h1[2] * k2)),
+                    sum((h2[0] * k0, h2[1] * k1, h2[2] * k2))]
+            best_two = sum(held) - min(held)
+            v += w.future * later * best_two
+            doms = f0.domains[player] + f1.domains[player]
+            levels = f0.levels[player] + f1.levels[player]
+            v += w.control * doms + w.security * levels
+        v += w.cube * p.supply + w.card * p.hand.total
+        out.append(v)
+    return out
+
+
 def score(s: GameState, player: int, w: Weights = DEFAULT, known: Facts | None = None) -> float:
     """``player``'s value minus ``rivalry`` times the mean value of the others, moved by ``lead``
     towards the value of the best-placed of them. ``known``: ``facts(s)`` if already found."""
     f = known if known is not None else facts(s)
-    mine = value(s, player, w, f)
-    others = [value(s, j, w, f) for j in range(len(s.players)) if j != player]
+    every = values(s, w, f)
+    mine = every[player]
+    others = [v for j, v in enumerate(every) if j != player]
     if not others:
         return mine
     mean = sum(others) / len(others)

@@ -28,6 +28,7 @@ from rules import (
     Swap,
     Travel,
     apply,
+    apply_first,
     legal_actions,
 )
 
@@ -93,10 +94,9 @@ def best_choice(s: GameState) -> Choose:
     for cell in d.options:
         c = Choose(d.player, cell)
         try:
-            s2, _ = apply(s, c)
+            s2, _ = apply_first(s, c)  # (resolve_pending with _first_option, in one run)
         except RuleError:
             continue
-        s2, _ = resolve_pending(s2, _first_option)
         v = score(s2, d.player)
         if v > best_v:
             best, best_v = c, v
@@ -117,11 +117,10 @@ def decide(view: View, seat: int, rng: random.Random, samples: int = 1) -> Choos
         s = determinize(view, rng)
         for k, cell in enumerate(options):
             try:
-                s2, _ = apply(s, Choose(seat, cell))
+                s2, _ = apply_first(s, Choose(seat, cell))  # (resolve_pending with _first_option, in one run)
             except RuleError:
                 totals[k] = totals.get(k, 0.0) - 1e9
                 continue
-            s2, _ = resolve_pending(s2, _first_option)
             totals[k] = totals.get(k, 0.0) + score(s2, seat)
     k = max(range(len(options)), key=lambda i: (totals.get(i, -1e18), -i))
     return Choose(seat, options[k])
@@ -134,6 +133,8 @@ def decide(view: View, seat: int, rng: random.Random, samples: int = 1) -> Choos
 def _after(s: GameState, a: Action, choose: Callable[[GameState], Choose] = best_choice) -> GameState | None:
     """The state after ``a`` with any decisions it raises answered by ``choose``."""
     try:
+        if choose is _first_option:
+            return apply_first(s, a)[0]  # (resolve_pending with _first_option, in one run)
         s2, _ = apply(s, a)
     except RuleError:
         return None
