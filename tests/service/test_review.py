@@ -45,7 +45,7 @@ NAMES = ["ana", "ben"]
 ANA, BEN = people(NAMES)
 #: play-outs a turn in these tests, and common deals of the chosen plan and the turn played (the bot's
 #: own review makes more)
-ITERATIONS = 3
+ITERATIONS = 2
 DEALS = 2
 
 
