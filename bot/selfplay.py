@@ -208,11 +208,12 @@ def summary(result: Result, stream: TextIO) -> None:
 
 
 def review(result: Result, stream: TextIO, *, seed: int = 0, iterations: int | None = None,
-           progress: TextIO | None = None, pictures: bool = True) -> None:
+           deals: int | None = None, progress: TextIO | None = None, pictures: bool = True) -> None:
     """The review after the game (as ``/tiempo records review`` gives it, for every seat): each player's
     three costliest turns by the AI's top level, written to ``stream`` (its progress to ``progress``);
-    with ``pictures``, the top level's turn instead as ``review-NNN.png`` in the game's folder."""
-    from .service import REVIEW_ITERATIONS, costliest, cut, review_costs, seat_words, turn_picture
+    with ``pictures``, the top level's turn instead as ``review-NNN.png`` in the game's folder.
+    ``iterations`` and ``deals``: the play-outs a turn and the common deals (None: the bot's)."""
+    from .service import REVIEW_DEALS, REVIEW_ITERATIONS, costliest, cut, review_costs, seat_words, turn_picture
     from .words import PLAIN, render
 
     assert result.first is not None
@@ -225,7 +226,8 @@ def review(result: Result, stream: TextIO, *, seed: int = 0, iterations: int | N
             progress.write(f"Reviewing with the AI's top level: turn {done} of {total}\n")
             progress.flush()
 
-    costs = review_costs(steps, seats, base=seed, iterations=play_outs, progress=told)
+    costs = review_costs(steps, seats, base=seed, iterations=play_outs,
+                         deals=deals if deals is not None else REVIEW_DEALS, progress=told)
     by_index = {s.index: s for s in steps}
     for seat in seats:
         words = seat_words(steps, costs, seat, play_outs, f"Self-play, seed {seed}")
@@ -261,6 +263,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "pictures, the top level's turn instead as review-NNN.png)")
     parser.add_argument("--review-iterations", type=int, metavar="N",
                         help="the review's play-outs a turn (default: the bot's)")
+    parser.add_argument("--review-deals", type=int, metavar="N",
+                        help="the common deals on which the review plays out the top level's turn and the turn "
+                        "played (default: the bot's)")
     parser.set_defaults(func=main)
 
 
@@ -295,6 +300,9 @@ def main(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: Text
     if args.review_iterations is not None and args.review_iterations < 1:
         stderr.write("tiempo-bot selfplay: --review-iterations must be at least 1\n")
         return 2
+    if args.review_deals is not None and args.review_deals < 1:
+        stderr.write("tiempo-bot selfplay: --review-deals must be at least 1\n")
+        return 2
     if not 1 <= args.processes <= MAX_AI_PROCESSES:
         stderr.write(f"tiempo-bot selfplay: --processes must be from 1 to {MAX_AI_PROCESSES}\n")
         return 2
@@ -315,8 +323,8 @@ def main(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: Text
         return 2
     summary(result, stdout)
     if args.review:
-        review(result, stdout, seed=seed, iterations=args.review_iterations, progress=stderr,
-               pictures=not args.no_pictures)
+        review(result, stdout, seed=seed, iterations=args.review_iterations, deals=args.review_deals,
+               progress=stderr, pictures=not args.no_pictures)
     return 0
 
 

@@ -5,13 +5,14 @@ the plan the master level chooses, nor how its play-outs were spent."""
 from __future__ import annotations
 
 import json
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bot.ai import GreedyPlayer, MasterPlayer
-from bot.ai.search import analyse
+from bot.ai.search import Analysis, analyse
 from bot.service.review import REVIEW_DEALS, TurnCost
 from rules import Action, EndTurn, GameState, action_to_dict, apply
 from tests.support.gameplay import greedy_turn_start
@@ -21,10 +22,21 @@ RECORDED: list[dict[str, Any]] = json.loads((Path(__file__).parent / "data" / "m
 
 
 
+@cache
+def searched(players: int, seed: int, steps: int, iterations: int) -> tuple[GameState, Analysis]:
+    """A recorded position and the master level's analysis of it (seed 7, the recorded play-outs),
+    worked out once for both tests."""
+    s = greedy_turn_start(players, seed, steps)
+    return s, analyse(s, s.active, seed=7, iterations=iterations)
+
+
+def _searched(case: dict[str, Any]) -> tuple[GameState, Analysis]:
+    return searched(case["players"], case["seed"], case["steps"], case["iterations"])
+
+
 @pytest.mark.parametrize("case", RECORDED, ids=lambda c: f"{c['players']}p-seed{c['seed']}-step{c['steps']}")
 def test_the_master_level_chooses_as_it_did(case: dict[str, Any]) -> None:
-    s = greedy_turn_start(case["players"], case["seed"], case["steps"])
-    found = analyse(s, s.active, seed=7, iterations=case["iterations"])
+    s, found = _searched(case)
     assert [action_to_dict(a) for a in found.best.actions] == case["best"]
     assert [alt.visits for alt in found.alternatives] == case["visits"]
     assert round(found.value, 6) == case["value"]
@@ -48,9 +60,9 @@ def test_a_review_chooses_as_the_master_level_and_never_blames_its_choice(case: 
     """With the turn played added (``extra``) and confirmed on common deals, the search still chooses
     the recorded plan (what the hint says at the same play-outs); the master level's own plan, played,
     costs nothing; any turn's cost comes with its standard error on the common deals."""
-    s = greedy_turn_start(case["players"], case["seed"], case["steps"])
+    s, found = _searched(case)
     seat, n = s.active, case["iterations"]
-    own = analyse(s, seat, seed=7, iterations=n).best.actions
+    own = found.best.actions
     for played in (list(own), _greedy_turn(s)):
         review = analyse(s, seat, seed=7, iterations=n, extra=[played], deals=REVIEW_DEALS)
         assert [action_to_dict(a) for a in review.best.actions] == case["best"]

@@ -6,7 +6,7 @@ import ast
 import sys
 from pathlib import Path
 
-from tests.support.imports import PACKAGES, ROOT, imports_of, module_of, sources
+from tests.support.imports import PACKAGES, ROOT, imports_of, module_of, parsed, sources
 
 #: the modules of ``rules`` that other code may import: the package and its event types
 RULES_PUBLIC = {"rules", "rules.events"}
@@ -46,7 +46,7 @@ MAX_CLASS_LINES = 300
 def test_no_class_is_longer_than_300_lines() -> None:
     long = []
     for path in sources(*PACKAGES):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parsed(path)):
             if isinstance(node, ast.ClassDef):
                 size = (node.end_lineno or node.lineno) - node.lineno + 1
                 where = (str(path.relative_to(ROOT)), node.name)
@@ -68,7 +68,7 @@ def _project_imports() -> dict[str, set[str]]:
     for module, (path, init) in modules.items():
         package = module if init else module.rpartition(".")[0]
         deps: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parsed(path)):
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom):
@@ -111,7 +111,7 @@ def test_no_function_in_bot_is_longer_than_80_lines() -> None:
     """A function longer than a screen says that logic belongs elsewhere (docs/layout.md)."""
     long = []
     for path in sources("bot"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parsed(path)):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 size = (node.end_lineno or node.lineno) - node.lineno + 1
                 if size > MAX_FUNCTION_LINES:

@@ -10,11 +10,14 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image
 
+import bot.service.review
 from bot import selfplay
+from bot.ai import Analysis
 from bot.config import default_ai_processes
 from bot.texts import ranking
 from rules import Action, EndTurn, GameState, format_position, legal_actions, parse_position
@@ -134,11 +137,22 @@ def test_the_number_of_processes_is_checked() -> None:
     assert err.getvalue() == "tiempo-bot selfplay: --processes must be from 1 to 8\n"
 
 
-def test_a_review_after_the_game_names_each_players_costliest_turns(tmp_path: Path) -> None:
+def test_a_review_after_the_game_names_each_players_costliest_turns(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """``--review``: after the ranking, each seat's part of the review (as the bot's), its progress on
-    the error stream and the top level's turns drawn in the game's folder."""
+    the error stream and the top level's turns drawn in the game's folder; ``--review-iterations`` and
+    ``--review-deals`` reach every turn's analysis (here fewer than the bot's, for speed)."""
+    analysed: list[tuple[object, object]] = []
+    analyse = bot.service.review.analyse
+
+    def kept(*args: Any, **kwargs: Any) -> Analysis:
+        analysed.append((kwargs["iterations"], kwargs["deals"]))
+        return analyse(*args, **kwargs)
+
+    monkeypatch.setattr(bot.service.review, "analyse", kept)
     out, err = io.StringIO(), io.StringIO()
-    argv = ("--players", "2", "--seed", "4", "--out", str(tmp_path / "g"), "--review", "--review-iterations", "2")
+    argv = ("--players", "2", "--seed", "4", "--out", str(tmp_path / "g"), "--review", "--review-iterations", "2",
+            "--review-deals", "2")
     assert selfplay.main(parse(*argv), stdout=out, stderr=err, choose=random_ai) == 0, err.getvalue()
     said = out.getvalue()
     assert said.index("🥇") < said.index("Self-play, seed 4 — the review of Magpie 1 (Red)'s turns by the AI's top "
@@ -147,8 +161,10 @@ def test_a_review_after_the_game_names_each_players_costliest_turns(tmp_path: Pa
     turns = re.findall(r"^\d\. Round \d, turn (\d+): about \d+ Ecus? lost\.$", said, re.M)
     assert turns and said.count("\nThe top level instead: ") == len(turns)
     assert "Reviewing with the AI's top level: turn 14 of 14" in err.getvalue()
+    assert analysed == [(2, 2)] * 14
     assert sorted(p.name for p in (tmp_path / "g").glob("review-*.png")) == sorted(
         f"review-{int(t):03d}.png" for t in turns)
-    err = io.StringIO()
-    assert selfplay.main(parse("--review", "--review-iterations", "0"), stdout=io.StringIO(), stderr=err) == 2
-    assert err.getvalue() == "tiempo-bot selfplay: --review-iterations must be at least 1\n"
+    for option in ("--review-iterations", "--review-deals"):
+        err = io.StringIO()
+        assert selfplay.main(parse("--review", option, "0"), stdout=io.StringIO(), stderr=err) == 2
+        assert err.getvalue() == f"tiempo-bot selfplay: {option} must be at least 1\n"

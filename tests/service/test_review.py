@@ -12,6 +12,7 @@ import io
 import random
 import re
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
@@ -20,7 +21,7 @@ from PIL import Image
 
 from bot.ai import Analysis, analyse, best_choice
 from bot.service import Caller, Refusal, Reply, Tiempo
-from bot.service.replay import Step
+from bot.service.replay import Step, Timeline
 from bot.service.review import (
     TurnCost,
     better_words,
@@ -44,7 +45,7 @@ NAMES = ["ana", "ben"]
 ANA, BEN = people(NAMES)
 #: play-outs a turn in these tests, and common deals of the chosen plan and the turn played (the bot's
 #: own review makes more)
-ITERATIONS = 3
+ITERATIONS = 2
 DEALS = 2
 
 
@@ -76,27 +77,76 @@ async def service(stored: Path, tmp_path: Path) -> AsyncIterator[Tiempo]:
         await storage.close()
 
 
-async def expected_costs(service: Tiempo) -> list[TurnCost]:
-    """Every turn of game #1 judged as the review says it judges them: from the state at the turn's
-    start, the turn played as ``extra``, the game's seed for that turn, ``ITERATIONS`` play-outs."""
-    line = await service.replays.timeline(await service.storage.get_game(1))
-    return [turn_cost(step, analyse(step.before, step.player, seed=review_seed(1, step), iterations=ITERATIONS,
-                                    extra=[own_actions(step)], deals=DEALS))
-            for step in turns_to_review(line.steps, [0, 1])]
+@dataclass
+class Reviewed:
+    """Game #1's review worked out twice by one service (the tests share it): first for ben, the
+    progress noted and every ``analyse`` call kept; then, its memory cleared, for ana; then for ben
+    again, which comes from memory."""
+
+    line: Timeline
+    seen: list[tuple[int, int]]
+    calls: list[tuple[tuple[object, ...], dict[str, object], Analysis]]
+    first: tuple[Reply, ...]
+    fresh: tuple[Reply, ...]
+    fresh_calls: int
+    again: tuple[Reply, ...]
+    again_calls: int
 
 
-async def test_a_review_names_each_players_costliest_turns_with_the_top_levels_instead(service: Tiempo) -> None:
-    seen: list[tuple[int, int]] = []
+@pytest.fixture(scope="module")
+def reviewed(stored: Path, tmp_path_factory: pytest.TempPathFactory) -> Reviewed:
+    async def work() -> Reviewed:
+        path = tmp_path_factory.mktemp("reviewed") / "games.sqlite3"
+        path.write_bytes(stored.read_bytes())
+        storage = await Storage.open(str(path))
+        service = Tiempo(storage, Silent())
+        service.reviews.iterations = ITERATIONS
+        service.reviews.deals = DEALS
+        calls: list[tuple[tuple[object, ...], dict[str, object], Analysis]] = []
+        analyse_before = service.reviews.analyse
 
-    async def progress(done: int, total: int) -> None:
-        seen.append((done, total))
+        async def kept(*args: object, **kwargs: object) -> Analysis:
+            got = await analyse_before(*args, **kwargs)
+            calls.append((args, kwargs, got))
+            return got
 
-    parts = await service.review(BEN, 1, progress)
-    line = await service.replays.timeline(await service.storage.get_game(1))
+        service.reviews.analyse = kept
+        seen: list[tuple[int, int]] = []
+
+        async def progress(done: int, total: int) -> None:
+            seen.append((done, total))
+
+        try:
+            first = await service.review(BEN, 1, progress)
+            counted = len(calls)
+            service.reviews._made.clear()  # worked out again
+            fresh = await service.review(ANA, 1)
+            fresh_calls = len(calls) - counted
+            again = await service.review(BEN, 1)
+            line = await service.replays.timeline(await service.storage.get_game(1))
+            return Reviewed(line, seen, calls[:counted], first, fresh, fresh_calls, again,
+                            len(calls) - counted - fresh_calls)
+        finally:
+            await service.close()
+            await storage.close()
+
+    return asyncio.run(work())
+
+
+def test_a_review_names_each_players_costliest_turns_with_the_top_levels_instead(reviewed: Reviewed) -> None:
+    """Every turn judged as the review says it judges them: from the state at the turn's start, from
+    its player's seat, the turn played as ``extra``, the game's seed for that turn, ``ITERATIONS``
+    play-outs and ``DEALS`` common deals, each player's costliest named with the top level's turn."""
+    line, parts = reviewed.line, reviewed.first
     turns = turns_to_review(line.steps, [0, 1])
-    assert seen == [(i, len(turns)) for i in range(1, len(turns) + 1)]
-    costs = await expected_costs(service)
-    game = await service.storage.get_game(1)
+    assert reviewed.seen == [(i, len(turns)) for i in range(1, len(turns) + 1)]
+    assert len(reviewed.calls) == len(turns)
+    for step, (args, kwargs, _) in zip(turns, reviewed.calls, strict=True):
+        assert args == (step.before, step.player)
+        assert {k: kwargs[k] for k in ("seed", "iterations", "extra", "deals")} == {
+            "seed": review_seed(1, step), "iterations": ITERATIONS, "extra": [own_actions(step)], "deals": DEALS}
+    costs = [turn_cost(step, got) for step, (_, _, got) in zip(turns, reviewed.calls, strict=True)]
+    game = line.game
     seats = [next(i for i, s in enumerate(game.seats) if s.user_id == c.user_id) for c in (BEN, ANA)]
     assert len(parts) == 2
     for part, seat, name in zip(parts, seats, ("ben", "ana"), strict=True):
@@ -114,29 +164,22 @@ async def test_a_review_names_each_players_costliest_turns_with_the_top_levels_i
         for picture in part.gallery:
             with Image.open(io.BytesIO(picture.png)) as im:
                 assert im.size == (1140, 680)
+        # the costliest turn's analysis is the top level's own (bot.ai.analyse in this process)
+        step = next(s for s in turns if s.index == worst[0].step)
+        here = analyse(step.before, step.player, seed=review_seed(1, step), iterations=ITERATIONS,
+                       extra=[own_actions(step)], deals=DEALS)
+        assert turn_cost(step, here) == worst[0]
     assert "Then the turn ends." in plain(parts[0]) + plain(parts[1])
 
 
-@pytest.mark.slow  # (two reviews of a whole game: the full suite runs it)
-async def test_the_same_game_gets_the_same_review_and_the_second_time_at_once(service: Tiempo,
-                                                                              stored: Path) -> None:
-    first = await service.review(ANA, 1)
-    calls = 0
-    analyse_before = service.reviews.analyse
-
-    async def counted(*args: object, **kwargs: object) -> Analysis:
-        nonlocal calls
-        calls += 1
-        return await analyse_before(*args, **kwargs)
-
-    service.reviews.analyse = counted
-    again = await service.review(BEN, 1)
-    assert calls == 0  # remembered
-    assert [plain(p) for p in again] == [plain(p) for p in (first[1], first[0])]  # the asker's part first
-    assert [p.gallery for p in again] == [first[1].gallery, first[0].gallery]
-    service.reviews._made.clear()  # worked out again: the same review
-    fresh = await service.review(ANA, 1)
-    assert calls > 0 and [plain(p) for p in fresh] == [plain(p) for p in first]
+def test_the_same_game_gets_the_same_review_and_the_second_time_at_once(reviewed: Reviewed) -> None:
+    assert reviewed.again_calls == 0  # remembered
+    assert [plain(p) for p in reviewed.again] == [plain(p) for p in reviewed.fresh[::-1]]  # the asker's part first
+    assert [p.gallery for p in reviewed.again] == [p.gallery for p in reviewed.fresh[::-1]]
+    # worked out again (the memory cleared): the same review
+    assert reviewed.fresh_calls == len(reviewed.calls) > 0
+    assert [plain(p) for p in reviewed.fresh] == [plain(p) for p in reviewed.first[::-1]]
+    assert [p.gallery for p in reviewed.fresh] == [p.gallery for p in reviewed.first[::-1]]
 
 
 async def test_a_review_is_refused_with_a_sentence(service: Tiempo) -> None:
@@ -189,11 +232,11 @@ async def test_a_review_never_reveals_what_the_reviewed_player_could_not_see(ser
     for step in (turns[2], turns[len(turns) // 2]):
         seed = review_seed(1, step)
         cost = turn_cost(step, analyse(step.before, step.player, seed=seed, iterations=ITERATIONS,
-                                       extra=[own_actions(step)]))
+                                       extra=[own_actions(step)], deals=DEALS))
         other = _dealt_again(step, rng)
         assert any(other.before.players[j].hand != step.before.players[j].hand for j in (0, 1) if j != step.player)
         again = turn_cost(other, analyse(other.before, other.player, seed=seed, iterations=ITERATIONS,
-                                         extra=[own_actions(other)]))
+                                         extra=[own_actions(other)], deals=DEALS))
         assert again == cost
         shown = dataclasses.replace(cost, cost=max(1.0, cost.cost), error=0.0)  # (a turn shown, whatever it cost)
         words = render(seat_words(_with(line.steps, step), [shown], step.player, ITERATIONS, "Game #1"), PLAIN)

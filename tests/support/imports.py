@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import importlib
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 
@@ -37,9 +38,16 @@ def is_module(package: str, name: str) -> bool:
         return False
 
 
+@cache
+def parsed(path: Path) -> ast.Module:
+    """The file's syntax tree, read once a run (the layout tests read each file several times; none
+    changes the tree)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def imports_of(path: Path) -> Iterator[tuple[int, str]]:
     """``(line, module)`` for every import in the file, relative ones made absolute."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed(path)
     package = module_of(path) if path.name == "__init__.py" else module_of(path).rpartition(".")[0]
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
