@@ -14,7 +14,8 @@ core, the errors it logged, its memory, and the CPU time at which each interacti
 serial calibration: the CPU between two interactions of a game played alone is the first one's cost).
 ``--profile FILE`` writes a cProfile to FILE; the work the bot sends to threads (the pictures) is then
 done on the event loop's thread, so that the profile has it, and the other threads (the SQLite
-thread) are profiled each on its own and added to it.
+thread) are profiled each on its own and added to it; each thread's time is its CPU time
+(``time.thread_time``), so that waiting (for a core, for the disk's fsync) is not counted.
 """
 
 from __future__ import annotations
@@ -133,7 +134,7 @@ def profiled_threads() -> list[Any]:
     run = threading.Thread.run
 
     def profiled(self: threading.Thread) -> None:
-        profile = cProfile.Profile()
+        profile = cProfile.Profile(time.thread_time)
         profiles.append(profile)
         profile.runcall(run, self)
 
@@ -165,7 +166,7 @@ def main() -> None:
 
         asyncio.to_thread = inline
         threads = profiled_threads()
-        profiler = cProfile.Profile()
+        profiler = cProfile.Profile(time.thread_time)
         profiler.runcall(asyncio.run, run)
         profiler.create_stats()
         stats = pstats.Stats(profiler)
