@@ -215,8 +215,8 @@ class Tiempo:
     # -- the turn panel --
     async def panel(self, caller: Caller, game_id: int | None = None, version: str | None = None,
                     path: Sequence[str] = ()) -> Reply:
-        await self.standins.present(caller, game_id)
-        return await self.panels.show(caller, game_id, version, path)
+        seen = await self.standins.present(caller, game_id)
+        return await self.panels.show(caller, game_id, version, path, seen=seen)
 
     async def panel_confirm(self, caller: Caller, game_id: int, version: str, path: Sequence[str]) -> Reply:
         await self.standins.present(caller, game_id)
