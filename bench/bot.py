@@ -854,7 +854,7 @@ def checkout(rev: str) -> Iterator[str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--games", type=int, default=50)
-    ap.add_argument("--turns", type=int, default=None, help="turns a game (6; 4 with --capacity)")
+    ap.add_argument("--turns", type=int, default=None, help="turns a game (6; 4 with --capacity or --serial)")
     ap.add_argument("--tap-turns", type=int, default=2, help="turns a game played by taps (--capacity, --profile)")
     ap.add_argument("--stored", type=int, default=200)
     ap.add_argument("--think", type=float, default=3.0,
@@ -895,7 +895,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.cpu is not None:  # first of all, so that every thread this process starts inherits it
         os.sched_setaffinity(0, {args.cpu})
-    turns = args.turns if args.turns is not None else (4 if args.capacity else 6)
+    turns = args.turns if args.turns is not None else (4 if args.capacity or args.serial else 6)
     if args.memory_only:
         print(json.dumps(asyncio.run(memory(args.stored))))
         return
