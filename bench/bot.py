@@ -854,7 +854,7 @@ def checkout(rev: str) -> Iterator[str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--games", type=int, default=50)
-    ap.add_argument("--turns", type=int, default=None, help="turns a game (6; 4 with --capacity)")
+    ap.add_argument("--turns", type=int, default=None, help="turns a game (6; 4 with --capacity or --serial)")
     ap.add_argument("--tap-turns", type=int, default=2, help="turns a game played by taps (--capacity, --profile)")
     ap.add_argument("--stored", type=int, default=200)
     ap.add_argument("--think", type=float, default=3.0,
@@ -865,8 +865,12 @@ def main() -> None:
                     help="how the players play: typed commands or taps (default typed; with --capacity, both)")
     ap.add_argument("--capacity", action="store_true",
                     help="find the most games at once one process serves within --p95-limit")
-    ap.add_argument("--baseline", metavar="REV",
-                    help="also run each search against the bot of revision REV (a temporary git worktree)")
+    ap.add_argument("--serial", type=int, metavar="N",
+                    help="only the serial trials (the bot's CPU per interaction), N rounds of this checkout's and "
+                         "the baselines' in turn, SQLite: each bot's median per kind and the ratios")
+    ap.add_argument("--baseline", metavar="REV", action="append",
+                    help="also run each search against the bot of revision REV (a temporary git worktree); with "
+                         "--serial, may be given more than once")
     ap.add_argument("--baseline-by", choices=MODES, action="append",
                     help="the ways of playing the baseline is searched for too (default: typed)")
     ap.add_argument("--no-repeat", action="store_true",
@@ -891,7 +895,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.cpu is not None:  # first of all, so that every thread this process starts inherits it
         os.sched_setaffinity(0, {args.cpu})
-    turns = args.turns if args.turns is not None else (4 if args.capacity else 6)
+    turns = args.turns if args.turns is not None else (4 if args.capacity or args.serial else 6)
     if args.memory_only:
         print(json.dumps(asyncio.run(memory(args.stored))))
         return
@@ -900,6 +904,9 @@ def main() -> None:
         return
     if args.trial:
         print(json.dumps(asyncio.run(trial(Setup(**json.loads(args.trial))))))
+        return
+    if args.serial:
+        serial_main(args, args.tap_turns if (args.by or ["typed"])[-1] == "taps" else turns)
         return
     if args.capacity:
         capacity_main(args, Search(args.first, args.step, args.fine, args.most, turns, args.tap_turns, args.think,
@@ -963,11 +970,7 @@ def capacity_main(args: argparse.Namespace, search: Search) -> None:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped"))  # (the baseline's worktree is removed)
     bot_cpu, _, _ = cores()
     with contextlib.ExitStack() as stack:
-        codes = [(str(ROOT), "this checkout")]
-        if args.baseline:
-            rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", args.baseline], check=True,
-                                 capture_output=True, text=True).stdout.strip()
-            codes.append((stack.enter_context(checkout(rev)), f"baseline {rev}"))
+        codes = [(str(ROOT), "this checkout"), *baselines(stack, args.baseline[:1] if args.baseline else [])]
         for backend in dict.fromkeys(args.database or BACKENDS):
             with contextlib.ExitStack() as inner:
                 tmp = inner.enter_context(tempfile.TemporaryDirectory())
@@ -1001,6 +1004,44 @@ def capacity_main(args: argparse.Namespace, search: Search) -> None:
     print(f"the whole run: {round(time.monotonic() - began)} s")
     write_capacity(path, series)
     print(f"written to {path}")
+
+
+def baselines(stack: contextlib.ExitStack, revs: list[str]) -> list[tuple[str, str]]:
+    """A temporary worktree of each revision (removed when ``stack`` closes), with its label."""
+    out = []
+    for name in revs:
+        rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", name], check=True,
+                             capture_output=True, text=True).stdout.strip()
+        out.append((stack.enter_context(checkout(rev)), f"baseline {rev}"))
+    return out
+
+
+def serial_main(args: argparse.Namespace, turns: int) -> None:
+    """--serial N: the serial trial (one game played one interaction at a time, as --capacity's: 2 x turns
+    turns, think 0.3 s) of this checkout and of each --baseline, N rounds, the bots in turn and their
+    order rotated each round, so that each round sees the same machine; the bot's CPU per interaction,
+    median per kind, and each bot's over the first baseline's."""
+    by = (args.by or ["typed"])[-1]
+    bot_cpu, players_cpu, placement = cores()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped"))  # (the baselines' worktrees are removed)
+    with contextlib.ExitStack() as stack, tempfile.TemporaryDirectory() as tmp:
+        codes = [(str(ROOT), "this checkout"), *baselines(stack, args.baseline or [])]
+        got: dict[str, dict[str, list[float]]] = {label: {} for _, label in codes}
+        print(f"serial trials, {by}, SQLite, {2 * turns} turns; {placement}; load {os.getloadavg()[0]:.2f}")
+        for n in range(args.serial):
+            for code, label in codes[n % len(codes):] + codes[:n % len(codes)]:
+                target = os.path.join(tmp, f"serial-{n}-{time.monotonic_ns()}.sqlite3")
+                t = run_trial(Setup(1, 2 * turns, 0.3, target, by, code, bot_cpu, players_cpu, None))
+                kinds = t.get("bot_cpu_ms_by_kind") or {}
+                for kind, ms in kinds.items():
+                    got[label].setdefault(kind, []).append(ms)
+                print(f"  {n}: {label}: {kinds or t.get('error')} (load {os.getloadavg()[0]:.2f})", flush=True)
+    first = codes[1][1] if len(codes) > 1 else None
+    for _, label in codes:
+        medians = {k: round(statistics.median(v), 2) for k, v in sorted(got[label].items()) if k != "setup"}
+        ratios = ({k: round(m / statistics.median(got[first][k]), 2) for k, m in medians.items()
+                   if got[first].get(k)} if first and label != first else {})
+        print(f"{label}: median CPU ms {medians}" + (f"; over {first}: {ratios}" if ratios else ""))
 
 
 def write_capacity(path: Path, series: list[dict[str, Any]]) -> None:

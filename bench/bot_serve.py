@@ -13,7 +13,9 @@ JSON line: the CPU seconds it used while the games were played, the seconds its 
 core, the errors it logged, its memory, and the CPU time at which each interaction arrived (for the
 serial calibration: the CPU between two interactions of a game played alone is the first one's cost).
 ``--profile FILE`` writes a cProfile to FILE; the work the bot sends to threads (the pictures) is then
-done on the event loop's thread, so that the profile has it.
+done on the event loop's thread, so that the profile has it, and the other threads (the SQLite
+thread) are profiled each on its own and added to it; each thread's time is its CPU time
+(``time.thread_time``), so that waiting (for a core, for the disk's fsync) is not counted.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import contextlib
 import json
 import logging
 import os
+import pstats
 import sys
 import time
 from typing import Any
@@ -121,6 +124,24 @@ async def serve(api: str, relay: str, token: str, guild_id: int, target: str) ->
         await bot.close()
 
 
+def profiled_threads() -> list[Any]:
+    """Every thread started from now on runs under a cProfile of its own (the SQLite thread,
+    aiosqlite's, does the storage's work); the list of their profiles, filled as they start."""
+    import cProfile
+    import threading
+
+    profiles: list[Any] = []
+    run = threading.Thread.run
+
+    def profiled(self: threading.Thread) -> None:
+        profile = cProfile.Profile(time.thread_time)
+        profiles.append(profile)
+        profile.runcall(run, self)
+
+    threading.Thread.run = profiled  # type: ignore[method-assign]
+    return profiles
+
+
 def main() -> None:
     # this file's folder is not where ``bot`` comes from (its bench/bot.py would shadow the package)
     here = os.path.dirname(os.path.abspath(__file__))
@@ -144,9 +165,16 @@ def main() -> None:
             return func(*a, **kw)
 
         asyncio.to_thread = inline
-        profiler = cProfile.Profile()
+        threads = profiled_threads()
+        profiler = cProfile.Profile(time.thread_time)
         profiler.runcall(asyncio.run, run)
-        profiler.dump_stats(args.profile)
+        profiler.create_stats()
+        stats = pstats.Stats(profiler)
+        for other in threads:  # the SQLite thread's work (aiosqlite) too
+            other.create_stats()
+            if other.stats:  # type: ignore[attr-defined]
+                stats.add(other)
+        stats.dump_stats(args.profile)
     else:
         asyncio.run(run)
 

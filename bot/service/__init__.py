@@ -201,8 +201,8 @@ class Tiempo:
     # -- play --
     async def play(self, caller: Caller, command: str, options: dict[str, str | None],
                    game_id: int | None = None, version: str | None = None) -> Reply:
-        await self.standins.present(caller, game_id)
-        return await self.moves.play(caller, command, options, game_id, version)
+        seen = await self.standins.present(caller, game_id)
+        return await self.moves.play(caller, command, options, game_id, version, seen=seen)
 
     async def play_confirmed(self, caller: Caller, game_id: int, version: str, notation: str) -> Reply:
         await self.standins.present(caller, game_id)
@@ -215,8 +215,8 @@ class Tiempo:
     # -- the turn panel --
     async def panel(self, caller: Caller, game_id: int | None = None, version: str | None = None,
                     path: Sequence[str] = ()) -> Reply:
-        await self.standins.present(caller, game_id)
-        return await self.panels.show(caller, game_id, version, path)
+        seen = await self.standins.present(caller, game_id)
+        return await self.panels.show(caller, game_id, version, path, seen=seen)
 
     async def panel_confirm(self, caller: Caller, game_id: int, version: str, path: Sequence[str]) -> Reply:
         await self.standins.present(caller, game_id)

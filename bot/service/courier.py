@@ -45,6 +45,8 @@ LIVE_KEPT = 1024
 #: the keyed messages remembered (``Post.key``: a decision, a lobby, an AI's "thinking…"), the least
 #: recently sent forgotten first: a forgotten one keeps its buttons, which answer as any stale button
 KEYED_KEPT = 1024
+#: the posts read from the outbox at a time; fewer means none was left (no second read to find out)
+PENDING_BATCH = 20
 
 
 async def cancel_all(tasks: Iterable[asyncio.Task[None]]) -> None:
@@ -164,7 +166,7 @@ class Courier:
     async def _send_waiting(self, channel_id: int) -> None:
         while channel_id in self._again:
             self._again.discard(channel_id)
-            while queued := await self.storage.posts.pending(channel_id):
+            while queued := await self.storage.posts.pending(channel_id, limit=PENDING_BATCH):
                 for item in queued:
                     if item.id in self._done:  # sent already; only taking it out failed
                         await self._forget(item.id)
@@ -177,6 +179,8 @@ class Courier:
                         log.exception("post %s of game #%s cannot be sent; it is dropped", item.id, item.game_id)
                     self._sent[channel_id] += 1
                     await self._forget(item.id)
+                if len(queued) < PENDING_BATCH:  # that was all; a post stored since came with a kick (_again)
+                    break
 
     async def _deliver(self, channel_id: int, post: Post, nonce: str, post_id: int) -> None:
         """Send ``post``; a turn's ``live`` post is added to the channel's last message when that is

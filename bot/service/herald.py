@@ -17,7 +17,7 @@ from ..texts import describe_hit, describe_status, ecu_word, narration, ranking,
 from ..words import Button, Command, Mention, Name, Part, Strong, Text, lines, say, text
 from .community import final_lines, record_finished
 from .courier import Courier
-from .course import tips_on
+from .course import first_tip, tips_on
 from .games import Games, is_ai, version_of
 from .hints import hints_note
 from .lessons import Lessons
@@ -243,7 +243,7 @@ class Herald:
         """The first-time tips a turn's ``events`` give the people seated (each tip once per person,
         marked given now: they are part of the turn's post, stored with the action), unless the game's
         ``tips`` option is off. A failure is logged and costs only the tips."""
-        if not tips_on(game.options):
+        if not tips_on(game.options) or first_tip(events, ()) is None:  # (no tip fits: nobody's is read)
             return []
         out: list[Text] = []
         try:

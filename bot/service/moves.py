@@ -63,6 +63,12 @@ def _hand_after(game: GameRecord, caller: Caller, state: GameState, drew: str = 
     return Reply(lines([drew, describe_hand(state, seat)]) if drew else describe_hand(state, seat))
 
 
+def _ai_waited_on(game: GameRecord, state: GameState) -> bool:
+    """Whether the game, as just stored, waits on a seat the AI plays (its AI seats must be driven)."""
+    seat = state.waiting_on
+    return game.status is Status.PLAYING and not state.finished and seat is not None and played_by_ai(game, seat)
+
+
 def _refuse_while_stood_in(game: GameRecord, state: GameState, seat: int | None) -> None:
     """Refusal while the AI plays ``seat`` for its person and the game waits on it (the AI's turn or
     answer for them: the seat is theirs again once that is done)."""
@@ -154,15 +160,19 @@ class Moves:
             opened = OpenGame(self, game, state, seat)
             yield opened
         if opened.played:
-            self.drive(game_id)
+            if _ai_waited_on(opened.game, opened.state):  # (a person's turn: no AI task reads the game again)
+                self.drive(game_id)
             if flush:
                 await self.herald.courier.flush(opened.game.channel_id)
 
     async def play(self, caller: Caller, command: str, options: dict[str, str | None],
-                   game_id: int | None = None, version: str | None = None) -> Reply:
+                   game_id: int | None = None, version: str | None = None, *, seen: GameRecord | None = None
+                   ) -> Reply:
         """Play ``command`` with ``options`` for the caller; the channel hears what happened, the caller
-        gets their hand back. ``version`` (from a button) refuses a click on a stale question."""
-        game = await self.games.playing_here(caller, game_id)
+        gets their hand back. ``version`` (from a button) refuses a click on a stale question. ``seen``:
+        the game being played there (``game_id``, or the caller's channel's) as just read, if it was
+        (``StandIns.present``): not read again before the game's lock, which reloads it."""
+        game = seen if seen is not None else await self.games.playing_here(caller, game_id)
         if game.status is Status.FINISHED:
             raise Refusal(say("Game #{id} is over. Open another with {new}, or {rematch}.", id=game.id,
                               new=Command("new"), rematch=Button("Rematch", "rematch", " under its final ranking")),

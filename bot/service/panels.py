@@ -13,7 +13,7 @@ from rules import INCOME_ROUNDS, Action, Age, GameState, economy
 from rules import events as ev
 
 from ..play import Refusal, RefusalCode
-from ..storage import Status
+from ..storage import GameRecord, Status
 from ..texts import cards_in_words, describe_draw, ecu_word, narration, outlook_ages, outlook_line, who
 from ..words import Strong, Text, lines, say, text
 from .games import Games, find_seat, version_of
@@ -101,10 +101,11 @@ class Panels:
         return ()
 
     async def show(self, caller: Caller, game_id: int | None = None, version: str | None = None,
-                   path: Sequence[str] = (), note: Text | str = "") -> Reply:
+                   path: Sequence[str] = (), note: Text | str = "", *, seen: GameRecord | None = None) -> Reply:
         """The caller's panel at ``path`` (the menu by default). A panel drawn before the game moved on
-        starts again from the menu, saying so."""
-        game = await self.games.playing_here(caller, game_id)
+        starts again from the menu, saying so. ``seen``: the game being played there (``game_id``, or the
+        caller's channel's) as just read, if it was (``StandIns.present``): not read again."""
+        game = seen if seen is not None else await self.games.playing_here(caller, game_id)
         seat = find_seat(game, caller)
         if seat is None:
             raise Refusal("You are not playing in this game: the panel is for its players.", RefusalCode.NOT_SEATED)

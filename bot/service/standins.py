@@ -89,26 +89,31 @@ class StandIns:
         return Reply(say("The AI finishes what it is playing for you now; from then on your seat in game #{id} is "
                          "yours again.", id=game.id))
 
-    async def present(self, caller: Caller, game_id: int | None = None, *, plays: bool = True) -> None:
+    async def present(self, caller: Caller, game_id: int | None = None, *, plays: bool = True) -> GameRecord | None:
         """The caller acted in the game (``plays``: a move or a tap of the turn panel; else a look at their
         hand or the board): their time-outs in a row are forgotten, and the seat the AI stands in for is
         theirs again (one handed over on purpose, only when they play). Nothing is done when nothing
-        changes (no write), or when the game is busy (their next command does it)."""
+        changes (no write), or when the game is busy (their next command does it). Returns the game
+        being played (``game_id``, or the caller's channel's) as read, when the caller is seated in it
+        and nothing was written: what the command goes on with (it reloads it under the game's lock)."""
         found = await self._seated(caller, game_id)
-        if found is None or not _changes(found[0].stand_in(found[1]), plays):
-            return
+        if found is None:
+            return None
+        if not _changes(found[0].stand_in(found[1]), plays):
+            return found[0]
         game, seat = found
         with contextlib.suppress(GameBusyError):
             async with self.games.storage.lock(game.id):
                 game = await self.games.storage.get_game(game.id)
                 entry = game.stand_in(seat)
                 if game.status is not Status.PLAYING or not _changes(entry, plays):
-                    return
+                    return None
                 if entry.is_standing:
                     await self._came_back(game, seat)
                 else:
                     await self._store(game, with_stand_in(game.stand_ins, dataclasses.replace(entry, misses=0)), [])
             await self._told(game)
+        return None
 
     async def _required(self, caller: Caller) -> tuple[GameRecord, int]:
         found = await self._seated(caller, None)
