@@ -68,6 +68,7 @@ class Played:
     log: Reply
     steps: list[Step]
     unmarked: tuple[Step, ...]
+    restarted: tuple[Step, ...]
 
 
 async def _drive(service: Tiempo, storage: Storage, clock: Clock, ai: AI) -> tuple[int, int, set[int], set[int]]:
@@ -136,9 +137,12 @@ async def _play(path: Path) -> Played:
         replays = [await service.replay(ANA, game_id, i) for i in range(len(line.steps))]
         log = await service.game_log(ANA, 40)
         fresh = await Games(storage, clock=clock).history(game)
-        unmarked = cut(service.games.first_state(game), [(a, e) for _, a, e in fresh.actions])
+        first, actions = service.games.first_state(game), [(a, e) for _, a, e in fresh.actions]
+        unmarked = cut(first, actions)
+        restarted = cut(first, actions, {i for i, (r, _, _) in enumerate(fresh.actions) if r.played_for_seat})
         return Played(ana, hers, {t for s, t in ai.turns if s == ana} | clocked, parts, judged,
-                      await storage.list_actions(game_id), replays, log, list(line.steps), unmarked)
+                      await storage.list_actions(game_id), replays, log, list(line.steps), unmarked,
+                      restarted)
     finally:
         await service.close()
         await storage.close()
@@ -181,9 +185,11 @@ def test_the_review_judges_and_names_only_the_turns_a_person_played(played: Play
 
 def test_a_game_played_in_part_for_a_person_replays_as_ever(played: Played) -> None:
     """The replay's steps are those of the log without the marks (the same actions, narration and
-    turns), each step is shown, and the game's log tells every action."""
+    turns), with the same marks as a bot just started finds in storage; each step is shown, and the
+    game's log tells every action."""
     assert [(s.index, s.before.turn, s.actions, s.narration) for s in played.steps] == \
            [(s.index, s.before.turn, s.actions, s.narration) for s in played.unmarked]
     assert not any(s.played_for for s in played.unmarked)
+    assert [s.played_for for s in played.restarted] == [s.played_for for s in played.steps]
     assert len(played.replays) == len(played.steps) and all(plain(r) for r in played.replays)
     assert plain(played.log)
