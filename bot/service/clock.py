@@ -9,7 +9,7 @@ from collections.abc import Callable
 from rules import Action, Choose, EndTurn, GameState, legal_actions
 
 from ..play import Refusal
-from ..storage import GameBusyError, Letter, Status
+from ..storage import PLAYED_FOR_SEAT, GameBusyError, Letter, Status
 from ..texts import who
 from ..words import as_text, say
 from .games import Games
@@ -89,7 +89,8 @@ class TurnClock:
 
     async def _play_for(self, opened: OpenGame) -> None:
         """In ``time_out``: the first answers and the end of the turn, if its time is still up. The seat
-        the game waited on has one more time-out in a row; at the second, the AI plays it (warm.py)."""
+        the game waited on has one more time-out in a row; at the second, the AI plays it (warm.py).
+        Its actions are stored as ``PLAYED_FOR_SEAT``: no one's own (the review leaves their turns out)."""
         game, state = opened.game, opened.state
         if game.turn_deadline is None or self.clock() < game.turn_deadline:
             return
@@ -109,6 +110,6 @@ class TurnClock:
             action = safe_action(state)
             if action is None:
                 break
-            await opened.play(action, game.seats[action.player].user_id, offered=True, lead=lead,
+            await opened.play(action, PLAYED_FOR_SEAT, offered=True, lead=lead,
                               stand_ins=stand_ins if lead else None)
             state, lead = opened.state, []

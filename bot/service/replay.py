@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections import OrderedDict
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from rules import ROUNDS, Action, GameState, apply
@@ -40,7 +41,8 @@ PICTURES_KEPT = 48
 class Step:
     """One step of a timeline: ``index`` 0 is the deal; then the turn of ``player`` in ``round``.
     ``actions`` are the step's actions, each with the position it was played from; ``complete`` is
-    False for the turn in play (told so far)."""
+    False for the turn in play (told so far); ``played_for`` the places in ``actions`` of those the AI
+    or the turn clock played for a person's seat (``PLAYED_FOR_SEAT``: none in a game stored before it)."""
 
     index: int
     round: int
@@ -51,6 +53,7 @@ class Step:
     narration: tuple[Text | str, ...] = ()
     actions: tuple[tuple[GameState, Action], ...] = ()
     complete: bool = True
+    played_for: frozenset[int] = frozenset()
 
     @property
     def is_deal(self) -> bool:
@@ -81,17 +84,20 @@ class Timeline:
         return tuple(out.items())
 
 
-def cut(first: GameState, actions: list[tuple[Action, list[ev.Event]]]) -> tuple[Step, ...]:
+def cut(first: GameState, actions: list[tuple[Action, list[ev.Event]]],
+        played_for: Collection[int] = ()) -> tuple[Step, ...]:
     """The steps of a game from its first position and its actions with their events: a step ends
     with the action whose events end a turn; the actions after the last end of turn make the last
-    step (complete only if they ended the game)."""
+    step (complete only if they ended the game). ``played_for``: the places in ``actions`` of those
+    played for a person's seat by the AI or the turn clock (``Step.played_for``)."""
     steps = [Step(0, first.round, first.active, first, first)]
     state = first
     start = first
     taken: list[tuple[GameState, Action]] = []
     said: list[ev.Event] = []
     told: list[Text | str] = []
-    for action, events in actions:
+    done = 0  # the place in ``actions`` of the step's first action
+    for i, (action, events) in enumerate(actions):
         before = state
         state, _ = apply(state, action)
         taken.append((before, action))
@@ -99,12 +105,17 @@ def cut(first: GameState, actions: list[tuple[Action, list[ev.Event]]]) -> tuple
         told += narration(state, [e for e in events if not isinstance(e, ev.TurnBegan)])
         if any(isinstance(e, ev.TurnEnded) for e in events) or state.finished:
             steps.append(Step(len(steps), start.round, start.active, start, state, tuple(said), tuple(told),
-                              tuple(taken)))
-            start, taken, said, told = state, [], [], []
+                              tuple(taken), played_for=_within(played_for, done, i + 1)))
+            start, taken, said, told, done = state, [], [], [], i + 1
     if taken:
         steps.append(Step(len(steps), start.round, start.active, start, state, tuple(said), tuple(told),
-                          tuple(taken), complete=False))
+                          tuple(taken), complete=False, played_for=_within(played_for, done, len(actions))))
     return tuple(steps)
+
+
+def _within(places: Collection[int], start: int, stop: int) -> frozenset[int]:
+    """Those of ``places`` from ``start`` to before ``stop``, counted from ``start``."""
+    return frozenset(p - start for p in places if start <= p < stop)
 
 
 class Replays:
@@ -149,7 +160,8 @@ class Replays:
             return kept
         h = await self.games.history(game)
         first = self.games.first_state(game)
-        steps = await asyncio.to_thread(cut, first, [(action, events) for _, action, events in h.actions])
+        steps = await asyncio.to_thread(cut, first, [(action, events) for _, action, events in h.actions],
+                                        {i for i, (record, _, _) in enumerate(h.actions) if record.played_for_seat})
         made = Timeline(game, steps)
         self._timelines[game.id] = made
         while len(self._timelines) > TIMELINES_KEPT:

@@ -7,7 +7,10 @@ Ecus, and a picture of its turn.
   own hand, the other hands and the deck as counts), the turn they played passed as ``extra`` and its
   cost read from ``Analysis.cost``: the expected Ecus it loses against the best plan on the same
   deals. The turn played is the player's own actions in it (their answers to decisions included,
-  the others' left out, the end of the turn left out as every plan's is).
+  the others' left out, the end of the turn left out as every plan's is). A turn in which the AI
+  (keeping the seat warm) or the turn clock played any of the player's own actions for them, their
+  end of turn included (``Step.played_for``: stored as ``PLAYED_FOR_SEAT``), is not theirs to answer
+  for: it is left out, and their part says how many were. A game stored before that mark has none.
 * **Clear of the noise.** The search chooses its plan as the master level (and a hint at the same
   play-outs) would, the turn played taking no part in that choice; then the chosen plan and the turn
   played are played out on ``REVIEW_DEALS`` common deals, and a turn is named only if its cost is at
@@ -97,10 +100,28 @@ def own_actions(step: Step) -> tuple[Action, ...]:
     return tuple(a for _, a in step.actions if a.player == step.player and not isinstance(a, EndTurn))
 
 
-def turns_to_review(steps: Sequence[Step], seats: Sequence[int]) -> list[Step]:
+def played_for_them(step: Step) -> bool:
+    """Whether the AI or the turn clock played any of the player's own actions in the turn (their end
+    of turn included) for them (``Step.played_for``)."""
+    return any(i in step.played_for and a.player == step.player for i, (_, a) in enumerate(step.actions))
+
+
+def _whole_turns(steps: Sequence[Step], seats: Sequence[int]) -> list[Step]:
     """The complete turns of ``seats`` that began with the player to act (no decision pending)."""
     return [s for s in steps[1:] if s.complete and s.player in seats and s.before.pending is None
             and not s.before.finished and s.before.waiting_on == s.player]
+
+
+def turns_to_review(steps: Sequence[Step], seats: Sequence[int]) -> list[Step]:
+    """The complete turns of ``seats`` that began with the player to act (no decision pending) and
+    that the player played themselves (not ``played_for_them``)."""
+    return [s for s in _whole_turns(steps, seats) if not played_for_them(s)]
+
+
+def turns_played_for(steps: Sequence[Step], seat: int) -> int:
+    """How many of the turns of ``seat`` a review would cover the AI or the turn clock played (in part)
+    for them (``played_for_them``), so that it leaves them out."""
+    return sum(played_for_them(s) for s in _whole_turns(steps, [seat]))
 
 
 def review_seed(base: int, step: Step) -> int:
@@ -227,12 +248,24 @@ def seat_words(steps: Sequence[Step], costs: Sequence[TurnCost], seat: int, iter
     name = who(final, seat)
     head = say("{game} — the review of {who}'s turns by the AI's top level, each from what they saw then "
                "({n} play-outs a turn):", game=Strong(title), who=name, n=iterations)
+    skipped = _played_for_words(turns_played_for(steps, seat), name)
     worst = costliest(costs, seat)
     if not worst:
-        return lines([head, say("No turn of {who}'s clearly cost half an Ecu or more by its reckoning (beyond "
-                                "the play-outs' luck): well played.", who=name)])
+        return lines([head, *skipped, say("No turn of {who}'s clearly cost half an Ecu or more by its reckoning "
+                                          "(beyond the play-outs' luck): well played.", who=name)])
     by_index = {s.index: s for s in steps}
-    return lines([head, *(turn_words(by_index[c.step], c, i) for i, c in enumerate(worst, 1))])
+    return lines([head, *skipped, *(turn_words(by_index[c.step], c, i) for i, c in enumerate(worst, 1))])
+
+
+def _played_for_words(n: int, name: Text) -> list[Text]:
+    """That ``n`` of the player's turns were played for them, and so are not reviewed (nothing for none)."""
+    if n == 0:
+        return []
+    if n == 1:
+        return [say("The AI or the turn clock played one of {who}'s turns for them (in whole or in part): it is "
+                    "not reviewed.", who=name)]
+    return [say("The AI or the turn clock played {n} of {who}'s turns for them (in whole or in part): they are "
+                "not reviewed.", n=n, who=name)]
 
 
 def review_costs(steps: Sequence[Step], seats: Sequence[int], *, base: int, iterations: int = REVIEW_ITERATIONS,
@@ -409,11 +442,14 @@ __all__ = [
     "better_words",
     "costliest",
     "own_actions",
-    "played_words", "review_costs",
+    "played_for_them",
+    "played_words",
+    "review_costs",
     "review_seed",
     "seat_words",
     "together",
     "turn_cost",
     "turn_picture",
+    "turns_played_for",
     "turns_to_review",
 ]

@@ -11,11 +11,11 @@ from rules import Action, GameState
 
 from ..ai import AIWorker, Analysis, Players, WorkerDied, analyse
 from ..play import Refusal
-from ..storage import DatabaseBusyError, DatabaseFaultError, GameBusyError, GameRecord, Status
+from ..storage import PLAYED_FOR_SEAT, DatabaseBusyError, DatabaseFaultError, GameBusyError, GameRecord, Status
 from ..words import Command, say
 from .clock import safe_action
 from .courier import cancel_all
-from .games import Games
+from .games import Games, is_ai
 from .herald import Herald
 from .messages import Post, encode_post
 from .moves import Moves
@@ -90,9 +90,11 @@ class AISeats:
                 if state.finished or level is None:
                     return
                 action, told = await self._thinking(game, state, level, told)
+                # an AI seat plays as itself; a person's seat kept warm is played for them (the review skips it)
+                actor = seat.user_id if is_ai(seat) else PLAYED_FOR_SEAT
                 try:  # unless the game moved on, or the AI no longer plays the seat
                     async with self.moves.open(game_id, version=game, ai=True) as opened:
-                        await opened.play(action, seat.user_id, offered=True)
+                        await opened.play(action, actor, offered=True)
                 except Refusal:  # the game moved on (or ended) while the AI thought: it looks again
                     continue
                 except GameBusyError:  # someone else is moving in this game: look again in a moment

@@ -19,6 +19,7 @@ from .outbox import Body, Posted, PostQueue, QueuedPost
 from .progress import Progress
 from .records import (
     KEEP,
+    PLAYED_FOR_SEAT,
     TRANSITIONS,
     ActionRecord,
     ChannelBusyError,
@@ -43,6 +44,7 @@ __all__ = [
     "KEEP",
     "MIGRATIONS",
     "MODES",
+    "PLAYED_FOR_SEAT",
     "SCHEMA_VERSION",
     "TRANSITIONS",
     "ActionRecord",

@@ -227,13 +227,26 @@ class GameRecord:
         return self.status.is_active
 
 
+#: the ``actor_id`` of an action played for a person's seat rather than by them: by the AI while it
+#: keeps their seat warm (away, or two time-outs in a row), or by the turn clock when their time was up.
+#: No Discord user has it. Actions stored before it existed carry the person's own id.
+PLAYED_FOR_SEAT: Final = -1
+
+
 @dataclass(frozen=True)
 class ActionRecord:
-    """One accepted action of a game's log, numbered from 1."""
+    """One accepted action of a game's log, numbered from 1. ``actor_id`` is who played it: the
+    person (or the AI seat's own id), or ``PLAYED_FOR_SEAT`` for one the AI or the clock played for a
+    person."""
 
     game_id: int
     seq: int
     actor_id: int
     action: str
     created_at: float
+
+    @property
+    def played_for_seat(self) -> bool:
+        """Whether the AI or the turn clock played it for the seat's person (``PLAYED_FOR_SEAT``)."""
+        return self.actor_id == PLAYED_FOR_SEAT
 
