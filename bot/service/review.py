@@ -246,8 +246,12 @@ def seat_words(steps: Sequence[Step], costs: Sequence[TurnCost], seat: int, iter
     costliest turns (or that none cost much)."""
     final = steps[-1].after
     name = who(final, seat)
-    head = say("{game} — the review of {who}'s turns by the AI's top level, each from what they saw then "
-               "({n} play-outs a turn):", game=Strong(title), who=name, n=iterations)
+    if iterations == 1:
+        head = say("{game} — the review of {who}'s turns by the AI's top level, each from what they saw then "
+                   "(one play-out a turn):", game=Strong(title), who=name)
+    else:
+        head = say("{game} — the review of {who}'s turns by the AI's top level, each from what they saw then "
+                   "({n} play-outs a turn):", game=Strong(title), who=name, n=iterations)
     skipped = _played_for_words(turns_played_for(steps, seat), name)
     worst = costliest(costs, seat)
     if not worst:

@@ -306,3 +306,13 @@ def test_the_top_levels_turn_that_leaves_a_question_says_the_answer_it_reckons_o
     whom = render(who(s, s.pending.decision.player), PLAIN)
     assert "must choose where the downsized Keep" in said
     assert said.endswith(f"The top level reckons on {whom} choosing {cell}. Then the turn ends."), said
+
+
+async def test_the_review_counts_its_play_outs_in_words_one_or_many(service: Tiempo) -> None:
+    """The review's heading says how many play-outs a turn it made: "one play-out", "2 play-outs"."""
+    line = await service.replays.timeline(await service.storage.get_game(1))
+    seat = line.steps[0].player
+    one = render(seat_words(line.steps, [], seat, 1, "Game #1"), PLAIN)
+    two = render(seat_words(line.steps, [], seat, 2, "Game #1"), PLAIN)
+    assert "(one play-out a turn)" in one and "play-outs" not in one.split("\n")[0]
+    assert "(2 play-outs a turn)" in two
