@@ -154,7 +154,6 @@ def _update(board: Board, game_map: GameMap, old: Domains, moved: tuple[int | Bu
     then merged in reading order of their first building, the order a scan finds them in."""
     buildings = board.buildings
     grid = board.grid
-    around = game_map.around
     index = old.index
     dirty: set[int] = set()
     put: dict[int, Building] = {}
@@ -189,12 +188,7 @@ def _update(board: Board, game_map: GameMap, old: Domains, moved: tuple[int | Bu
     groups = old.groups
     if apart:
         for b in put.values():
-            for j in around[len(b.cells)][b.cells[0]]:
-                n = grid[j]
-                if n:
-                    k = index(n)
-                    if k is not None:
-                        dirty.add(k)
+            _touched(board, game_map, old, b, dirty)
         again = dict(put)
         for k in dirty:
             for i in groups[k]:
@@ -228,6 +222,18 @@ def _update(board: Board, game_map: GameMap, old: Domains, moved: tuple[int | Bu
     return Domains(tuple(kept), tuple(starts), head, walked)
 
 
+def _touched(board: Board, game_map: GameMap, old: Domains, b: Building, dirty: set[int]) -> None:
+    """Adds to ``dirty`` the index in ``old`` of every domain a building next to ``b`` belongs to."""
+    grid = board.grid
+    index = old.index
+    for j in game_map.around[len(b.cells)][b.cells[0]]:
+        n = grid[j]
+        if n:
+            k = index(n)
+            if k is not None:
+                dirty.add(k)
+
+
 def _holds(board: Board, game_map: GameMap, taken: Building) -> bool:
     """Whether the domain of ``taken`` (the only building taken) holds together without it as it was:
     it was put back touching every building it touched, or it touched at most one."""
@@ -258,15 +264,10 @@ def _merge(board: Board, game_map: GameMap, old: Domains, put: dict[int, Buildin
         own = index(bid)
         if own is not None:
             dirty.add(own)
-        for j in around[len(b.cells)][b.cells[0]]:
-            n = grid[j]
-            if n:
-                k = index(n)
-                if k is not None:
-                    dirty.add(k)
+        _touched(board, game_map, old, b, dirty)
         ids = [] if own is not None else [bid]
-        for k in dirty:
-            ids.extend(i for i in groups[k] if i in buildings)
+        for d in dirty:
+            ids.extend(i for i in groups[d] if i in buildings)
         return [_first_first(ids, buildings)]
     # union-find over the old domains (-1 - index) and the buildings new to them (their ids)
     parent: dict[int, int] = {}

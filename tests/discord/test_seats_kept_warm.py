@@ -16,6 +16,7 @@ from bot.service import Caller, Post, Refusal, RefusalCode, Tiempo
 from bot.service.clock import safe_action
 from bot.storage import StandIn, Storage
 from rules import Action, GameState
+from tests.support.clocks import Clock
 from tests.support.discord_play import Clock as DiscordClock
 from tests.support.discord_play import answer, make_bot, open_table, public, state_of, user_of
 from tests.support.discord_sim import DiscordSim, SimMessage
@@ -34,14 +35,6 @@ class Channel:
 
     def since(self, n: int) -> str:
         return "\n".join(self.said[n:])
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @dataclass

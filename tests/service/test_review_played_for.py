@@ -21,6 +21,7 @@ from bot.service.replay import Step, cut
 from bot.storage import PLAYED_FOR_SEAT, ActionRecord, Storage
 from bot.words import PLAIN, render
 from rules import Action, GameState, legal_actions
+from tests.support.clocks import Clock
 from tests.support.gameplay import choose
 from tests.support.replayed import Silent
 
@@ -28,14 +29,6 @@ ANA, BEN = Caller(1, 1, 100, "Ana"), Caller(1, 1, 101, "Ben")
 #: play-outs a turn and common deals (the bot's own review makes more)
 ITERATIONS = 2
 DEALS = 2
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @dataclass

@@ -13,6 +13,7 @@ from bot.service import Caller, Post, Tiempo
 from bot.service.clock import time_left
 from bot.storage import SeatRecord, Status, Storage
 from tests.support.backends import Backend
+from tests.support.clocks import Clock
 
 ANA, BEN = Caller(1, 1, 100, "Ana"), Caller(1, 1, 101, "Ben")
 SEATS = (SeatRecord(101, "Ana", "Red"), SeatRecord(202, "Ben", "White"))
@@ -26,14 +27,6 @@ class Channel:
 
     async def post(self, channel_id: int, post: Post, nonce: str | None = None) -> None:
         self.said.append(post.text.plain())
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.mark.parametrize(("seconds", "words"), [(30, "30 s"), (4, "10 s"), (95, "100 s"), (119, "120 s"),

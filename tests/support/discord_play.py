@@ -15,6 +15,7 @@ from bot.config import Config
 from bot.discord import TiempoBot
 from bot.service import SEP
 from rules import Action, Construct, EndTurn, GameState, legal_actions
+from tests.support import clocks
 from tests.support.discord_sim import DiscordSim, SimMessage, SimUser
 
 
@@ -28,14 +29,11 @@ def random_ai(state: GameState, seat: int, level: str, *, seed: int, budget_s: f
     return rng.choice(actions)
 
 
-class Clock:
-    """A clock the test moves by hand."""
+class Clock(clocks.Clock):
+    """A clock the test moves by hand, from a date a Discord snowflake can carry."""
 
     def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
+        super().__init__(1_800_000_000.0)
 
 
 def make_bot(sim: DiscordSim, db: Path, config_options: dict[str, Any] | None = None, **options: Any) -> TiempoBot:
