@@ -1,11 +1,13 @@
-"""The fitted evaluation (``bot.ai.evaluate.features``, ``fitted_value``, ``fitted_score``)."""
+"""The fitted evaluation (``bot.ai.evaluate.features``, ``fitted_value``, ``fitted_score``) and the
+master level's switch between it and the strong level's (``bot.ai.search.EVALUATION``)."""
 
 from __future__ import annotations
 
 import pytest
 
-from bot.ai import GreedyPlayer
-from bot.ai.evaluate import FEATURES, FITTED, facts, features, fitted_score, fitted_value, turns_left
+from bot.ai import GreedyPlayer, search
+from bot.ai.evaluate import FEATURES, FITTED, facts, features, fitted_score, fitted_value, score, turns_left, value
+from bot.ai.levels import STRONG_WEIGHTS
 from rules import apply
 from tests.support.gameplay import greedy_turn_start
 
@@ -58,3 +60,13 @@ def test_an_ecu_more_is_worth_an_ecu_more_to_the_seat_and_half_one_less_as_the_l
     assert fitted_score(richer, seat) == pytest.approx(fitted_score(s, seat) + 1)
     assert fitted_score(rival_richer, seat) == pytest.approx(fitted_score(s, seat) - 0.5)
 
+
+def test_the_master_level_judges_by_the_evaluation_its_switch_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    s = greedy_turn_start(4, seed=74, steps=8)
+    seat = s.active
+    assert search.EVALUATION == "fitted"
+    assert search.evaluation(s, seat) == pytest.approx(fitted_score(s, seat))
+    assert search.estimate(s, seat) == pytest.approx(fitted_value(s, seat))
+    monkeypatch.setattr(search, "EVALUATION", "strong")
+    assert search.evaluation(s, seat) == score(s, seat, STRONG_WEIGHTS)
+    assert search.estimate(s, seat) == value(s, seat, STRONG_WEIGHTS)
