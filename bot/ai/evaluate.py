@@ -1,5 +1,5 @@
-"""The evaluation function shared by the ``greedy`` and ``strong`` levels, and the fitted one of
-the ``master`` level.
+"""The evaluation function shared by the ``greedy``, ``strong`` and ``master`` levels, and a fitted
+one the ``master`` level can be switched to (``search.EVALUATION``).
 
 A position is worth, to one player, an estimate of the Ecus he will hold at the end of the game
 (R22: the most Ecus wins). It adds up, in Ecus:
@@ -23,7 +23,8 @@ the best-placed other player (``lead`` = 1: only he counts), which is what winni
 that pays the leader's domain costs more than a Town that pays a trailing player's. ``score`` is what
 the AI maximises.
 
-**The fitted evaluation** (``fitted_value``, ``fitted_score``; the ``master`` level's): the same
+**The fitted evaluation** (``fitted_value``, ``fitted_score``; an experiment: the ``master`` level
+with it won no more games than with the strong level's weights, docs/ai.md): the same
 kind of estimate of the final Ecus, linear in a player's ``features`` with coefficients fitted by
 least squares on the outcomes of greedy games (``FITTED``, by number of players and round, from
 ``bench/evalfit.py``): the slopes shared by all rounds, an intercept per round, an Ecu in hand

@@ -4,8 +4,8 @@
 
 * **A move is a whole turn.** The root's children are plans for the rest of the seat's turn (its
   own moves and the decisions they raise for it), found by the strong level's beam search on the
-  view (``levels.beam_plans``: the best ``ROOT_PLANS`` distinct positions it reached, ranked by the
-  master level's evaluation, ``evaluation``), the turn the greedy level
+  view (``levels.beam_plans``, the best ``ROOT_PLANS`` distinct positions; with another
+  ``EVALUATION`` than strong's, the best of the positions it reached by that one), the turn the greedy level
   would play (``greedy_plan``: always a plan, the anchor if the beam found nothing better), a paid
   exchange when one is still possible (third in the order widening opens them). A plan the caller
   adds (a review adds the turn that was played) takes no part in the search: see *Confirming*.
@@ -14,8 +14,8 @@
   plays the chosen plan on that deal, ends the turn, lets the other players play their turns
   greedily (``greedy_step``, judged quickly) and **cuts the play-out at the seat's next turn** — the
   end of the round as the seat sees it — where the position is scored by the evaluation
-  (``evaluation``: ``evaluate.fitted_score``, the final Ecus as fitted on games, minus half the
-  best-placed rival's; ``EVALUATION`` switches back to the strong level's ``evaluate.score``), or, if
+  (``evaluation``: ``evaluate.score`` with the strong level's weights, estimated final Ecus minus
+  half the best-placed rival's; ``EVALUATION`` switches to the fitted evaluation), or, if
   the game has ended, by the margin over the best other player and a bonus for a
   win (``leaf_score``). Below the root the seat's information sets almost never repeat (it has drawn different
   cards on every deal, and the others' turns depend on their dealt hands), so the tree is the root
@@ -58,7 +58,7 @@ import random
 import statistics
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rules import Action, Choose, EndTurn, Exchange, GameState, RuleError, apply
 
@@ -98,10 +98,14 @@ MIN_DEALS = 3
 #: master: how many turns of each other player a play-out lets pass before it is scored (1: to the
 #: seat's next turn); more only with two players, where a round is one greedy turn
 ROUNDS: Mapping[int, int] = {2: 2}
-#: master: the evaluation of its play-outs' ends and of its root plans: "fitted" (``evaluate.fitted_score``:
-#: the final Ecus as fitted on games, minus half the best other player's) or "strong" (``evaluate.score``
-#: with the strong level's weights, as before the fit); a switch for experiments
-EVALUATION = "fitted"
+#: master: the evaluation of its play-outs' ends and of its root plans, a switch for experiments:
+#: "strong" (``evaluate.score`` with the strong level's weights), "fitted" (``evaluate.fitted_score``: the
+#: final Ecus as fitted on games, minus half the best other player's) or "tuned" (``TUNED_WEIGHTS``).
+#: Neither of the last two won more games on the same seeds (docs/ai.md, "The fitted evaluation")
+EVALUATION = "strong"
+#: master: the strong level's weights with later incomes valued as the fit found them (``EVALUATION``
+#: "tuned"): income held by a level-1 top building or a tied lead worth almost nothing, a firm one in full
+TUNED_WEIGHTS = replace(STRONG_WEIGHTS, future=1.0, risk=(0.9, 0.25, 0.0))
 #: master: what a win is worth (Ecus) to a play-out that reaches the end of the game, on top of the
 #: margin over the best of the other players
 WIN_BONUS = 10.0
@@ -304,14 +308,14 @@ def evaluation(s: GameState, seat: int, known: Facts | None = None) -> float:
     final Ecus minus half the best-placed other player's."""
     if EVALUATION == "fitted":
         return fitted_score(s, seat, known)
-    return score(s, seat, STRONG_WEIGHTS, known)
+    return score(s, seat, TUNED_WEIGHTS if EVALUATION == "tuned" else STRONG_WEIGHTS, known)
 
 
 def estimate(s: GameState, seat: int) -> float:
     """The seat's estimated final Ecus in ``s`` by the master level's evaluation (``EVALUATION``)."""
     if EVALUATION == "fitted":
         return fitted_value(s, seat)
-    return value(s, seat, STRONG_WEIGHTS)
+    return value(s, seat, TUNED_WEIGHTS if EVALUATION == "tuned" else STRONG_WEIGHTS)
 
 
 def leaf_score(s: GameState, seat: int) -> float:
@@ -375,7 +379,7 @@ def root_plans(view: View, seat: int, *, deadline: float, clock: Clock) -> list[
     ``ROOT_PLANS`` distinct positions, and a paid exchange if one is still possible (the exchange then
     a greedy turn, third: a different kind of turn should be tried early)."""
     s = view.state
-    if EVALUATION == "fitted":
+    if EVALUATION != "strong":
         # the beam (strong's weights) proposes; the master level's evaluation ranks what it found
         beam = beam_plans(s, seat, width=BEAM_WIDTH, depth=BEAM_DEPTH, deadline=deadline, keep=4 * ROOT_PLANS,
                           clock=clock)

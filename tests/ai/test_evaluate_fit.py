@@ -3,9 +3,12 @@ master level's switch between it and the strong level's (``bot.ai.search.EVALUAT
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from bot.ai import GreedyPlayer, search
+from bot.ai.common import project
 from bot.ai.evaluate import FEATURES, FITTED, facts, features, fitted_score, fitted_value, score, turns_left, value
 from bot.ai.levels import STRONG_WEIGHTS
 from rules import apply
@@ -62,11 +65,20 @@ def test_an_ecu_more_is_worth_an_ecu_more_to_the_seat_and_half_one_less_as_the_l
 
 
 def test_the_master_level_judges_by_the_evaluation_its_switch_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Strong's by default (the fitted one won no more games); the fitted one or the tuned weights
+    when the switch names them, at the leaves and in the root's ranking alike."""
     s = greedy_turn_start(4, seed=74, steps=8)
     seat = s.active
-    assert search.EVALUATION == "fitted"
-    assert search.evaluation(s, seat) == pytest.approx(fitted_score(s, seat))
-    assert search.estimate(s, seat) == pytest.approx(fitted_value(s, seat))
-    monkeypatch.setattr(search, "EVALUATION", "strong")
+    assert search.EVALUATION == "strong"
     assert search.evaluation(s, seat) == score(s, seat, STRONG_WEIGHTS)
     assert search.estimate(s, seat) == value(s, seat, STRONG_WEIGHTS)
+    monkeypatch.setattr(search, "EVALUATION", "tuned")
+    assert search.evaluation(s, seat) == score(s, seat, search.TUNED_WEIGHTS)
+    monkeypatch.setattr(search, "EVALUATION", "fitted")
+    assert search.evaluation(s, seat) == pytest.approx(fitted_score(s, seat))
+    assert search.estimate(s, seat) == pytest.approx(fitted_value(s, seat))
+    view = project(s, seat)
+    plans = search.root_plans(view, seat, deadline=float("inf"), clock=time.perf_counter)
+    best, prior = plans[0]
+    assert prior == max(p for _, p in plans), "the anchor is the plan the fitted evaluation rates best"
+    assert prior == pytest.approx(search.evaluation(search._led_to(view.state, best), seat))

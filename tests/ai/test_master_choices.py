@@ -1,7 +1,7 @@
-"""The master level's choices on a set of positions, as recorded (tests/ai/data/master_choices.json; first
-on main before the review's noise fix, again by ``record`` when the master level took the fitted
-evaluation): what the review or the hint adds to the search must not change the plan the master level
-chooses, nor how its play-outs were spent."""
+"""The master level's choices on a set of positions, as recorded on main before the review's noise fix
+(tests/ai/data/master_choices.json; ``record`` writes them again after a deliberate change to the
+master level's play): what the review or the hint adds to the search must not change the plan the
+master level chooses, nor how its play-outs were spent."""
 
 from __future__ import annotations
 
