@@ -1,4 +1,5 @@
-"""The evaluation function shared by the ``greedy`` and ``strong`` levels.
+"""The evaluation function shared by the ``greedy``, ``strong`` and ``master`` levels, and a fitted
+one the ``master`` level can be switched to (``search.EVALUATION``).
 
 A position is worth, to one player, an estimate of the Ecus he will hold at the end of the game
 (R22: the most Ecus wins). It adds up, in Ecus:
@@ -21,6 +22,15 @@ harming a rival's domain counts too. With ``lead`` above 0 that share is moved f
 the best-placed other player (``lead`` = 1: only he counts), which is what winning needs: a Town
 that pays the leader's domain costs more than a Town that pays a trailing player's. ``score`` is what
 the AI maximises.
+
+**The fitted evaluation** (``fitted_value``, ``fitted_score``; an experiment: the ``master`` level
+with it won no more games than with the strong level's weights, docs/ai.md): the same
+kind of estimate of the final Ecus, linear in a player's ``features`` with coefficients fitted by
+least squares on the outcomes of greedy games (``FITTED``, by number of players and round, from
+``bench/evalfit.py``): the slopes shared by all rounds, an intercept per round, an Ecu in hand
+counted as one, cubes and cards at the hand-set 0.02 and 0.15 (fitted freely they stood for other
+things — the fitted values made a greedy player lose). Its score is the value minus half the best
+other player's, as the strong level's.
 """
 
 from __future__ import annotations
@@ -28,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from rules import INCOME_ROUNDS, Age, Building, Domains, GameState, Kind, domains
+from rules import INCOME_ROUNDS, ROUNDS, Age, Building, Domains, GameState, Kind, domains
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,3 +319,100 @@ def score(s: GameState, player: int, w: Weights = DEFAULT, known: Facts | None =
         return mine
     mean = sum(others) / len(others)
     return mine - w.rivalry * (mean + w.lead * (max(others) - mean))
+
+
+# ---------------------------------------------------------------------------------------------
+# the fitted evaluation (the master level's): a linear estimate of the final Ecus learned from games
+
+#: the fitted evaluation's features for one player, in the order ``features`` returns them: Ecus in
+#: hand; the income due at the end of the turn in progress (``income_events``); for every later
+#: income, what the two best boards pay today, split by how firmly it is held (``BoardFacts.hold``:
+#: 0 loosest, 2 firmest); for every later income, what the boards where the pawns stand pay today;
+#: domains and their levels above 1 (Might and Faith); cubes in supply; cards in hand; his turns still
+#: to come (``turns_left``); 1
+FEATURES = ("ecus", "now", "later_h0", "later_h1", "later_h2", "later_pawns", "domains", "levels", "cubes", "cards",
+            "turns", "one")
+
+
+def turns_left(s: GameState, player: int) -> int:
+    """How many turns ``player`` has still to begin: one a round after this one, one more if his turn
+    this round is still to come (a turn in progress is not counted, whatever it has done, so that
+    every move of a turn sees the same count)."""
+    n = len(s.players)
+    return ROUNDS - s.round + ((player - s.first) % n > (s.active - s.first) % n)
+
+
+def features(s: GameState, player: int, known: Facts | None = None) -> tuple[float, ...]:
+    """``player``'s features in ``s`` (``FEATURES``); the game must not be over."""
+    p = s.players[player]
+    f = known if known is not None else facts(s)
+    now, later = income_events(s, player)
+    incomes = (f[0].income[player], f[1].income[player], f[2].income[player])
+    pawns = sum(incomes[a] for a in set(p.pawns))
+    worst = min(range(3), key=lambda a: (incomes[a], -a))
+    h = [0.0, 0.0, 0.0]
+    for a in range(3):
+        if a != worst:
+            for k in range(3):
+                h[k] += f[a].hold[player][k]
+    return (
+        float(p.ecus),
+        float(pawns if now else 0),
+        later * h[0],
+        later * h[1],
+        later * h[2],
+        float(later * pawns),
+        float(f[0].domains[player] + f[1].domains[player]),
+        float(f[0].levels[player] + f[1].levels[player]),
+        float(p.supply),
+        float(p.hand.total),
+        float(turns_left(s, player)),
+        1.0,
+    )
+
+
+#: the fitted evaluation's coefficients, by (number of players, round), one per ``FEATURES``: the
+#: final Ecus fitted by least squares on the features of every player at two points of every turn of
+#: 218 greedy games, 174 of them for the fit (``bench/evalfit.py fit --pool --fixed
+#: ecus=1,cubes=0.02,cards=0.15``): slopes shared by the rounds, an intercept per round (which no
+#: comparison of two positions of one round sees); five players use the four-player table
+FITTED: Mapping[tuple[int, int], tuple[float, ...]] = {
+    (2, 1): (1.000, 0.881, 0.053, 0.727, 0.893, -0.098, -1.316, 2.915, 0.020, 0.150, 3.782, 27.654),
+    (2, 2): (1.000, 0.881, 0.053, 0.727, 0.893, -0.098, -1.316, 2.915, 0.020, 0.150, 3.782, 23.591),
+    (2, 3): (1.000, 0.881, 0.053, 0.727, 0.893, -0.098, -1.316, 2.915, 0.020, 0.150, 3.782, 17.843),
+    (2, 4): (1.000, 0.881, 0.053, 0.727, 0.893, -0.098, -1.316, 2.915, 0.020, 0.150, 3.782, 10.904),
+    (2, 5): (1.000, 0.881, 0.053, 0.727, 0.893, -0.098, -1.316, 2.915, 0.020, 0.150, 3.782, 4.760),
+    (2, 6): (1.000, 0.881, 0.053, 0.727, 0.893, -0.098, -1.316, 2.915, 0.020, 0.150, 3.782, 5.255),
+    (2, 7): (1.000, 0.881, 0.053, 0.727, 0.893, -0.098, -1.316, 2.915, 0.020, 0.150, 3.782, 0.679),
+    (3, 1): (1.000, 0.938, 0.087, 0.780, 1.042, -0.055, -0.112, 3.158, 0.020, 0.150, 2.493, 24.055),
+    (3, 2): (1.000, 0.938, 0.087, 0.780, 1.042, -0.055, -0.112, 3.158, 0.020, 0.150, 2.493, 16.003),
+    (3, 3): (1.000, 0.938, 0.087, 0.780, 1.042, -0.055, -0.112, 3.158, 0.020, 0.150, 2.493, 8.152),
+    (3, 4): (1.000, 0.938, 0.087, 0.780, 1.042, -0.055, -0.112, 3.158, 0.020, 0.150, 2.493, 1.939),
+    (3, 5): (1.000, 0.938, 0.087, 0.780, 1.042, -0.055, -0.112, 3.158, 0.020, 0.150, 2.493, -2.280),
+    (3, 6): (1.000, 0.938, 0.087, 0.780, 1.042, -0.055, -0.112, 3.158, 0.020, 0.150, 2.493, -2.370),
+    (3, 7): (1.000, 0.938, 0.087, 0.780, 1.042, -0.055, -0.112, 3.158, 0.020, 0.150, 2.493, -4.145),
+    (4, 1): (1.000, 0.956, 0.031, 0.626, 1.040, -0.165, -0.388, 3.831, 0.020, 0.150, 4.404, 5.480),
+    (4, 2): (1.000, 0.956, 0.031, 0.626, 1.040, -0.165, -0.388, 3.831, 0.020, 0.150, 4.404, -0.017),
+    (4, 3): (1.000, 0.956, 0.031, 0.626, 1.040, -0.165, -0.388, 3.831, 0.020, 0.150, 4.404, -5.081),
+    (4, 4): (1.000, 0.956, 0.031, 0.626, 1.040, -0.165, -0.388, 3.831, 0.020, 0.150, 4.404, -8.163),
+    (4, 5): (1.000, 0.956, 0.031, 0.626, 1.040, -0.165, -0.388, 3.831, 0.020, 0.150, 4.404, -8.488),
+    (4, 6): (1.000, 0.956, 0.031, 0.626, 1.040, -0.165, -0.388, 3.831, 0.020, 0.150, 4.404, -5.039),
+    (4, 7): (1.000, 0.956, 0.031, 0.626, 1.040, -0.165, -0.388, 3.831, 0.020, 0.150, 4.404, -3.987),
+}
+
+
+def fitted_value(s: GameState, player: int, known: Facts | None = None) -> float:
+    """``player``'s final Ecus as the fitted evaluation estimates them in ``s`` (his Ecus once the
+    game is over)."""
+    if s.finished:
+        return float(s.players[player].ecus)
+    c = FITTED[(min(4, len(s.players)), s.round)]
+    return sum(a * b for a, b in zip(c, features(s, player, known), strict=True))
+
+
+def fitted_score(s: GameState, player: int, known: Facts | None = None, rivalry: float = 0.5) -> float:
+    """``player``'s fitted value minus ``rivalry`` times the best fitted value of the others."""
+    f = known if known is not None or s.finished else facts(s)
+    mine = fitted_value(s, player, f)
+    others = [fitted_value(s, j, f) for j in range(len(s.players)) if j != player]
+    return mine - rivalry * max(others) if others else mine

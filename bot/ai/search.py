@@ -4,7 +4,8 @@
 
 * **A move is a whole turn.** The root's children are plans for the rest of the seat's turn (its
   own moves and the decisions they raise for it), found by the strong level's beam search on the
-  view (``levels.beam_plans``, the best ``ROOT_PLANS`` distinct positions), the turn the greedy level
+  view (``levels.beam_plans``, the best ``ROOT_PLANS`` distinct positions; with another
+  ``EVALUATION`` than strong's, the best of the positions it reached by that one), the turn the greedy level
   would play (``greedy_plan``: always a plan, the anchor if the beam found nothing better), a paid
   exchange when one is still possible (third in the order widening opens them). A plan the caller
   adds (a review adds the turn that was played) takes no part in the search: see *Confirming*.
@@ -13,8 +14,9 @@
   plays the chosen plan on that deal, ends the turn, lets the other players play their turns
   greedily (``greedy_step``, judged quickly) and **cuts the play-out at the seat's next turn** — the
   end of the round as the seat sees it — where the position is scored by the evaluation
-  (``evaluate.score`` with the strong level's weights: estimated final Ecus minus half the best-placed
-  rival's), or, if the game has ended, by the margin over the best other player and a bonus for a
+  (``evaluation``: ``evaluate.score`` with the strong level's weights, estimated final Ecus minus
+  half the best-placed rival's; ``EVALUATION`` switches to the fitted evaluation), or, if
+  the game has ended, by the margin over the best other player and a bonus for a
   win (``leaf_score``). Below the root the seat's information sets almost never repeat (it has drawn different
   cards on every deal, and the others' turns depend on their dealt hands), so the tree is the root
   and its plans; the play-out policy stands for everything below it.
@@ -56,12 +58,12 @@ import random
 import statistics
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rules import Action, Choose, EndTurn, Exchange, GameState, RuleError, apply
 
 from .common import View, determinize, end_turn, fingerprint, mix_seed, project, resolve_pending
-from .evaluate import facts, score, value
+from .evaluate import Facts, facts, fitted_score, fitted_value, score, value
 from .levels import (
     STRONG_WEIGHTS,
     Clock,
@@ -96,6 +98,14 @@ MIN_DEALS = 3
 #: master: how many turns of each other player a play-out lets pass before it is scored (1: to the
 #: seat's next turn); more only with two players, where a round is one greedy turn
 ROUNDS: Mapping[int, int] = {2: 2}
+#: master: the evaluation of its play-outs' ends and of its root plans, a switch for experiments:
+#: "strong" (``evaluate.score`` with the strong level's weights), "fitted" (``evaluate.fitted_score``: the
+#: final Ecus as fitted on games, minus half the best other player's) or "tuned" (``TUNED_WEIGHTS``).
+#: Neither of the last two won more games on the same seeds (docs/ai.md, "The fitted evaluation")
+EVALUATION = "strong"
+#: master: the strong level's weights with later incomes valued as the fit found them (``EVALUATION``
+#: "tuned"): income held by a level-1 top building or a tied lead worth almost nothing, a firm one in full
+TUNED_WEIGHTS = replace(STRONG_WEIGHTS, future=1.0, risk=(0.9, 0.25, 0.0))
 #: master: what a win is worth (Ecus) to a play-out that reaches the end of the game, on top of the
 #: margin over the best of the other players
 WIN_BONUS = 10.0
@@ -110,9 +120,10 @@ class Alternative:
     best-placed rival's; for a play-out that ends the game, ``leaf_score``), ``gain`` its mean
     difference from the anchor (the first plan, the beam's best) on the same deals, ``ecus`` the
     seat's estimated final Ecus (mean over the play-outs; for a plan never played out, on the view
-    right after it, as ``value`` is then the beam's score), ``income`` what the seat's two best
+    right after it, as ``value`` is then the evaluation's), ``income`` what the seat's two best
     boards would pay at an income right after the plan and ``domains`` how many domains it controls
-    then (on its view; no play-out needed). ``prior`` is the beam's score. ``error`` is the standard
+    then (on its view; no play-out needed). ``prior`` is the evaluation's score of where it leads (the
+    root's ranking). ``error`` is the standard
     error of ``gain`` (0 for the anchor, and with fewer than two deals), ``scores`` the play-outs'
     scores by deal (the ``j``-th on deal ``j``, as for every plan: plans compare deal by deal)."""
 
@@ -231,7 +242,7 @@ class Search:
         began = clock()
         end = play_out(self.deal(len(self.samples[k])), self.seat, self.plans[k][0])
         self.samples[k].append(leaf_score(end, self.seat) if end is not None else -1e9)
-        self.ecus[k].append(value(end, self.seat, STRONG_WEIGHTS) if end is not None else 0.0)
+        self.ecus[k].append(estimate(end, self.seat) if end is not None else 0.0)
         took = clock() - began
         self.playouts += 1
         self.spent += took
@@ -292,12 +303,27 @@ class Search:
         return best
 
 
+def evaluation(s: GameState, seat: int, known: Facts | None = None) -> float:
+    """The master level's evaluation of ``s`` for ``seat`` (``EVALUATION``): the seat's estimated
+    final Ecus minus half the best-placed other player's."""
+    if EVALUATION == "fitted":
+        return fitted_score(s, seat, known)
+    return score(s, seat, TUNED_WEIGHTS if EVALUATION == "tuned" else STRONG_WEIGHTS, known)
+
+
+def estimate(s: GameState, seat: int) -> float:
+    """The seat's estimated final Ecus in ``s`` by the master level's evaluation (``EVALUATION``)."""
+    if EVALUATION == "fitted":
+        return fitted_value(s, seat)
+    return value(s, seat, TUNED_WEIGHTS if EVALUATION == "tuned" else STRONG_WEIGHTS)
+
+
 def leaf_score(s: GameState, seat: int) -> float:
-    """The score of a play-out's end for ``seat``: the evaluation (``evaluate.score``, strong's
-    weights) while the game goes on; at the end of the game, what decides it (R22): the seat's Ecus
-    minus the best of the others' in full, and ``WIN_BONUS`` for a win (shared by the winners)."""
+    """The score of a play-out's end for ``seat``: the evaluation (``evaluation``) while the game
+    goes on; at the end of the game, what decides it (R22): the seat's Ecus minus the best of the
+    others' in full, and ``WIN_BONUS`` for a win (shared by the winners)."""
     if not s.finished:
-        return score(s, seat, STRONG_WEIGHTS)
+        return evaluation(s, seat)
     ecus = [p.ecus for p in s.players]
     best_other = max(e for j, e in enumerate(ecus) if j != seat)
     won = WIN_BONUS / len(s.winners) if seat in s.winners else 0.0
@@ -353,8 +379,17 @@ def root_plans(view: View, seat: int, *, deadline: float, clock: Clock) -> list[
     ``ROOT_PLANS`` distinct positions, and a paid exchange if one is still possible (the exchange then
     a greedy turn, third: a different kind of turn should be tried early)."""
     s = view.state
-    beam = beam_plans(s, seat, width=BEAM_WIDTH, depth=BEAM_DEPTH, deadline=deadline, keep=ROOT_PLANS, clock=clock)
-    plans = [(p.actions, p.value) for p in beam]
+    if EVALUATION != "strong":
+        # the beam (strong's weights) proposes; the master level's evaluation ranks what it found
+        beam = beam_plans(s, seat, width=BEAM_WIDTH, depth=BEAM_DEPTH, deadline=deadline, keep=4 * ROOT_PLANS,
+                          clock=clock)
+        ranked = sorted(((p.actions, evaluation(resolve_pending(p.final, best_choice)[0], seat)) for p in beam),
+                        key=lambda ap: -ap[1])
+        plans = ranked[:ROOT_PLANS]
+    else:
+        beam = beam_plans(s, seat, width=BEAM_WIDTH, depth=BEAM_DEPTH, deadline=deadline, keep=ROOT_PLANS,
+                          clock=clock)
+        plans = [(p.actions, p.value) for p in beam]
     greedy = greedy_plan(s, seat)
     if all(a != greedy for a, _ in plans):
         # the greedy level's own turn always competes; the anchor if the beam found nothing better
@@ -393,7 +428,7 @@ def _prior(s: GameState, seat: int, actions: list[Action]) -> float:
     """The beam's score of where ``actions`` lead on the view (a plan that cannot be played there,
     or that begins with an exchange, counts as the position before it)."""
     cur, _ = resolve_pending(_led_to(s, actions), best_choice)
-    return score(cur, seat, STRONG_WEIGHTS)
+    return evaluation(cur, seat)
 
 
 def _led_to(s: GameState, actions: Sequence[Action]) -> GameState:
@@ -464,7 +499,7 @@ def _alternative(found: Search, k: int) -> Alternative:
         visits=len(samples),
         value=statistics.fmean(samples) if samples else prior,
         gain=found.gain(k),
-        ecus=statistics.fmean(found.ecus[k]) if found.ecus[k] else value(cur, seat, STRONG_WEIGHTS),
+        ecus=statistics.fmean(found.ecus[k]) if found.ecus[k] else estimate(cur, seat),
         income=incomes[0] + incomes[1],
         domains=f[0].domains[seat] + f[1].domains[seat],
         prior=prior,
@@ -489,8 +524,8 @@ def _analyse_decision(view: View, seat: int, rng: random.Random) -> Analysis:
         after, _ = resolve_pending(after, best_choice)
         f = facts(after)
         incomes = sorted((f[0].income[seat], f[1].income[seat], f[2].income[seat]), reverse=True)
-        v = score(after, seat, STRONG_WEIGHTS)
-        alts.append(Alternative((c,), 0, v, 0.0, value(after, seat, STRONG_WEIGHTS), incomes[0] + incomes[1],
+        v = evaluation(after, seat, f)
+        alts.append(Alternative((c,), 0, v, 0.0, estimate(after, seat), incomes[0] + incomes[1],
                                 f[0].domains[seat] + f[1].domains[seat], v))
     best = [a for a in alts if a.actions == (chosen,)]
     rest = sorted((a for a in alts if a.actions != (chosen,)), key=lambda a: -a.value)

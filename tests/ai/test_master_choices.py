@@ -1,6 +1,7 @@
 """The master level's choices on a set of positions, as recorded on main before the review's noise fix
-(tests/ai/data/master_choices.json): what the review or the hint adds to the search must not change
-the plan the master level chooses, nor how its play-outs were spent."""
+(tests/ai/data/master_choices.json; ``record`` writes them again after a deliberate change to the
+master level's play): what the review or the hint adds to the search must not change the plan the
+master level chooses, nor how its play-outs were spent."""
 
 from __future__ import annotations
 
@@ -77,3 +78,21 @@ def test_a_review_chooses_as_the_master_level_and_never_blames_its_choice(case: 
             common = list(zip(review.best.scores, alt.scores, strict=False))
             assert len(common) >= REVIEW_DEALS
             assert cost == pytest.approx(max(0.0, sum(b - x for b, x in common) / len(common)))
+
+
+def record() -> None:
+    """Record the choices again (``tests/ai/data/master_choices.json``), on the same positions, after a
+    deliberate change to the master level's play: ``PYTHONPATH=. python -m tests.ai.test_master_choices``."""
+    lines = []
+    for case in RECORDED:
+        s = greedy_turn_start(case["players"], case["seed"], case["steps"])
+        found = analyse(s, s.active, seed=7, iterations=case["iterations"])
+        fresh = {key: case[key] for key in ("players", "seed", "steps", "iterations")}
+        fresh |= {"best": [action_to_dict(a) for a in found.best.actions],
+                  "visits": [alt.visits for alt in found.alternatives], "value": round(found.value, 6)}
+        lines.append(json.dumps(fresh))
+    (Path(__file__).parent / "data" / "master_choices.json").write_text("[\n" + ",\n".join(lines) + "\n]\n")
+
+
+if __name__ == "__main__":
+    record()

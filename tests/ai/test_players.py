@@ -439,8 +439,7 @@ def test_master_never_plays_a_turn_the_evaluation_rates_below_greedys(players: i
     """The greedy level's own turn is always one of the search's plans, and with no play-outs
     (``iterations=0``) master plays the plan the evaluation rates best, never one below greedy's."""
     from bot.ai.common import project
-    from bot.ai.levels import STRONG_WEIGHTS
-    from bot.ai.search import _prior, greedy_plan, root_plans
+    from bot.ai.search import _prior, evaluation, greedy_plan, root_plans
 
     for steps in (2, 7, 12):
         s = _turn_start(players, seed=60 + steps, steps=steps * players)
@@ -452,7 +451,7 @@ def test_master_never_plays_a_turn_the_evaluation_rates_below_greedys(players: i
         hint = analyse(s, seat, seed=1, iterations=0)
         assert hint.iterations == 0 and hint.best.actions == tuple(plans[0][0])
         assert _prior(state, seat, list(hint.best.actions)) >= _prior(state, seat, greedy) - 1e-9
-        assert score(state, seat, STRONG_WEIGHTS) <= plans[0][1] + 1e-9, "ending the turn at once is a plan too"
+        assert evaluation(state, seat) <= plans[0][1] + 1e-9, "ending the turn at once is a plan too"
 
 
 def test_a_play_out_that_ends_the_game_is_scored_by_who_wins() -> None:
@@ -460,7 +459,7 @@ def test_a_play_out_that_ends_the_game_is_scored_by_who_wins() -> None:
     a bonus for a win (R22): a narrow win is worth more than a narrow loss with more Ecus, which
     the evaluation's half rivalry rates the same (60 - 58 / 2 = 64 - 66 / 2)."""
     from bot.ai.levels import STRONG_WEIGHTS
-    from bot.ai.search import WIN_BONUS, leaf_score
+    from bot.ai.search import WIN_BONUS, evaluation, leaf_score
 
     def ended(ecus: list[int]) -> GameState:
         s = _turn_start(3, seed=44, steps=3).clone()
@@ -475,7 +474,7 @@ def test_a_play_out_that_ends_the_game_is_scored_by_who_wins() -> None:
     assert leaf_score(win, 0) == 2 + WIN_BONUS and leaf_score(loss, 0) == -2
     assert leaf_score(ended([50, 50, 10]), 1) == WIN_BONUS / 2, "a shared win counts a share"
     going = _turn_start(3, seed=44, steps=3)
-    assert leaf_score(going, 0) == score(going, 0, STRONG_WEIGHTS), "before the end: the evaluation"
+    assert leaf_score(going, 0) == evaluation(going, 0), "before the end: the evaluation"
 
 
 @pytest.mark.parametrize(("players", "turns"), [(2, 4), (3, 3), (4, 4)])
