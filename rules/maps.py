@@ -186,9 +186,10 @@ class GameMap:
         kept: dict[int, tuple[Block, ...]] = self._blocks  # type: ignore[attr-defined]
         found = kept.get(size)
         if found is None:
+            ring = self.around[size * size]  # (the cells around each block, by its first cell)
             found = kept[size] = tuple(
                 Block(
-                    Cell(col, row), cells, _neighbours(self.width, self.height, cells),
+                    Cell(col, row), cells, ring[row * self.width + col],
                     not self.river_cells.isdisjoint(cells), not self.forest_cells.isdisjoint(cells),
                     not self.mountain_cells.isdisjoint(cells),
                 )
