@@ -243,8 +243,8 @@ class _Badges:
         # only what lies where a candidate may go needs checking
         x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
         x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
-        near = [t for t in self.taken if x0 < t[2] and t[0] < x1 and y0 < t[3] and t[1] < y1]
-        near += [t for t in avoid if x0 < t[2] and t[0] < x1 and y0 < t[3] and t[1] < y1]
+        span = (x0, y0, x1, y1)
+        near = [t for t in (*self.taken, *avoid) if _overlaps(span, t)]
         box = next((b for b in boxes if not any(_overlaps(b, t) for t in near)), None)
         if box is None:
             box = min(boxes, key=lambda b: sum(_overlap_area(b, t) for t in near)) if least else boxes[0]
@@ -382,17 +382,19 @@ def _tag_places(lay: Layout, age: Age, domains: tuple[tuple[Cell, ...], ...],
                 sizes: tuple[tuple[int, int] | None, ...]) -> tuple[tuple[tuple[float, float], ...], ...]:
     """For each domain (its cells), where its tag of ``sizes`` may go (``_tag_spots``; none without a
     tag)."""
-    return tuple(_tag_spots(lay, age, domains, k, size) if size is not None else () for k, size in enumerate(sizes))
+    owner = {(x.col, x.row): j for j, cells in enumerate(domains) for x in cells}
+    return tuple(_tag_spots(lay, age, domains, owner, k, size) if size is not None else ()
+                 for k, size in enumerate(sizes))
 
 
-def _tag_spots(lay: Layout, age: Age, domains: tuple[tuple[Cell, ...], ...], k: int, size: tuple[int, int]
-               ) -> tuple[tuple[float, float], ...]:
+def _tag_spots(lay: Layout, age: Age, domains: tuple[tuple[Cell, ...], ...], owner: dict[tuple[int, int], int],
+               k: int, size: tuple[int, int]) -> tuple[tuple[float, float], ...]:
     """Where the tag (of ``size``) of the domain ``k`` (of the board's ``domains``' cells) may go: just
     above the top edge of its cells in reading order (the cell above is empty: no other domain touches
     this one), then just below their bottom edge, then beside them; those that come near another
-    domain's cells last. The first that covers nothing is taken, else the one that covers least."""
+    domain's cells last. The first that covers nothing is taken, else the one that covers least.
+    ``owner``: the domain (its place in ``domains``) of each cell, by column and row."""
     tag_w, tag_h = size
-    owner = {(x.col, x.row): j for j, cells in enumerate(domains) for x in cells}
     dom_cells = domains[k]
     at = {(x.col, x.row) for x in dom_cells}
     top: list[tuple[float, float]] = []
