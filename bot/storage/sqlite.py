@@ -138,11 +138,39 @@ class SQLiteTx:
     async def _send(self, query: tuple[str, Sequence[Any]] | None) -> Row | None:
         queued, self._queued = self._queued, []
         begin, self._begun = not self._begun, True
-        # aiosqlite runs a callable in the connection's thread, in order with its other calls
-        # (``Connection._execute``: the one way it offers to send several statements in one trip)
-        row: Row | None = await self._db._execute(  # type: ignore[no-untyped-call]
-            _run, self._db._conn, begin, queued, query)
-        return row
+        if one_trip(self._db):
+            # aiosqlite runs a callable in the connection's thread, in order with its other calls
+            # (``Connection._execute``: the one way it offers to send several statements in one trip)
+            row: Row | None = await self._db._execute(  # type: ignore[no-untyped-call]
+                _run, self._db._conn, begin, queued, query)
+            return row
+        return await _run_each(self._db, begin, queued, query)
+
+
+def one_trip(db: aiosqlite.Connection) -> bool:
+    """Whether this aiosqlite still offers what sends a transaction's statements in one trip (a
+    private method, ``Connection._execute``, and the ``sqlite3`` connection it runs on). A version
+    without them is served statement by statement, through its public interface: slower, the same."""
+    return callable(getattr(db, "_execute", None)) and isinstance(getattr(db, "_conn", None), sqlite3.Connection)
+
+
+async def _run_each(db: aiosqlite.Connection, begin: bool, statements: Sequence[tuple[str, Sequence[Any]]],
+                    query: tuple[str, Sequence[Any]] | None) -> Row | None:
+    """``_run`` through aiosqlite's public interface: a trip to its thread for every statement."""
+    if begin:
+        try:
+            await db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as err:
+            if _busy(err):
+                raise DatabaseBusyError() from err
+            raise
+    for sql, params in statements:
+        await db.execute(sql, params)
+    if query is None:
+        return None
+    async with db.execute(*query) as cursor:
+        row: Row | None = await cursor.fetchone()
+    return row
 
 
 class SQLiteDatabase:
