@@ -50,9 +50,10 @@ class Domains:
 
 
 def neighbour_ids(board: Board, game_map: GameMap, cells: tuple[int, ...], exclude: int = 0) -> set[int]:
-    """Ids of the buildings sharing an edge with the block ``cells`` (not counting ``exclude``)."""
+    """Ids of the buildings sharing an edge with the block ``cells`` (a building's footprint, in
+    reading order; not counting ``exclude``)."""
     grid = board.grid
-    out = {grid[j] for j in game_map.neighbours(cells)}
+    out = {grid[j] for j in game_map.around[len(cells)][cells[0]]}
     out.discard(0)
     out.discard(exclude)
     return out

@@ -327,11 +327,7 @@ def check_payment(
     total = need.total + extra
     room = pool(s, player, age)
     cards, pawns, hand = payment.cards, payment.pawns, p.hand
-    if (total <= room and hand.contains(need) and cards.total == total and cards.contains(need)
-            and hand.contains(cards) and len(pawns) == 2 and min(pawns) >= 0 and sum(pawns) == total
-            and (not pawns[0] or (p.pawns[0] is age and pawns[0] <= p.allowance(0)))
-            and (not pawns[1] or (p.pawns[1] is age and pawns[1] <= p.allowance(1)))):
-        return  # (every check below passes: the usual case, in one test)
+    # (each test is one comparison when it passes, the usual case: the words are made only to refuse)
     if total > room:
         detail = f" ({need.total} + {extra} for terrain)" if extra else ""
         raise RuleError(
@@ -339,15 +335,14 @@ def check_payment(
             f"{what} costs {total} card{_s(total)}{detail}, but your pawns on {age.title} can play only {room} more "
             f"this turn (2 per pawn; both pawns must be on that board for a 3- or 4-card action).",
         )
-    cards = payment.cards
-    for fam in Family:
-        if need.count(fam) and p.hand.count(fam) < need.count(fam):
-            n = need.count(fam)
-            raise RuleError(
-                "wrong-colour", rule,
-                f"{what} needs {n} {fam.title} ({fam.value}) card{_s(n)} and you hold "
-                f"{p.hand.count(fam)} (your hand: {p.hand}).",
-            )
+    if not hand.contains(need):
+        fam = next(f for f in Family if hand.count(f) < need.count(f))
+        n = need.count(fam)
+        raise RuleError(
+            "wrong-colour", rule,
+            f"{what} needs {n} {fam.title} ({fam.value}) card{_s(n)} and you hold "
+            f"{hand.count(fam)} (your hand: {hand}).",
+        )
     if cards.total != total:
         detail = f" ({need} + {extra} of any colour for terrain)" if extra else f" ({need})"
         raise RuleError("wrong-cards", "R25", f"{what} costs {total} card{_s(total)}{detail}; you offered {cards}.")
@@ -358,12 +353,12 @@ def check_payment(
             f"{what} needs {need.total} {fam.title} ({fam.value}) card{_s(need.total)}; "
             f"no other colour may stand in for them (you offered {cards}).",
         )
-    if not p.hand.contains(cards):
-        raise RuleError("not-in-hand", rule, f"You do not hold {cards} (your hand: {p.hand}).")
-    if len(payment.pawns) != 2 or min(payment.pawns) < 0 or sum(payment.pawns) != total:
+    if not hand.contains(cards):
+        raise RuleError("not-in-hand", rule, f"You do not hold {cards} (your hand: {hand}).")
+    if len(pawns) != 2 or min(pawns) < 0 or sum(pawns) != total:
         raise RuleError("bad-split", "R17", f"The pawns must play {total} card{_s(total)} in all.")
     for i in (0, 1):
-        k = payment.pawns[i]
+        k = pawns[i]
         if k and p.pawns[i] is not age:
             raise RuleError(
                 "pawn-elsewhere", "R16",
