@@ -10,11 +10,12 @@ import dataclasses
 import json
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 from typing import Any, cast
 
 from . import actions as act
 from . import events as ev
-from .maps import Cell, parse_map
+from .maps import Cell, GameMap, parse_map
 from .model import (
     FORMAT_VERSION,
     Age,
@@ -177,14 +178,21 @@ def state_to_dict(s: GameState) -> JSON:
     }
 
 
+@lru_cache(maxsize=32)
+def saved_map(text: str, name: str) -> GameMap:
+    """The map a saved game names and draws (``to_text``), read once: every state read from the same
+    text shares one map, and with it the tables a map keeps (the cells around each footprint, its
+    blocks). A map is immutable; reading one took most of the time of reading a whole position."""
+    game_map = parse_map(text, source="saved game")
+    return game_map if game_map.name == name else dataclasses.replace(game_map, name=name)
+
+
 def state_from_dict(d: JSON) -> GameState:
     if not isinstance(d, dict) or d.get("format") != FORMAT_VERSION:
         found = d.get("format") if isinstance(d, dict) else None
         raise ValueError(f"game state format {found!r} is not supported (this version reads {FORMAT_VERSION})")
     try:
-        game_map = parse_map(d["map"], source="saved game")
-        if game_map.name != d["map_name"]:
-            game_map = dataclasses.replace(game_map, name=d["map_name"])
+        game_map = saved_map(d["map"], d["map_name"])
         s = GameState(
             map=game_map,
             options=Options(bool(d["options"]["holdem"]), bool(d["options"]["ecus_public"])),

@@ -97,3 +97,23 @@ def test_actions_and_events_survive_json() -> None:
         assert action_from_dict(json.loads(json.dumps(d))) == step.action
         for e in step.events:
             assert json.loads(json.dumps(event_to_dict(e)))["type"] == type(e).__name__
+
+
+def test_positions_read_from_the_same_map_share_it_and_keep_its_name() -> None:
+    """A saved game's map is read once (``saved_map``): every position read from it shares the map
+    object and its kept tables, whatever game it came from; another map, or the same drawing under
+    another name, is another map."""
+    from rules.maps import plain_map
+
+    one, two = new_game(["A", "B", "C"], seed=1), new_game(["A", "B"], seed=2)
+    a, b = from_json(to_json(one)), from_json(to_json(two))
+    assert a.map is b.map and a.map == one.map and a.map.name == one.map.name
+    assert a.map.blocks(2) is b.map.blocks(2)
+    plain = new_game(["A", "B"], seed=3, game_map=plain_map(9, 9))
+    c = from_json(to_json(plain))
+    assert c.map is not a.map and c.map == plain.map
+    renamed = json.loads(to_json(one))
+    renamed["map_name"] = "my-copy"
+    d = from_json(json.dumps(renamed))
+    assert d.map is not a.map and d.map.name == "my-copy" and d.map.codes == a.map.codes
+    assert from_json(json.dumps(renamed)).map is d.map
