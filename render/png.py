@@ -59,7 +59,9 @@ _EMPTY_FINAL_BLOCK = b"\x03\x00"  # a final fixed-Huffman block with no data
 _ZLIB_HEADER = b"\x78\x01"  # deflate, 32 kB window, the fastest level (a hint only)
 _ADLER_BASE = 65521
 
-#: compressed bands by the (hash, Adler-32, length) of their scanlines: the band's raw deflate
+#: compressed bands by the CRC-32 of their scanlines (after the row above: the compressor's dictionary),
+#: the Adler-32 of the band's own and their length: the band's raw deflate (64 bits of checksums: two
+#: different bands collide once in about 2**64 pairs)
 _bands: OrderedDict[tuple[int, int, int], bytes] = OrderedDict()
 _lock = Lock()  # pictures are drawn in several threads at once
 
@@ -73,28 +75,6 @@ def _palette_chunk() -> bytes:
 
 
 _PLTE: list[bytes] = []
-
-
-def _deflated(scanlines: memoryview, above: int) -> tuple[bytes, int]:
-    """One band's scanlines (after the ``above`` bytes of the row above it, 0 for a picture's first
-    band) as raw deflate ended by a full flush (from the cache if seen before), and their Adler-32. The
-    row above is the compressor's dictionary: the band's first row may repeat it."""
-    rows = scanlines[above:]
-    check: int = DEFLATE.adler32(rows)
-    key = (hash(scanlines), check, len(scanlines))
-    with _lock:
-        found = _bands.get(key)
-        if found is not None:
-            _bands.move_to_end(key)
-            return found, check
-    packer = (DEFLATE.compressobj(LEVEL, zlib.DEFLATED, -15, 8, zlib.Z_DEFAULT_STRATEGY, scanlines[:above]) if above
-              else DEFLATE.compressobj(LEVEL, zlib.DEFLATED, -15))
-    deflated: bytes = packer.compress(rows) + packer.flush(DEFLATE.Z_FULL_FLUSH)
-    with _lock:
-        _bands[key] = deflated
-        while len(_bands) > BANDS_KEPT:
-            _bands.popitem(last=False)
-    return deflated, check
 
 
 def adler32_combine(first: int, second: int, length: int) -> int:
@@ -118,7 +98,10 @@ Band = tuple[bytes, int, int]
 def _bands_of(pixels: Image.Image, first: int = 0) -> list[Band]:
     """The bands of ``pixels`` (in the palette) compressed, or from the cache: rows ``first`` to the
     last of a picture whose rows are ``pixels``' (``first`` 0: all of them) or one below its row above
-    the first (``first`` 1: that row, then the rows from a band's first)."""
+    the first (``first`` 1: that row, then the rows from a band's first).
+
+    A band is raw deflate ended by a full flush, its compressor given the row above as its dictionary
+    (the band's first row may repeat it), so that its bytes depend on its rows and the row above only."""
     width, height = pixels.size
     # the scanlines at once: the pixels pasted one column in, on a first column of zeros (filter 0: none)
     lined = Image.new("P", (width + 1, height), 0)
@@ -126,11 +109,32 @@ def _bands_of(pixels: Image.Image, first: int = 0) -> list[Band]:
     scanlines = memoryview(lined.tobytes())
     line = width + 1
     band = line * BAND_ROWS
-    out = []
+    crc32, adler32 = DEFLATE.crc32, DEFLATE.adler32
+    pieces = []  # each band: the row above (if any) and its rows, how long the row above is, the cache key
     for top in range(first * line, len(scanlines), band):
         above = line if top else 0
-        deflated, adler = _deflated(scanlines[top - above:top + band], above)
-        out.append((deflated, adler, min(band, len(scanlines) - top)))
+        piece = scanlines[top - above:top + band]
+        pieces.append((piece, above, (crc32(piece), adler32(piece[above:]), len(piece))))
+    with _lock:
+        found = [_bands.get(key) for _, _, key in pieces]
+        for (_, _, key), deflated in zip(pieces, found, strict=True):
+            if deflated is not None:
+                _bands.move_to_end(key)
+    out: list[Band] = []
+    new: list[tuple[tuple[int, int, int], bytes]] = []
+    compressobj, flush = DEFLATE.compressobj, DEFLATE.Z_FULL_FLUSH
+    for (piece, above, key), deflated in zip(pieces, found, strict=True):
+        if deflated is None:
+            packer = (compressobj(LEVEL, zlib.DEFLATED, -15, 8, zlib.Z_DEFAULT_STRATEGY, piece[:above]) if above
+                      else compressobj(LEVEL, zlib.DEFLATED, -15))
+            deflated = packer.compress(piece[above:]) + packer.flush(flush)
+            new.append((key, deflated))
+        out.append((deflated, key[1], key[2] - above))
+    if new:
+        with _lock:
+            _bands.update(new)
+            while len(_bands) > BANDS_KEPT:
+                _bands.popitem(last=False)
     return out
 
 
