@@ -200,6 +200,7 @@ def main() -> None:
     whole = median_ms(lambda: game_picture(state, events=events), max(5, args.runs // 4))
     result = {"position": "render.demo.late_game()", "first_call_ms": first_call, "pictures": pictures,
               "game_picture_ms_median (not sent any more)": whole, "band_rows": png.BAND_ROWS,
+              "band_compressor": getattr(getattr(png, "DEFLATE", None), "__name__", "zlib"),
               "runs": args.runs, "clock": "process CPU" if args.cpu else "wall", "cpus": os.cpu_count(),
               "load_average": [round(x, 2) for x in os.getloadavg()],
               "python": platform.python_version(), "pillow": PIL.__version__, "machine": platform.machine()}
