@@ -45,6 +45,7 @@ import tempfile
 import time
 from collections.abc import Callable, Hashable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -80,7 +81,7 @@ def median_ms(f: Callable[[], object], runs: int, before: Callable[[], object] =
 LAST: dict[Hashable, object] = getattr(png, "_last", {})
 
 
-def with_memo(bands: dict[tuple[int, int, int], bytes], last: dict[Hashable, object]) -> Callable[[], None]:
+def with_memo(bands: dict[Any, bytes], last: dict[Hashable, object]) -> Callable[[], None]:
     """Sets the band cache to ``bands`` and the boards' last cards to ``last`` (copies), and empties the
     cache of whole cards, before a timed call."""
     def reset() -> None:

@@ -63,10 +63,10 @@ _EMPTY_FINAL_BLOCK = b"\x03\x00"  # a final fixed-Huffman block with no data
 _ZLIB_HEADER = b"\x78\x01"  # deflate, 32 kB window, the fastest level (a hint only)
 _ADLER_BASE = 65521
 
-#: compressed bands by the CRC-32 of their scanlines (after the row above: the compressor's dictionary),
-#: the Adler-32 of the band's own and their length: the band's raw deflate (64 bits of checksums: two
-#: different bands collide once in about 2**64 pairs)
-_bands: OrderedDict[tuple[int, int, int], bytes] = OrderedDict()
+#: compressed bands by the CRC-32 of their scanlines after the row above (the compressor's dictionary),
+#: the Adler-32 of the band's own, their length and the row above's: the band's raw deflate (64 bits of
+#: checksums: two different bands collide once in about 2**64 pairs)
+_bands: OrderedDict[tuple[int, int, int, int], bytes] = OrderedDict()
 _lock = Lock()  # pictures are drawn in several threads at once
 
 
@@ -118,14 +118,14 @@ def _bands_of(pixels: Image.Image, first: int = 0) -> list[Band]:
     for top in range(first * line, len(scanlines), band):
         above = line if top else 0
         piece = scanlines[top - above:top + band]
-        pieces.append((piece, above, (crc32(piece), adler32(piece[above:]), len(piece))))
+        pieces.append((piece, above, (crc32(piece), adler32(piece[above:]), len(piece), above)))
     with _lock:
         found = [_bands.get(key) for _, _, key in pieces]
         for (_, _, key), deflated in zip(pieces, found, strict=True):
             if deflated is not None:
                 _bands.move_to_end(key)
     out: list[Band] = []
-    new: list[tuple[tuple[int, int, int], bytes]] = []
+    new: list[tuple[tuple[int, int, int, int], bytes]] = []
     compressobj, flush = DEFLATE.compressobj, DEFLATE.Z_FULL_FLUSH
     for (piece, above, key), deflated in zip(pieces, found, strict=True):
         if deflated is None:
