@@ -12,7 +12,8 @@ arguments always give byte-identical PNG bytes. A PNG is compressed in bands of 
 compressed before (the same rows of a board on the last card) comes from a cache (``render.png``); a
 card paints and compresses only the rows where its drawing differs from its board's last card's.
 
-``render`` imports only ``rules`` and Pillow. Layout and look: ``docs/render.md``.
+``render`` imports only ``rules``, Pillow and zlib-ng (``render.png``'s compressor, when installed).
+Layout and look: ``docs/render.md``.
 """
 
 from __future__ import annotations

@@ -8,13 +8,15 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image
 
-from render import age_card, changed_ages, make_scene, places_card, turn_cards
+from render import Scene, age_card, changed_ages, make_scene, places_card, turn_cards
 from render.card import CARD_W, Line, candidates, changes, rows
 from render.demo import late_game
 from render.layout import geometry
-from rules import Age, Cards, Cell, Kind, Travel, apply, legal_actions, new_game
+from rules import Age, Cards, Cell, GameState, Kind, Travel, apply, legal_actions, new_game
 from tests.support.positions import junction_pending
 
 #: how Discord shows an image in the chat before it is opened: fitted into this box
@@ -332,3 +334,154 @@ def test_the_boards_last_cards_are_bounded_and_kept_per_viewer() -> None:
         assert len(png._last) == 3 and (state.map, Age.FAITH, None) not in {board[:3] for board in png._last}  # type: ignore[index]
     finally:
         png.LAST_KEPT = kept
+
+
+def _scanlines(picture: bytes) -> bytes:
+    """The scanlines of a PNG (its IDAT chunks joined and inflated by zlib), checking that the stream
+    ends where the chunk ends and that its Adler-32 is right (zlib checks it)."""
+    import struct
+    import zlib
+
+    data, at, idat = picture[8:], 0, b""
+    while at < len(data):
+        size, kind = struct.unpack(">I4s", data[at:at + 8])
+        if kind == b"IDAT":
+            idat += data[at + 8:at + 8 + size]
+        at += 12 + size
+    inflater = zlib.decompressobj()
+    lines = inflater.decompress(idat)
+    assert inflater.eof and not inflater.unused_data
+    return lines
+
+
+def _bench_cards() -> list[tuple[str, Callable[[], bytes], Callable[[], bytes], Callable[[], Image.Image]]]:
+    """bench/render.py's cases: each card, the card drawn before it (its board's last card), and the card
+    painted whole."""
+    from render.card import paint_card
+    from rules import Construct
+
+    state, events = late_game()
+    area = [Cell(c, r) for r in range(4) for c in range(5, 10)]
+    build = next(a for a in legal_actions(state) if isinstance(a, Construct))
+    built, built_events = apply(state, build)
+    offered = [build.origin]
+    mover = state.active
+    return [
+        ("after a turn", lambda: age_card(state, Age.MIGHT, None, events), lambda: age_card(state, Age.MIGHT),
+         lambda: paint_card(make_scene(state, None, events), Age.MIGHT)),
+        ("busy preview", lambda: age_card(state, Age.FAITH, 0, events, heading="Preview"),
+         lambda: age_card(state, Age.FAITH, 0),
+         lambda: paint_card(make_scene(state, 0, events), Age.FAITH, heading="Preview")),
+        ("places", lambda: places_card(state, Age.MIGHT, area, Kind.HAMLET, 0, heading="Where: Hamlet"),
+         lambda: age_card(state, Age.MIGHT, 0),
+         lambda: paint_card(places_scene(state, Age.MIGHT, area, Kind.HAMLET, 0), Age.MIGHT, heading="Where: Hamlet",
+                            last_turn=False, pick="The places in the list:")),
+        ("preview of one build", lambda: age_card(built, build.age, mover, built_events, heading="Preview"),
+         lambda: places_card(state, build.age, offered, build.kind, mover, heading="Where"),
+         lambda: paint_card(make_scene(built, mover, built_events), build.age, heading="Preview")),
+    ]
+
+
+def places_scene(state: GameState, age: Age, places: list[Cell], kind: Kind, viewer: int) -> Scene:
+    """The scene ``places_card`` draws."""
+    scene = make_scene(state, viewer)
+    boards = list(scene.boards)
+    boards[age] = replace(boards[age], choices=tuple(places))
+    return replace(scene, boards=(boards[0], boards[1], boards[2]), placing=kind)
+
+
+def test_a_cards_bands_by_zlib_ng_or_by_zlib_decode_to_the_card_painted_whole_cold_over_its_ground_or_its_last_card(
+) -> None:
+    """With either compressor (zlib-ng's when installed, else zlib's), a card drawn cold (no card of its
+    board drawn, its bands started from its ground's), drawn over its board's last card (a busy preview:
+    most rows drawn again) and drawn with its bands from the cache: the same bytes each time, a zlib stream
+    that zlib inflates (ending where its chunk ends, its Adler-32 right) to the scanlines of the card
+    painted whole, whose pixels those of Pillow's own encoder are."""
+    import zlib
+
+    from zlib_ng import zlib_ng
+
+    import render
+    from render import png
+    from render.paint import encode
+
+    kept = png.DEFLATE, png.LEVEL
+    try:
+        sizes = {}
+        for deflate, level in ((zlib_ng, 1), (zlib, 1)):
+            png.DEFLATE, png.LEVEL = deflate, level
+            for name, draw, before, whole in _bench_cards():
+                _forget_drawn_cards()
+                cold = draw()
+                _forget_drawn_cards()
+                before()
+                render._card.cache_clear()
+                over_last = draw()
+                render._card.cache_clear()
+                png._last.clear()
+                from_bands = draw()  # (over the ground again, every band from the cache)
+                assert cold == over_last == from_bands, name
+                painted = whole()
+                assert _pixels(cold) == _pixels(encode(painted)), name
+                want = png.indexed(painted)
+                lined = Image.new("P", (want.width + 1, want.height), 0)
+                lined.paste(want, (1, 0))
+                assert _scanlines(cold) == lined.tobytes(), name
+                sizes[deflate.__name__, name] = len(cold)
+        assert len(sizes) == 8
+    finally:
+        png.DEFLATE, png.LEVEL = kept
+        _forget_drawn_cards()
+
+
+def test_the_bands_are_compressed_by_zlib_ng_and_by_zlib_where_it_is_missing() -> None:
+    import sys
+    import zlib
+
+    from zlib_ng import zlib_ng
+
+    from render import png
+
+    assert png._compressor() == (zlib_ng, 1)
+    assert png.DEFLATE is zlib_ng
+    kept = sys.modules.get("zlib_ng")
+    sys.modules["zlib_ng"] = None  # type: ignore[assignment]  # (an import of it now fails)
+    try:
+        assert png._compressor() == (zlib, 1)
+    finally:
+        sys.modules["zlib_ng"] = kept  # type: ignore[assignment]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 300), st.integers(1, 80), st.integers(0, 2**32 - 1), st.sampled_from(["noise", "few", "rows"]))
+def test_any_pixels_in_bands_by_zlib_ng_or_zlib_decode_to_themselves(width: int, height: int, seed: int,
+                                                                     kind: str) -> None:
+    """Whatever the pixels (noise, a few colours, rows repeated), a picture encoded in bands by either
+    compressor decodes to exactly its pixels."""
+    import random
+    import zlib
+
+    from zlib_ng import zlib_ng
+
+    from render import png
+
+    rng = random.Random(seed)
+    if kind == "noise":
+        data = rng.randbytes(width * height)
+    elif kind == "few":
+        data = bytes(rng.choice(b"\x00\x01\x02\x07") for _ in range(width * height))
+    else:
+        row = rng.randbytes(width)
+        data = b"".join(row if rng.random() < 0.7 else rng.randbytes(width) for _ in range(height))
+    im = Image.frombytes("P", (width, height), data)
+    im.putpalette(png.palette().getpalette() or [])
+    kept = png.DEFLATE, png.LEVEL
+    try:
+        for deflate in (zlib_ng, zlib):
+            png.DEFLATE, png.LEVEL = deflate, 1
+            png._bands.clear()
+            got = Image.open(io.BytesIO(png.encode(im)))
+            assert got.tobytes() == data
+    finally:
+        png.DEFLATE, png.LEVEL = kept
+        png._bands.clear()
