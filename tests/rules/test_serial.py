@@ -103,7 +103,7 @@ def test_positions_read_from_the_same_map_share_it_and_keep_its_name() -> None:
     """A saved game's map is read once (``saved_map``): every position read from it shares the map
     object and its kept tables, whatever game it came from; another map, or the same drawing under
     another name, is another map."""
-    from rules.maps import plain_map
+    from rules import plain_map
 
     one, two = new_game(["A", "B", "C"], seed=1), new_game(["A", "B"], seed=2)
     a, b = from_json(to_json(one)), from_json(to_json(two))
