@@ -639,7 +639,24 @@ async def test_posts_are_stored_with_their_action_and_forgotten_once_sent(store:
     assert await store.posts.channels() == [(game.guild_id, game.channel_id)]
     await store.posts.sent(waiting[0].id)
     assert [p.body for p in await store.posts.pending(game.channel_id)] == ["second", "undone"]
+    assert [p.body for p in await store.posts.pending(game.channel_id, after=waiting[1].id)] == ["undone"]
     assert await store.posts.pending(game.channel_id + 1) == []
+
+
+async def test_sent_posts_are_forgotten_together(store: Storage) -> None:
+    """Taking sent posts out of the outbox: many in one call (more than one statement's worth), the
+    others kept; ids already gone are no error."""
+    from bot.storage.outbox import FORGET_AT_ONCE
+
+    game = await playing(store)
+    await store.append_action(game.id, 1, 10, "M:build", "s1", posts=[f"p{i}" for i in range(FORGET_AT_ONCE + 3)])
+    waiting = await store.posts.pending(game.channel_id, limit=FORGET_AT_ONCE + 10)
+    await store.posts.sent(*(p.id for p in waiting[:-2]), waiting[0].id - 1)
+    assert [p.body for p in await store.posts.pending(game.channel_id)] == [f"p{FORGET_AT_ONCE + 1}",
+                                                                            f"p{FORGET_AT_ONCE + 2}"]
+    await store.posts.sent()  # nothing to forget: nothing happens
+    await store.posts.sent(*(p.id for p in waiting))
+    assert await store.posts.pending(game.channel_id) == []
 
 
 async def test_a_start_stores_its_opening_post_with_it(store: Storage) -> None:
