@@ -49,9 +49,11 @@ LIVE_KEPT = 1024
 KEYED_KEPT = 1024
 #: the posts read from the outbox at a time; fewer means none was left (no second read to find out)
 PENDING_BATCH = 20
-#: how long after it went out a sent post is taken out of the outbox, with all those sent meanwhile, in
-#: seconds: a crash in that time sends it again at the next start (its nonce keeps Discord from posting
-#: it twice; a line added to a turn's message by an edit, which has no nonce, is told again)
+#: sent posts are taken out of the outbox at most this often, in seconds: at once when the last time was
+#: longer ago (a quiet bot), else this long after it, with all those sent meanwhile (a busy bot: one
+#: transaction for many). A crash before a post is taken out sends it again at the next start (its
+#: nonce keeps Discord from posting it twice; a line added to a turn's message by an edit, which has
+#: no nonce, is told again)
 FORGET_AFTER_S = 0.05
 #: the pause before taking sent posts out is tried again when the database is busy or failed, in seconds
 FORGET_RETRY_S = 0.5
@@ -320,14 +322,15 @@ class Courier:
 
 
 class SentPosts:
-    """The posts sent (or dropped) and not yet taken out of the outbox: taken out ``forget_after``
-    after the first of them went out, all in one transaction (``_sweep``), or again after a failure;
+    """The posts sent (or dropped) and not yet taken out of the outbox: taken out all in one
+    transaction (``_sweep``), at most once every ``forget_after`` seconds, or again after a failure;
     never sent again meanwhile (Discord forgets a nonce after a few minutes)."""
 
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
-        #: how long after it went out a sent post is taken out of the outbox, in seconds
+        #: the least time between two sweeps (the most a post waits to be taken out), in seconds
         self.forget_after = FORGET_AFTER_S
+        self._last = float("-inf")  # when the last sweep began (the event loop's clock)
         self._done: set[int] = set()
         self._sweeper: asyncio.Task[None] | None = None
         self._hurry = False  # take the sent posts out now (``forgotten``)
@@ -341,8 +344,8 @@ class SentPosts:
         self._swept: dict[int, int] = {}
 
     def add(self, post_id: int) -> None:
-        """A post went out (or was dropped): it is taken out of the outbox ``forget_after`` from now,
-        with the others sent meanwhile, and skipped until then."""
+        """A post went out (or was dropped): it is taken out of the outbox at once, or with the others
+        sent meanwhile once ``forget_after`` has passed since the last sweep; skipped until then."""
         self._done.add(post_id)
         if self._sweeper is None or self._sweeper.done():
             self._sweeper = asyncio.create_task(self._sweep(), name="tiempo-outbox-sweep")
@@ -382,22 +385,24 @@ class SentPosts:
                             "their nonce", len(self._done), getattr(err, "what", err))
 
     async def _sweep(self) -> None:
-        """Take the sent posts out of the outbox, all in one transaction, a moment after the first of
-        them went out; while the database is busy or fails (a full disk…), try again after a pause
-        (``FORGET_RETRY_S``, doubling up to ``RETRY_MAX_S``): they stay in ``_done`` meanwhile, so that
-        none of them is sent again."""
+        """Take the sent posts out of the outbox, all in one transaction, at most once every
+        ``forget_after`` seconds (at once when the last sweep is older); while the database is busy or
+        fails (a full disk…), try again after a pause (``FORGET_RETRY_S``, doubling up to
+        ``RETRY_MAX_S``): they stay in ``_done`` meanwhile, so that none of them is sent again."""
         pause, failed = FORGET_RETRY_S, 0.0
         loop = asyncio.get_running_loop()
         while self._done:
+            wait = self._last + self.forget_after - loop.time()
             if failed:  # (hurried or not)
                 await asyncio.sleep(failed)
-            elif not self._hurry:  # (a plain timer: cheaper than a wait_for)
+            elif wait > 0 and not self._hurry:  # (a plain timer: cheaper than a wait_for)
                 self._wake = loop.create_future()
-                timer = loop.call_later(self.forget_after, _wake, self._wake)
+                timer = loop.call_later(wait, _wake, self._wake)
                 try:
                     await self._wake
                 finally:
                     timer.cancel()
+            self._last = loop.time()
             ids = sorted(self._done)
             try:
                 await self.storage.posts.sent(*ids)
