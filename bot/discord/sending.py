@@ -78,7 +78,9 @@ def mentions_of(post: Post) -> discord.AllowedMentions:
 
 
 def view_of(post: Post) -> discord.ui.View | None:
-    """The buttons of a post as a classic view (rows filled in order)."""
+    """The buttons of a post as a classic view (rows filled in order); None when it has none."""
+    if not post.controls:  # (no view made to be thrown away: most posts and replies have no buttons)
+        return None
     view = discord.ui.View(timeout=None)
     for item in items_of(post.controls):
         view.add_item(item)

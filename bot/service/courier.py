@@ -1,9 +1,11 @@
 """Sends the posts of the outbox: the announcements of accepted actions, stored with them.
 
-One task per channel sends that channel's posts in order and forgets each once sent, outside every
-game's lock: a channel Discord slows down (rate limits) delays its own posts, never a game. After a
-restart, ``resume`` sends what a crash left unsent; each post carries a nonce Discord enforces, so a
-post that went out just before the crash is not posted twice.
+One task per channel sends that channel's posts in order, outside every game's lock: a channel Discord
+slows down (rate limits) delays its own posts, never a game. A sent post is taken out of the outbox
+``FORGET_AFTER_S`` later, together with every post sent meanwhile (one transaction for all the
+channels, not one a post); until then, and for as long as taking it out fails, this process skips it.
+After a restart, ``resume`` sends what a crash left unsent; each post carries a nonce Discord enforces,
+so a post that went out just before the crash is not posted twice.
 """
 
 from __future__ import annotations
@@ -47,6 +49,14 @@ LIVE_KEPT = 1024
 KEYED_KEPT = 1024
 #: the posts read from the outbox at a time; fewer means none was left (no second read to find out)
 PENDING_BATCH = 20
+#: sent posts are taken out of the outbox at most this often, in seconds: at once when the last time was
+#: longer ago (a quiet bot), else this long after it, with all those sent meanwhile (a busy bot: one
+#: transaction for many). A crash before a post is taken out sends it again at the next start (its
+#: nonce keeps Discord from posting it twice; a line added to a turn's message by an edit, which has
+#: no nonce, is told again)
+FORGET_AFTER_S = 0.05
+#: the pause before taking sent posts out is tried again when the database is busy or failed, in seconds
+FORGET_RETRY_S = 0.5
 
 
 async def cancel_all(tasks: Iterable[asyncio.Task[None]]) -> None:
@@ -75,9 +85,8 @@ class Courier:
         self._sent: Counter[int] = Counter()
         #: per channel, its last post when it is a turn's live message (at most ``LIVE_KEPT`` channels)
         self._live: OrderedDict[int, _Live] = OrderedDict()
-        #: posts sent (or dropped) but still in the outbox, because taking them out failed: they are
-        #: taken out again, never sent again (Discord forgets a nonce after a few minutes)
-        self._done: set[int] = set()
+        #: the posts sent and not yet taken out of the outbox (``SentPosts``)
+        self.sent = SentPosts(storage)
         #: the direct messages' sender (``/tiempo notify dm``): one task, and whether to look again
         self._letters: asyncio.Task[None] | None = None
         self._letters_again = False
@@ -120,26 +129,15 @@ class Courier:
         self.kick_letters()  # and the direct messages that are due
 
     async def close(self) -> None:
-        """Stop sending (what is left is sent after the next start)."""
+        """Stop sending (what is left is sent after the next start); the posts sent are taken out of the
+        outbox first (if the database allows: else the next start sends them again, with their nonce)."""
         self._closed = True
         await cancel_all([*self._tasks.values(), *([self._letters] if self._letters is not None else [])])
+        await self.sent.close()
 
-    async def _forget(self, post_id: int) -> None:
-        """Take a sent post out of the outbox, waiting while another program holds the database. If it
-        stays busy or fails (a full disk…), the channel's sending starts again later and takes the post
-        out then, without sending it again."""
-        self._done.add(post_id)
-        for _ in range(10):
-            try:
-                await self.storage.posts.sent(post_id)
-                self._done.discard(post_id)
-                return
-            except DatabaseBusyError:
-                await asyncio.sleep(0.5)
-            except DatabaseFaultError as err:
-                raise SendLater(f"post {post_id} was sent, but the database failed to take it out of the "
-                                f"outbox ({err.what})") from err
-        raise SendLater(f"post {post_id} was sent, but the database stayed busy and it stays in the outbox")
+    async def forgotten(self) -> None:
+        """Take the posts sent so far out of the outbox now (``SentPosts.forgotten``)."""
+        await self.sent.forgotten()
 
     async def _drain(self, channel_id: int) -> None:
         """Send the channel's posts until none is left; when Discord, the network or the database fails,
@@ -164,23 +162,33 @@ class Courier:
             await asyncio.sleep(pause)
 
     async def _send_waiting(self, channel_id: int) -> None:
-        while channel_id in self._again:
-            self._again.discard(channel_id)
-            while queued := await self.storage.posts.pending(channel_id, limit=PENDING_BATCH):
-                for item in queued:
-                    if item.id in self._done:  # sent already; only taking it out failed
-                        await self._forget(item.id)
-                        continue
-                    try:
-                        await self._deliver(channel_id, decode_post(item.body, item.pictures), item.nonce, item.id)
-                    except SendLater:  # kept, in its place: the channel waits and tries again
-                        raise
-                    except Exception:  # a post that cannot be read or sent never will be: logged and dropped
-                        log.exception("post %s of game #%s cannot be sent; it is dropped", item.id, item.game_id)
-                    self._sent[channel_id] += 1
-                    await self._forget(item.id)
-                if len(queued) < PENDING_BATCH:  # that was all; a post stored since came with a kick (_again)
-                    break
+        try:
+            while channel_id in self._again:
+                self._again.discard(channel_id)
+                await self._send_pass(channel_id)
+        finally:
+            self.sent.done_reading(channel_id)
+
+    async def _send_pass(self, channel_id: int) -> None:
+        """Send the channel's posts waiting now, in order."""
+        after = 0  # (each pass reads from the oldest: a post stored later may have an earlier id)
+        while True:
+            self.sent.reading(channel_id)
+            queued = await self.storage.posts.pending(channel_id, limit=PENDING_BATCH, after=after)
+            for item in queued:
+                if self.sent.was_sent(channel_id, item.id):  # (not taken out yet, or after this read began)
+                    continue
+                try:
+                    await self._deliver(channel_id, decode_post(item.body, item.pictures), item.nonce, item.id)
+                except SendLater:  # kept, in its place: the channel waits and tries again
+                    raise
+                except Exception:  # a post that cannot be read or sent never will be: logged and dropped
+                    log.exception("post %s of game #%s cannot be sent; it is dropped", item.id, item.game_id)
+                self._sent[channel_id] += 1
+                self.sent.add(item.id)
+            if len(queued) < PENDING_BATCH:  # that was all; a post stored since came with a kick (_again)
+                return
+            after = queued[-1].id
 
     async def _deliver(self, channel_id: int, post: Post, nonce: str, post_id: int) -> None:
         """Send ``post``; a turn's ``live`` post is added to the channel's last message when that is
@@ -311,6 +319,115 @@ class Courier:
             log.exception("direct message %s of game #%s cannot be sent; it is dropped", letter.id, letter.game_id)
         await notices.sent(letter.id)
         return True
+
+
+class SentPosts:
+    """The posts sent (or dropped) and not yet taken out of the outbox: taken out all in one
+    transaction (``_sweep``), at most once every ``forget_after`` seconds, or again after a failure;
+    never sent again meanwhile (Discord forgets a nonce after a few minutes)."""
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+        #: the least time between two sweeps (the most a post waits to be taken out), in seconds
+        self.forget_after = FORGET_AFTER_S
+        self._last = float("-inf")  # when the last sweep began (the event loop's clock)
+        self._done: set[int] = set()
+        self._sweeper: asyncio.Task[None] | None = None
+        self._hurry = False  # take the sent posts out now (``forgotten``)
+        self._wake: asyncio.Future[None] | None = None  # what the sweeper waits on: a timer, or a hurry
+        #: the sweeps committed so far; per channel being sent to, how many were when its posts were read
+        #: last; and the posts the sweeps took out since the oldest of those reads, by sweep: a read
+        #: begun before a sweep committed may still return its posts (PostgreSQL reads on another
+        #: connection), which must not be sent again
+        self._sweeps = 0
+        self._reads: dict[int, int] = {}
+        self._swept: dict[int, int] = {}
+
+    def add(self, post_id: int) -> None:
+        """A post went out (or was dropped): it is taken out of the outbox at once, or with the others
+        sent meanwhile once ``forget_after`` has passed since the last sweep; skipped until then."""
+        self._done.add(post_id)
+        if self._sweeper is None or self._sweeper.done():
+            self._sweeper = asyncio.create_task(self._sweep(), name="tiempo-outbox-sweep")
+
+    def reading(self, channel_id: int) -> None:
+        """The channel's posts are being read from the outbox (``was_sent`` answers for that read)."""
+        self._reads[channel_id] = self._sweeps
+
+    def done_reading(self, channel_id: int) -> None:
+        """The channel's sender ended."""
+        self._reads.pop(channel_id, None)
+
+    def was_sent(self, channel_id: int, post_id: int) -> bool:
+        """Whether a post the channel's last read returned was sent already: it waits to be taken out of
+        the outbox, or a sweep took it out after that read began."""
+        return post_id in self._done or self._swept.get(post_id, 0) > self._reads[channel_id]
+
+    async def forgotten(self) -> None:
+        """Take the posts sent so far out of the outbox now, not ``forget_after`` after they went out,
+        and wait until that is done (while the database fails, until it works again)."""
+        self._hurry = True
+        if self._wake is not None and not self._wake.done():
+            self._wake.set_result(None)
+        while self._sweeper is not None and not self._sweeper.done():
+            await asyncio.wait({self._sweeper})
+        self._hurry = False
+
+    async def close(self) -> None:
+        """Stop sweeping, and take out at once what was sent (else the next start sends it again)."""
+        await cancel_all([self._sweeper] if self._sweeper is not None else [])
+        if self._done:
+            try:
+                await self.storage.posts.sent(*sorted(self._done))
+                self._done.clear()
+            except Exception as err:
+                log.warning("%s sent posts stay in the outbox (%s): the next start sends them again, with "
+                            "their nonce", len(self._done), getattr(err, "what", err))
+
+    async def _sweep(self) -> None:
+        """Take the sent posts out of the outbox, all in one transaction, at most once every
+        ``forget_after`` seconds (at once when the last sweep is older); while the database is busy or
+        fails (a full disk…), try again after a pause (``FORGET_RETRY_S``, doubling up to
+        ``RETRY_MAX_S``): they stay in ``_done`` meanwhile, so that none of them is sent again."""
+        pause, failed = FORGET_RETRY_S, 0.0
+        loop = asyncio.get_running_loop()
+        while self._done:
+            wait = self._last + self.forget_after - loop.time()
+            if failed:  # (hurried or not)
+                await asyncio.sleep(failed)
+            elif wait > 0 and not self._hurry:  # (a plain timer: cheaper than a wait_for)
+                self._wake = loop.create_future()
+                timer = loop.call_later(wait, _wake, self._wake)
+                try:
+                    await self._wake
+                finally:
+                    timer.cancel()
+            self._last = loop.time()
+            ids = sorted(self._done)
+            try:
+                await self.storage.posts.sent(*ids)
+            except asyncio.CancelledError:
+                raise
+            except Exception as err:
+                if isinstance(err, DatabaseBusyError | DatabaseFaultError):
+                    log.warning("%s sent posts stay in the outbox for now (%s); taking them out again in %.1f s",
+                                len(ids), getattr(err, "what", err), pause)
+                else:
+                    log.exception("%s sent posts stay in the outbox for now; taking them out again in %.1f s",
+                                  len(ids), pause)
+                failed, pause = pause, min(pause * 2, RETRY_MAX_S)
+                continue
+            self._sweeps += 1
+            low = min(self._reads.values(), default=self._sweeps)
+            self._swept = {i: n for i, n in self._swept.items() if n > low}
+            self._swept.update(dict.fromkeys(ids, self._sweeps))
+            self._done.difference_update(ids)
+            pause, failed = FORGET_RETRY_S, 0.0
+
+
+def _wake(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 class _Live(NamedTuple):

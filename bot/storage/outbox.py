@@ -1,6 +1,7 @@
 """The outbox: the channel posts an accepted action causes, stored in the action's own transaction and
-deleted once sent. A crash between the commit and the post leaves the post here, and the next start
-sends it (``bot.service.courier``)."""
+deleted once sent (the posts sent within a few tens of milliseconds in one transaction). A crash
+between the commit and the post leaves the post here, and the next start sends it
+(``bot.service.courier``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from dataclasses import dataclass
 from .backend import Database, Tx
 from .notify import Letter, queue_letters
 from .records import GameRecord
+
+#: the ids one statement deletes at most (SQLite allows 32,766 parameters, PostgreSQL 32,767)
+FORGET_AT_ONCE = 500
 
 
 @dataclass(frozen=True)
@@ -63,11 +67,11 @@ class PostQueue:
     def __init__(self, database: Database) -> None:
         self.database = database
 
-    async def pending(self, channel_id: int, *, limit: int = 20) -> list[QueuedPost]:
-        """The oldest posts waiting for channel ``channel_id``."""
+    async def pending(self, channel_id: int, *, limit: int = 20, after: int = 0) -> list[QueuedPost]:
+        """The oldest posts waiting for channel ``channel_id`` (those stored after post ``after``)."""
         rows = await self.database.fetchall(
             "SELECT id, game_id, guild_id, channel_id, body, created_at, pictures FROM outbox WHERE channel_id = ? "
-            "ORDER BY id LIMIT ?", (channel_id, limit))
+            "AND id > ? ORDER BY id LIMIT ?", (channel_id, after, limit))
         return [QueuedPost(r[0], r[1], r[2], r[3], r[4], r[5], None if r[6] is None else bytes(r[6])) for r in rows]
 
     async def channels(self) -> list[tuple[int, int]]:
@@ -80,7 +84,11 @@ class PostQueue:
         async with self.database.transaction() as db:
             await queue_posts(db, game, bodies, at)
 
-    async def sent(self, post_id: int) -> None:
-        """The post went out (or cannot ever): forget it."""
+    async def sent(self, *post_ids: int) -> None:
+        """The posts went out (or cannot ever): forget them, all in one transaction."""
+        if not post_ids:
+            return
         async with self.database.transaction() as db:
-            await db.execute("DELETE FROM outbox WHERE id = ?", (post_id,))
+            for i in range(0, len(post_ids), FORGET_AT_ONCE):
+                some = post_ids[i:i + FORGET_AT_ONCE]
+                await db.execute(f"DELETE FROM outbox WHERE id IN ({', '.join('?' * len(some))})", some)

@@ -17,6 +17,7 @@ between processes on one database (shards) through the database's own lock of th
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 import socket
@@ -124,6 +125,19 @@ class GameLock:
             log.warning("could not give game #%s's lock back (%s)", self.game_id, err,
                         exc_info=None if isinstance(err, DatabaseFaultError) else err)
 
+
+
+def _appended(game: GameRecord, seq: int, snapshot: str, at: float, status: Status | None,
+              turn_deadline: float | Literal[_Keep.KEEP] | None,
+              stand_ins: Sequence[StandIn] | Literal[_Keep.KEEP]) -> GameRecord:
+    """``game`` as ``append_action``'s statements left it (not read back: a trip to the database less a
+    move; a contract test compares the two)."""
+    return dataclasses.replace(
+        game, snapshot=snapshot, action_count=seq, updated_at=at,
+        status=game.status if status is None else Status(status),
+        turn_deadline=game.turn_deadline if turn_deadline is KEEP else turn_deadline,
+        half_warned=game.half_warned if turn_deadline is KEEP else False,
+        stand_ins=game.stand_ins if stand_ins is KEEP else tuple(StandIn.from_json(e.to_json()) for e in stand_ins))
 
 class Storage:
     """The games: lobbies, seats, actions and snapshots, with a lock per game. Open with
@@ -360,7 +374,7 @@ class Storage:
             if stand_ins is not KEEP:
                 await db.execute("UPDATE games SET stand_ins = ? WHERE id = ?", (stand_ins_json(stand_ins), game_id))
             await queue_posts(db, game, posts, at)
-            return await self._load(db, game_id)
+        return _appended(game, expected_seq, snapshot, at, status, turn_deadline, stand_ins)
 
     async def set_stand_ins(self, game_id: int, stand_ins: Sequence[StandIn], *, posts: Sequence[str | Body] = (),
                             now: float | None = None) -> GameRecord:

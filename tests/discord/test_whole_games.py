@@ -264,6 +264,7 @@ async def test_a_board_post_discord_fails_to_take_goes_out_after_the_outage(sim:
     post = await sim.wait_for_message(lambda m: "ends the turn" in m.content, timeout=15)
     assert sim.failing_posts == 0 and post.gallery()  # the board, with its cards
     assert len([m for m in public(sim)[before:] if "ends the turn" in m.content]) == 1
+    await bot.service.herald.courier.forgotten()  # (taken out of the outbox a moment after it went out)
     assert await bot.service.storage.posts.pending(sim.channel.id) == []
 
 

@@ -137,6 +137,7 @@ async def test_an_ai_seat_that_fails_says_so_through_the_outbox(tmp_path: Path,
         await service.herald.courier.flush(1, timeout=10)
         told = [nonce for nonce, words in channel.posted if "ran into a problem and stopped" in words]
         assert len(told) == 1 and told[0] is not None  # sent by the courier, from the outbox
+        await service.herald.courier.forgotten()  # (taken out of it a moment after they went out)
         assert await storage.posts.pending(1) == []
     finally:
         await service.close()

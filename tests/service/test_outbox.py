@@ -8,6 +8,7 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -106,8 +107,10 @@ async def _end_turn(storage: Storage, service: Tiempo) -> None:
 
 
 async def _sent(service: Tiempo, channel: SlowChannel | FlakyChannel) -> list[tuple[str | None, str]]:
-    """The outbox's posts the channel got, once the courier is done (10 s at most)."""
+    """The outbox's posts the channel got, once the courier is done and has taken them out of the
+    outbox (10 s at most)."""
     await asyncio.wait_for(service.herald.courier.flush(1, timeout=10), timeout=11)
+    await asyncio.wait_for(service.herald.courier.forgotten(), timeout=10)
     return [(n, words) for n, words in channel.posted if n is not None]
 
 
@@ -221,21 +224,22 @@ async def test_a_sent_post_the_database_fails_to_forget_is_not_sent_again(tmp_pa
     def full_disk(storage: Storage) -> None:
         sent = storage.posts.sent
 
-        async def failing_sent(post_id: int) -> None:
+        async def failing_sent(*post_ids: int) -> None:
             if failures:
                 raise failures.pop()
-            await sent(post_id)
+            await sent(*post_ids)
 
         storage.posts.sent = failing_sent  # type: ignore[method-assign]
 
     storage, service = await _started(tmp_path, channel, before_start=full_disk)
     try:
-        for _ in range(20):  # a pause of 1 s, then 2 s, ... between tries
+        for _ in range(20):  # a pause of 0.5 s, then 1 s, ... between tries
             if not failures and not await storage.posts.pending(1):
                 break
+            service.herald.courier.kick(1)  # (a kick, as the timers give: the post is not sent again)
             await asyncio.sleep(0.5)
         assert [("begins" in words) for _, words in await _sent(service, channel)] == [True]  # once
-        assert await storage.posts.pending(1) == [] and not service.herald.courier._done
+        assert await storage.posts.pending(1) == [] and not service.herald.courier.sent._done
         assert all(r.exc_info is None for r in caplog.records if r.name.startswith("tiempo"))
         assert any("the disk is full" in r.getMessage() for r in caplog.records)
     finally:
@@ -347,7 +351,9 @@ async def _courier_sends(channel: Outbox, posts: list[Post], tmp_path: Path) -> 
         courier = Courier(storage, channel, lambda guild: True)
         courier.kick(1)
         await asyncio.wait_for(courier.flush(1, timeout=10), 11)
+        await asyncio.wait_for(courier.forgotten(), 11)
         await courier.close()
+        assert await storage.posts.pending(1) == []
 
 
 async def test_a_turn_played_action_by_action_grows_one_message(tmp_path: Path) -> None:
@@ -368,21 +374,22 @@ async def test_a_turn_played_action_by_action_grows_one_message(tmp_path: Path) 
     assert channel.messages == ["Ana builds.", "Ben builds."]
 
 
-async def test_a_live_post_sent_again_after_the_outbox_failed_to_forget_it_is_added_once(
+async def test_a_live_post_the_outbox_failed_to_forget_is_added_once(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The database failed to take a sent post out of the outbox: the courier sends it again after a
-    pause; for a post added to a live message, that must not add its line twice."""
+    """The database failed to take a sent post out of the outbox: the courier takes it out later and
+    meanwhile never sends it again (a post added to a live message by an edit has no nonce: sent
+    again, its line would be there twice)."""
     from bot.storage.outbox import PostQueue
 
-    failures = ["two"]  # (the courier tries again after a pause of 1 s)
+    failures = ["two"]  # (the courier tries again after a pause of 0.5 s)
     sent = PostQueue.sent
 
-    async def flaky_sent(self: Any, post_id: int) -> None:
-        body = next(p.body for p in await self.pending(1) if p.id == post_id)
-        if failures and failures[0] in body:
+    async def flaky_sent(self: Any, *post_ids: int) -> None:
+        bodies = [p.body for p in await self.pending(1) if p.id in post_ids]
+        if failures and any(failures[0] in body for body in bodies):
             failures.pop()
             raise RuntimeError("the connection was lost")
-        await sent(self, post_id)
+        await sent(self, *post_ids)
 
     monkeypatch.setattr(PostQueue, "sent", flaky_sent)
     channel = EditableChannel()
@@ -523,6 +530,183 @@ async def test_posts_stored_in_the_old_form_and_the_new_are_sent_with_their_pict
         courier = Courier(storage, channel, lambda guild: True)
         courier.kick(1)
         await asyncio.wait_for(courier.flush(1, timeout=10), 11)
+        await asyncio.wait_for(courier.forgotten(), 11)
         await courier.close()
+        assert await storage.posts.pending(1) == []
         assert channel.posts == [old, new]
         assert await storage.posts.pending(1) == []
+
+
+# -- sent posts taken out of the outbox together ----------------------------------------------------
+
+
+class Nonces:
+    """A channel that records each post's channel and nonce (Discord's outbox, as the courier sees it)."""
+
+    def __init__(self) -> None:
+        self.posted: list[tuple[int, str | None]] = []
+
+    async def post(self, channel_id: int, post: Post, nonce: str | None = None) -> None:
+        self.posted.append((channel_id, nonce))
+
+
+async def _stored(storage: Storage, channels: dict[int, int]) -> dict[int, list[str]]:
+    """``channels[c]`` posts stored for a game in each channel ``c``; their nonces, per channel."""
+    for channel_id, count in channels.items():
+        game = await storage.create_game(guild_id=1, channel_id=channel_id, opener_id=1, seed=1)
+        for i in range(count):
+            await storage.mark_half_warned(game.id, posts=[encode_post(Post(text(f"post {i}")))])
+    return {c: [p.nonce for p in await storage.posts.pending(c, limit=100)] for c in channels}
+
+
+async def test_the_posts_sent_meanwhile_are_taken_out_of_the_outbox_in_one_transaction(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A quiet bot takes a sent post out at once; posts sent within ``forget_after`` of that, to
+    several channels, are taken out together, in one transaction; until then they stay in the outbox,
+    and a kick (the timers') sends none of them again."""
+    from bot.service.courier import Courier
+    from bot.storage.outbox import PostQueue
+
+    calls: list[tuple[int, ...]] = []
+    sent = PostQueue.sent
+
+    async def counted(self: Any, *post_ids: int) -> None:
+        calls.append(post_ids)
+        await sent(self, *post_ids)
+
+    monkeypatch.setattr(PostQueue, "sent", counted)
+    channel = Nonces()
+    async with await Storage.open(str(tmp_path / "c.sqlite3")) as storage:
+        courier = Courier(storage, channel, lambda guild: True)
+        courier.sent.forget_after = 60.0  # (the test says when: ``forgotten``)
+        await _stored(storage, {3: 1})
+        courier.kick(3)
+        await asyncio.wait_for(courier.flush(3, timeout=10), 11)
+        for _ in range(100):  # taken out at once, with no sweep before it
+            if not await storage.posts.pending(3):
+                break
+            await asyncio.sleep(0.01)
+        assert await storage.posts.pending(3) == [] and len(calls) == 1
+        nonces = await _stored(storage, {1: 3, 2: 2})
+        courier.kick(1)
+        courier.kick(2)
+        await asyncio.wait_for(asyncio.gather(courier.flush(1, timeout=10), courier.flush(2, timeout=10)), 11)
+        assert len(await storage.posts.pending(1)) == 3 and len(await storage.posts.pending(2)) == 2
+        courier.kick(1)
+        await asyncio.wait_for(courier.flush(1, timeout=10), 11)
+        assert sorted(channel.posted[1:]) == sorted((c, n) for c, ns in nonces.items() for n in ns)  # each once
+        assert [n for c, n in channel.posted if c == 1] == nonces[1]  # in order
+        await asyncio.wait_for(courier.forgotten(), 10)
+        assert len(calls) == 2 and len(calls[1]) == 5
+        assert await storage.posts.pending(1) == [] and await storage.posts.pending(2) == []
+        await courier.close()
+
+
+async def test_a_crash_before_sent_posts_are_taken_out_sends_them_again_with_their_nonce(tmp_path: Path) -> None:
+    """The process ends (kill -9) after posts went out but before they were taken out of the outbox (at
+    most ``forget_after`` later): the next start sends them again with the same nonces, which Discord
+    enforces, so they are not posted twice. A stop (``close``) takes them out first: nothing is sent again."""
+    from bot.service.courier import Courier
+
+    async with await Storage.open(str(tmp_path / "c.sqlite3")) as storage:
+        nonces = await _stored(storage, {1: 2})
+        first, again = Nonces(), Nonces()
+        crashed = Courier(storage, first, lambda guild: True)
+        never = asyncio.Event()
+
+        async def killed_first(*post_ids: int) -> None:  # the process dies before this commits
+            await never.wait()
+
+        crashed.sent.storage = SimpleNamespace(posts=SimpleNamespace(sent=killed_first))  # type: ignore[assignment]
+        crashed.kick(1)
+        await asyncio.wait_for(crashed.flush(1, timeout=10), 11)
+        assert crashed.sent._sweeper is not None
+        crashed.sent._sweeper.cancel()  # killed: nothing after this runs
+        crashed.sent._done.clear()
+        restarted = Courier(storage, again, lambda guild: True)
+        await restarted.resume()
+        await asyncio.wait_for(restarted.flush(1, timeout=10), 11)
+        assert first.posted == again.posted == [(1, n) for n in nonces[1]]
+        await restarted.close()  # a stop: what it sent is taken out, the sweep never came
+        assert await storage.posts.pending(1) == []
+        assert restarted.sent._sweeper is not None and restarted.sent._sweeper.cancelled()
+
+
+async def test_taking_sent_posts_out_fails_and_the_channel_keeps_its_order_sending_none_twice(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """The batch's transaction fails (a full disk) while more posts come than the courier reads at a
+    time: the posts already sent are skipped, never sent again; the new ones go out in order; once the
+    database works again, all are taken out. A warning in the log, no traceback."""
+    from bot.service import courier as courier_module
+    from bot.service.courier import Courier
+    from bot.storage.outbox import PostQueue
+
+    monkeypatch.setattr(courier_module, "PENDING_BATCH", 2)
+    monkeypatch.setattr(courier_module, "FORGET_RETRY_S", 0.01)
+    full = [True]  # until the test frees the disk
+    sent = PostQueue.sent
+
+    async def failing(self: Any, *post_ids: int) -> None:
+        if full[0]:
+            raise DatabaseFaultError("the disk is full")
+        await sent(self, *post_ids)
+
+    monkeypatch.setattr(PostQueue, "sent", failing)
+    channel = Nonces()
+    async with await Storage.open(str(tmp_path / "c.sqlite3")) as storage:
+        nonces = (await _stored(storage, {1: 5}))[1]
+        courier = Courier(storage, channel, lambda guild: True)
+        courier.sent.forget_after = 0.0
+        courier.kick(1)
+        await asyncio.wait_for(courier.flush(1, timeout=10), 11)
+        game = await storage.active_game_in_channel(1)
+        assert game is not None
+        for i in range(3):
+            await storage.mark_half_warned(game.id, posts=[encode_post(Post(text(f"later {i}")))])
+        later = [p.nonce for p in await storage.posts.pending(1, limit=100)][-3:]
+        courier.kick(1)  # (five sent posts still in the outbox come first: more than a read's 2)
+        await asyncio.wait_for(courier.flush(1, timeout=10), 11)
+        assert len(await storage.posts.pending(1, limit=100)) == 8
+        full[0] = False
+        await asyncio.wait_for(courier.forgotten(), 10)
+        assert channel.posted == [(1, n) for n in [*nonces, *later]]
+        assert await storage.posts.pending(1) == []
+        await courier.close()
+    assert all(r.exc_info is None for r in caplog.records if r.name.startswith("tiempo"))
+    assert any("the disk is full" in r.getMessage() for r in caplog.records)
+
+
+async def test_a_post_taken_out_while_a_read_of_the_outbox_was_under_way_is_not_sent_again(tmp_path: Path) -> None:
+    """A read of the channel's posts begun before a sweep took a sent post out of the outbox returns
+    that post (PostgreSQL reads on another connection): it is not sent again."""
+    from bot.service.courier import Courier
+
+    channel = Nonces()
+    async with await Storage.open(str(tmp_path / "c.sqlite3")) as storage:
+        first = (await _stored(storage, {1: 1}))[1]
+        courier = Courier(storage, channel, lambda guild: True)
+        courier.sent.forget_after = 60.0
+        courier.kick(1)
+        await asyncio.wait_for(courier.flush(1, timeout=10), 11)
+        assert channel.posted == [(1, first[0])]
+        read, started, release = storage.posts.pending, asyncio.Event(), asyncio.Event()
+
+        async def slow_read(*args: Any, **kwargs: Any) -> Any:
+            rows = await read(*args, **kwargs)  # (the post sent is still there)
+            started.set()
+            await release.wait()
+            return rows
+
+        storage.posts.pending = slow_read  # type: ignore[method-assign]
+        game = await storage.active_game_in_channel(1)
+        assert game is not None
+        await storage.mark_half_warned(game.id, posts=[encode_post(Post(text("later")))])
+        courier.kick(1)
+        await asyncio.wait_for(started.wait(), 10)
+        await asyncio.wait_for(courier.forgotten(), 10)  # the sent post taken out meanwhile
+        release.set()
+        await asyncio.wait_for(courier.flush(1, timeout=10), 11)
+        storage.posts.pending = read  # type: ignore[method-assign]
+        later = [p.nonce for p in await storage.posts.pending(1)]
+        assert len(later) == 1 and channel.posted == [(1, first[0]), (1, later[0])]
+        await courier.close()

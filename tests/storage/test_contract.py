@@ -452,6 +452,23 @@ async def test_append_action_logs_and_snapshots_together(store: Storage) -> None
     assert await store.list_actions(999) == []
 
 
+async def test_append_action_returns_the_game_as_stored(store: Storage) -> None:
+    """The record ``append_action`` returns is the one a read gives after it (it is not read back):
+    with and without a deadline, seats kept warm, the game's end."""
+    g = await playing(store, now=1000)
+    g = await store.append_action(g.id, 1, 101, "Red travel 1 F", '{"seq": 1}', now=2000)
+    assert g == await store.get_game(g.id)
+    marked = await store.mark_half_warned(g.id)
+    assert marked is not None and marked.half_warned
+    g = await store.append_action(g.id, 2, 101, "Red end", '{"seq": 2}', now=2001.5, turn_deadline=6000.25,
+                                  stand_ins=[StandIn(1, misses=2), StandIn(2, by="away", stood=True)])
+    assert g == await store.get_game(g.id) and (g.turn_deadline, g.half_warned) == (6000.25, False)
+    g = await store.append_action(g.id, 3, 202, "White end", '{"seq": 3}', now=2002.0, stand_ins=[])
+    assert g == await store.get_game(g.id) and g.stand_ins == ()
+    g = await store.append_action(g.id, 4, 202, "White wins", '{"seq": 4}', now=2003.0, status=Status.FINISHED)
+    assert g == await store.get_game(g.id) and (g.status, g.turn_deadline) == (Status.FINISHED, None)
+
+
 async def test_a_stale_seq_is_refused_and_writes_nothing(store: Storage) -> None:
     g = await playing(store)
     g = await store.append_action(g.id, 1, 101, "Red end", '{"seq": 1}')
@@ -639,7 +656,24 @@ async def test_posts_are_stored_with_their_action_and_forgotten_once_sent(store:
     assert await store.posts.channels() == [(game.guild_id, game.channel_id)]
     await store.posts.sent(waiting[0].id)
     assert [p.body for p in await store.posts.pending(game.channel_id)] == ["second", "undone"]
+    assert [p.body for p in await store.posts.pending(game.channel_id, after=waiting[1].id)] == ["undone"]
     assert await store.posts.pending(game.channel_id + 1) == []
+
+
+async def test_sent_posts_are_forgotten_together(store: Storage) -> None:
+    """Taking sent posts out of the outbox: many in one call (more than one statement's worth), the
+    others kept; ids already gone are no error."""
+    from bot.storage.outbox import FORGET_AT_ONCE
+
+    game = await playing(store)
+    await store.append_action(game.id, 1, 10, "M:build", "s1", posts=[f"p{i}" for i in range(FORGET_AT_ONCE + 3)])
+    waiting = await store.posts.pending(game.channel_id, limit=FORGET_AT_ONCE + 10)
+    await store.posts.sent(*(p.id for p in waiting[:-2]), waiting[0].id - 1)
+    assert [p.body for p in await store.posts.pending(game.channel_id)] == [f"p{FORGET_AT_ONCE + 1}",
+                                                                            f"p{FORGET_AT_ONCE + 2}"]
+    await store.posts.sent()  # nothing to forget: nothing happens
+    await store.posts.sent(*(p.id for p in waiting))
+    assert await store.posts.pending(game.channel_id) == []
 
 
 async def test_a_start_stores_its_opening_post_with_it(store: Storage) -> None:
