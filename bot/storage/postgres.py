@@ -75,6 +75,14 @@ def faults(name: str) -> Iterator[None]:
         raise fault from err
 
 
+async def _nothing_to_reset(conn: Any) -> None:
+    """What the pool does to a connection given back, beyond rolling back a transaction left open
+    (which asyncpg always does first): nothing. asyncpg's default sends ``pg_advisory_unlock_all(); CLOSE
+    ALL; UNLISTEN *; RESET ALL`` — a round trip after every transaction and every read, for session
+    state the pool's connections never take: no ``SET``, no ``LISTEN``, no cursor, no session advisory
+    lock (the games' locks are on a connection of their own; migrating holds a transaction's)."""
+
+
 class PostgresTx:
     """A transaction on one connection of the pool."""
 
@@ -113,7 +121,7 @@ class PostgresDatabase:
         and asyncpg's errors for what the server refuses (a wrong password, a database that does not
         exist, a user who may not create tables)."""
         pool = await asyncpg.create_pool(url, min_size=1, max_size=max_connections, timeout=CONNECT_TIMEOUT,
-                                         server_settings=SERVER_SETTINGS)
+                                         server_settings=SERVER_SETTINGS, reset=_nothing_to_reset)
         database = cls(pool, url)
         try:
             await database.migrate()
