@@ -24,7 +24,7 @@ import uuid
 import weakref
 from collections.abc import Mapping, Sequence
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any, Final, Literal, NoReturn
 
 from .backend import Database, Tx, is_postgres_url
 from .notify import Notices
@@ -282,27 +282,28 @@ class Storage:
             created = await db.one(
                 "INSERT INTO games (guild_id, channel_id, opener_id, status, options, seats, seed, seed_text, "
                 "created_at, updated_at) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (channel_id) WHERE status IN ('lobby', 'playing') DO NOTHING RETURNING id",
+                f"ON CONFLICT (channel_id) WHERE status IN ('lobby', 'playing') DO NOTHING RETURNING {GAME_COLUMNS}",
                 (guild_id, channel_id, opener_id, options_json(options or {}), seats_json(seats), *seed_columns(seed),
                  at, at))
             if created is None:
                 busy = await db.one(
                     "SELECT id FROM games WHERE channel_id = ? AND status IN ('lobby', 'playing')", (channel_id,))
                 raise ChannelBusyError(channel_id, busy["id"] if busy else 0)
-            return await self._load(db, created["id"])
+            return game_of(created)
 
     async def update_lobby(self, game_id: int, *, seats: Sequence[SeatRecord] | None = None,
                            options: Mapping[str, Any] | None = None, now: float | None = None) -> GameRecord:
         """Change the seats and/or options of a game in the lobby. Raises GameNotFoundError, StatusError."""
         async with self._transaction() as db:
-            game = await self._load(db, game_id)
-            if game.status is not Status.LOBBY:
+            row = await db.one(
+                f"UPDATE games SET seats = COALESCE(?, seats), options = COALESCE(?, options), updated_at = ? "
+                f"WHERE id = ? AND status = 'lobby' RETURNING {GAME_COLUMNS}",
+                (None if seats is None else seats_json(seats), None if options is None else options_json(options),
+                 now_or(now), game_id))
+            if row is None:
+                game = await self._load(db, game_id)
                 raise StatusError(game_id, game.status, "change its seats or options")
-            await db.execute(
-                "UPDATE games SET seats = ?, options = ?, updated_at = ? WHERE id = ?",
-                (seats_json(game.seats if seats is None else seats),
-                 options_json(game.options if options is None else options), now_or(now), game_id))
-            return await self._load(db, game_id)
+            return game_of(row)
 
     async def start_game(self, game_id: int, snapshot: str, *, seats: Sequence[SeatRecord] | None = None,
                          options: Mapping[str, Any] | None = None, turn_deadline: float | None = None,
@@ -312,16 +313,18 @@ class Storage:
         GameNotFoundError, StatusError."""
         at = now_or(now)
         async with self._transaction() as db:
-            game = await self._load(db, game_id)
-            if Status.PLAYING not in TRANSITIONS[game.status]:
+            row = await db.one(
+                "UPDATE games SET status = 'playing', snapshot = ?, seats = COALESCE(?, seats), "
+                "options = COALESCE(?, options), turn_deadline = ?, half_warned = 0, updated_at = ? "
+                f"WHERE id = ? AND status IN ({_from(Status.PLAYING)}) RETURNING {GAME_COLUMNS}",
+                (snapshot, None if seats is None else seats_json(seats),
+                 None if options is None else options_json(options), turn_deadline, at, game_id))
+            if row is None:
+                game = await self._load(db, game_id)
                 raise StatusError(game_id, game.status, "start it")
-            await db.execute(
-                "UPDATE games SET status = 'playing', snapshot = ?, seats = ?, options = ?, turn_deadline = ?, "
-                "half_warned = 0, updated_at = ? WHERE id = ?",
-                (snapshot, seats_json(game.seats if seats is None else seats),
-                 options_json(game.options if options is None else options), turn_deadline, at, game_id))
+            game = game_of(row)
             await queue_posts(db, game, posts, at)
-            return await self._load(db, game_id)
+            return game
 
     async def append_action(self, game_id: int, expected_seq: int, actor_id: int, action: str, snapshot: str, *,
                             status: Status | None = None,
@@ -334,46 +337,52 @@ class Storage:
         with this action; ``turn_deadline`` (unless KEEP) sets the next deadline and clears the half-time
         warning; ``stand_ins`` (unless KEEP) become the seats the AI keeps warm. Raises StaleSeqError
         if another action was logged first (nothing is written),
-        GameNotFoundError, StatusError if the game is not being played."""
+        GameNotFoundError, StatusError if the game is not being played.
+
+        The game's row is changed first, on the condition that it is still being played at action
+        ``expected_seq - 1`` (which locks it, where the database locks rows, until the commit), and the
+        record returned is what that change left (``RETURNING``): no read before or after it."""
         at = now_or(now)
+        if status is not None and not Status(status).is_active:
+            turn_deadline = None
+        if status is not None and status not in TRANSITIONS[Status.PLAYING]:
+            async with self._transaction() as db:
+                await self._refuse(db, game_id, expected_seq, status)
         async with self._transaction() as db:
-            game = await self._load(db, game_id)
-            if game.status is not Status.PLAYING:
-                raise StatusError(game_id, game.status, "play an action")
-            if expected_seq != game.next_seq:
-                raise StaleSeqError(game_id, expected_seq, game.action_count)
-            if status is not None and status not in TRANSITIONS[game.status]:
-                raise StatusError(game_id, game.status, f"become {Status(status).value}")
+            row = await db.one(f"{_PLAY} RETURNING {GAME_COLUMNS}", _play_params(
+                game_id, expected_seq, snapshot, at, status, turn_deadline, stand_ins))
+            if row is None:
+                await self._refuse(db, game_id, expected_seq, status)
+            game = game_of(row)
             await db.execute(
                 "INSERT INTO actions (game_id, seq, actor_id, action, created_at) VALUES (?, ?, ?, ?, ?)",
                 (game_id, expected_seq, actor_id, action, at))
-            await db.execute(
-                "UPDATE games SET snapshot = ?, action_count = ?, updated_at = ? WHERE id = ? AND action_count = ?",
-                (snapshot, expected_seq, at, game_id, game.action_count))
-            if status is not None:
-                await db.execute("UPDATE games SET status = ? WHERE id = ?", (Status(status).value, game_id))
-            if status is not None and not Status(status).is_active:
-                turn_deadline = None
-            if turn_deadline is not KEEP:
-                await db.execute("UPDATE games SET turn_deadline = ?, half_warned = 0 WHERE id = ?",
-                                 (turn_deadline, game_id))
-            if stand_ins is not KEEP:
-                await db.execute("UPDATE games SET stand_ins = ? WHERE id = ?", (stand_ins_json(stand_ins), game_id))
             await queue_posts(db, game, posts, at)
-            return await self._load(db, game_id)
+            return game
+
+    async def _refuse(self, db: Tx, game_id: int, expected_seq: int, status: Status | None) -> NoReturn:
+        """Raise why action ``expected_seq`` (ending the game as ``status``) cannot be appended to game
+        ``game_id``: GameNotFoundError, StatusError or StaleSeqError."""
+        game = await self._load(db, game_id)
+        if game.status is not Status.PLAYING:
+            raise StatusError(game_id, game.status, "play an action")
+        if expected_seq != game.next_seq:
+            raise StaleSeqError(game_id, expected_seq, game.action_count)
+        raise StatusError(game_id, game.status, f"become {Status(status or game.status).value}")
 
     async def set_stand_ins(self, game_id: int, stand_ins: Sequence[StandIn], *, posts: Sequence[str | Body] = (),
                             now: float | None = None) -> GameRecord:
         """Make ``stand_ins`` the seats the AI keeps warm in a game being played, with ``posts`` in the
         outbox, in one transaction. Raises GameNotFoundError, StatusError (the game is not being played)."""
         async with self._transaction() as db:
-            game = await self._load(db, game_id)
-            if game.status is not Status.PLAYING:
+            row = await db.one(f"UPDATE games SET stand_ins = ?, updated_at = ? WHERE id = ? AND status = 'playing' "
+                               f"RETURNING {GAME_COLUMNS}", (stand_ins_json(stand_ins), now_or(now), game_id))
+            if row is None:
+                game = await self._load(db, game_id)
                 raise StatusError(game_id, game.status, "change who plays a seat")
-            await db.execute("UPDATE games SET stand_ins = ?, updated_at = ? WHERE id = ?",
-                             (stand_ins_json(stand_ins), now_or(now), game_id))
+            game = game_of(row)
             await queue_posts(db, game, posts, now_or(now))
-            return await self._load(db, game_id)
+            return game
 
     async def truncate_last_action(self, game_id: int, expected_seq: int, snapshot: str, *, count: int = 1,
                                    turn_deadline: float | Literal[_Keep.KEEP] | None = KEEP,
@@ -390,13 +399,15 @@ class Storage:
             if expected_seq != game.action_count or not 1 <= count <= expected_seq:
                 raise StaleSeqError(game_id, expected_seq, game.action_count)
             await db.execute("DELETE FROM actions WHERE game_id = ? AND seq > ?", (game_id, expected_seq - count))
-            await db.execute("UPDATE games SET snapshot = ?, action_count = ?, updated_at = ? WHERE id = ?",
-                             (snapshot, expected_seq - count, now_or(now), game_id))
-            if turn_deadline is not KEEP:
-                await db.execute("UPDATE games SET turn_deadline = ?, half_warned = 0 WHERE id = ?",
-                                 (turn_deadline, game_id))
+            row = await db.one(
+                "UPDATE games SET snapshot = ?, action_count = ?, updated_at = ?, "
+                "turn_deadline = CASE WHEN ? THEN ? ELSE turn_deadline END, "
+                f"half_warned = CASE WHEN ? THEN 0 ELSE half_warned END WHERE id = ? RETURNING {GAME_COLUMNS}",
+                (snapshot, expected_seq - count, now_or(now), turn_deadline is not KEEP,
+                 None if turn_deadline is KEEP else turn_deadline, turn_deadline is not KEEP, game_id))
             await queue_posts(db, game, posts, now_or(now))
-            return await self._load(db, game_id)
+            assert row is not None  # (its row is locked: it cannot have gone)
+            return game_of(row)
 
     async def set_status(self, game_id: int, status: Status, *, now: float | None = None) -> GameRecord:
         """Move the game to ``status`` along TRANSITIONS (lobby → cancelled, playing → finished or
@@ -404,14 +415,14 @@ class Storage:
         GameNotFoundError, StatusError."""
         status = Status(status)
         async with self._transaction() as db:
-            game = await self._load(db, game_id)
-            if status not in TRANSITIONS[game.status] or status is Status.PLAYING:
-                raise StatusError(game_id, game.status, f"become {status.value}")
-            await db.execute(
+            row = None if status is Status.PLAYING else await db.one(
                 "UPDATE games SET status = ?, updated_at = ?, "
-                "turn_deadline = CASE WHEN ? THEN turn_deadline END WHERE id = ?",
-                (status.value, now_or(now), status.is_active, game_id))
-            return await self._load(db, game_id)
+                f"turn_deadline = CASE WHEN ? THEN turn_deadline END WHERE id = ? AND status IN ({_from(status)}) "
+                f"RETURNING {GAME_COLUMNS}", (status.value, now_or(now), status.is_active, game_id))
+            if row is None:
+                game = await self._load(db, game_id)
+                raise StatusError(game_id, game.status, f"become {status.value}")
+            return game_of(row)
 
     async def mark_half_warned(self, game_id: int, *, deadline: float | Literal[_Keep.KEEP] | None = KEEP,
                                posts: Sequence[Posted] = (), now: float | None = None) -> GameRecord | None:
@@ -422,7 +433,36 @@ class Storage:
             game = await self._load(db, game_id)
             if deadline is not KEEP and (game.turn_deadline != deadline or game.half_warned):
                 return None
-            await db.execute("UPDATE games SET half_warned = 1 WHERE id = ?", (game_id,))
+            row = await db.one(f"UPDATE games SET half_warned = 1 WHERE id = ? RETURNING {GAME_COLUMNS}", (game_id,))
             await queue_posts(db, game, posts, now_or(now))
-            return await self._load(db, game_id)
+            assert row is not None  # (its row is locked: it cannot have gone)
+            return game_of(row)
 
+
+def _from(status: Status) -> str:
+    """The statuses a game may become ``status`` from (TRANSITIONS), as a list for ``IN (…)``; ``NULL``
+    when none may."""
+    return ", ".join(f"'{s.value}'" for s in Status if status in TRANSITIONS[s]) or "NULL"
+
+
+#: an action's change of its game's row (``append_action``): the snapshot and the count of actions, the
+#: status when given (else as it is), the deadline (clearing the half-time warning) and the seats the AI
+#: keeps warm when they are not KEEP; only while the game is being played at the action before
+_PLAY: Final = (
+    "UPDATE games SET snapshot = ?, action_count = ?, updated_at = ?, status = COALESCE(?, status), "
+    "turn_deadline = CASE WHEN ? THEN ? ELSE turn_deadline END, "
+    "half_warned = CASE WHEN ? THEN 0 ELSE half_warned END, "
+    "stand_ins = CASE WHEN ? THEN ? ELSE stand_ins END "
+    "WHERE id = ? AND action_count = ? AND status = 'playing'"
+)
+
+
+def _play_params(game_id: int, expected_seq: int, snapshot: str, at: float, status: Status | None,
+                 turn_deadline: float | Literal[_Keep.KEEP] | None,
+                 stand_ins: Sequence[StandIn] | Literal[_Keep.KEEP]) -> tuple[Any, ...]:
+    """``_PLAY``'s parameters."""
+    deadline = turn_deadline is not KEEP
+    return (snapshot, expected_seq, at, None if status is None else Status(status).value,
+            deadline, None if turn_deadline is KEEP else turn_deadline, deadline,
+            stand_ins is not KEEP, None if stand_ins is KEEP else stand_ins_json(stand_ins),
+            game_id, expected_seq - 1)
