@@ -183,6 +183,13 @@ class PostgresDatabase:
             rows: list[Row] = await self._pool.fetch(numbered(sql), *params)
         return rows
 
+    async def apply(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        """One statement that writes, as a transaction of its own: the server commits it (durably:
+        ``synchronous_commit``) before it answers, in one round trip, with no BEGIN and no COMMIT."""
+        with faults(self.name):
+            row: Row | None = await self._pool.fetchrow(numbered(sql), *params)
+        return row
+
     async def migrate(self) -> None:
         """Apply the missing migrations, each in one transaction that also records the new version."""
         while True:

@@ -27,7 +27,7 @@ from types import TracebackType
 from typing import Any, Final, Literal, NoReturn
 
 from .backend import Database, Tx, is_postgres_url
-from .notify import Notices
+from .notify import Letter, Notices
 from .outbox import Body, Posted, PostQueue, queue_posts
 from .progress import Progress
 from .records import (
@@ -341,16 +341,25 @@ class Storage:
 
         The game's row is changed first, on the condition that it is still being played at action
         ``expected_seq - 1`` (which locks it, where the database locks rows, until the commit), and the
-        record returned is what that change left (``RETURNING``): no read before or after it."""
+        record returned is what that change left (``RETURNING``): no read before or after it. On
+        PostgreSQL the change, the action and its posts are one statement (``_played_at_once``), a
+        transaction of its own: one round trip to the server."""
         at = now_or(now)
         if status is not None and not Status(status).is_active:
             turn_deadline = None
         if status is not None and status not in TRANSITIONS[Status.PLAYING]:
             async with self._transaction() as db:
                 await self._refuse(db, game_id, expected_seq, status)
+        changes = _play_params(game_id, expected_seq, snapshot, at, status, turn_deadline, stand_ins)
+        if self.database.dialect == "postgresql":  # the whole action in one statement: one round trip
+            sql, params = _played_at_once(changes, (expected_seq, actor_id, action, at), posts, at)
+            row = await self.database.apply(sql, params)
+            if row is None:
+                async with self._transaction() as db:
+                    await self._refuse(db, game_id, expected_seq, status)
+            return game_of(row)
         async with self._transaction() as db:
-            row = await db.one(f"{_PLAY} RETURNING {GAME_COLUMNS}", _play_params(
-                game_id, expected_seq, snapshot, at, status, turn_deadline, stand_ins))
+            row = await db.one(f"{_PLAY} RETURNING {GAME_COLUMNS}", changes)
             if row is None:
                 await self._refuse(db, game_id, expected_seq, status)
             game = game_of(row)
@@ -466,3 +475,31 @@ def _play_params(game_id: int, expected_seq: int, snapshot: str, at: float, stat
             deadline, None if turn_deadline is KEEP else turn_deadline, deadline,
             stand_ins is not KEEP, None if stand_ins is KEEP else stand_ins_json(stand_ins),
             game_id, expected_seq - 1)
+
+
+def _played_at_once(changes: tuple[Any, ...], action: tuple[int, int, str, float], posts: Sequence[Posted],
+                    at: float) -> tuple[str, tuple[Any, ...]]:
+    """``append_action`` as one PostgreSQL statement and its parameters: the game's row changed
+    (``_PLAY``, with ``changes``), and only if it was, the action (``(seq, actor_id, action, at)``) and
+    its posts and letters inserted (data-modifying ``WITH`` clauses reading the changed row); the
+    game's row as changed, or no row when it was not (nothing written). The posts are numbered in their
+    order (one INSERT, its rows sorted), as the courier sends them."""
+    letters = [p for p in posts if isinstance(p, Letter)]
+    bodies = [(p, None) if isinstance(p, str) else (p.text, p.pictures) for p in posts if not isinstance(p, Letter)]
+    sql = (f"WITH g AS ({_PLAY} RETURNING {GAME_COLUMNS}), "
+           "a AS (INSERT INTO actions (game_id, seq, actor_id, action, created_at) SELECT id, ?, ?, ?, ? FROM g)")
+    params: list[Any] = [*changes, *action]
+    if bodies:
+        rows = ", ".join(f"(?::text, ?::bytea, {n})" for n in range(len(bodies)))
+        sql += (", o AS (INSERT INTO outbox (game_id, guild_id, channel_id, body, pictures, created_at) "
+                f"SELECT g.id, g.guild_id, g.channel_id, p.body, p.pictures, ? FROM g, (VALUES {rows}) "
+                "AS p (body, pictures, n) ORDER BY p.n)")
+        params += [at, *(x for body in bodies for x in body)]
+    if letters:
+        rows = ", ".join("(?::bigint, ?::integer, ?::float8, ?::text, ?::text)" for _ in letters)
+        sql += (", d AS (INSERT INTO direct_outbox (game_id, guild_id, channel_id, user_id, seq, due_at, body, "
+                "fallback, created_at) SELECT g.id, g.guild_id, g.channel_id, l.user_id, l.seq, l.due_at, l.body, "
+                f"l.fallback, ? FROM g, (VALUES {rows}) AS l (user_id, seq, due_at, body, fallback))")
+        params += [at, *(x for letter in letters for x in (letter.user_id, letter.seq, letter.due_at, letter.body,
+                                                       letter.fallback))]
+    return f"{sql} SELECT {GAME_COLUMNS} FROM g", tuple(params)
