@@ -84,19 +84,50 @@ async def _nothing_to_reset(conn: Any) -> None:
 
 
 class PostgresTx:
-    """A transaction on one connection of the pool."""
+    """A transaction on one connection of the pool, begun only when it needs to be: its first
+    statement (``execute``) waits for the next one, which sends ``BEGIN``, it and the new one in turn;
+    a transaction that is that one statement alone is sent as a transaction of its own when it is
+    committed (one round trip, where BEGIN, the statement and COMMIT took three), and one that sent
+    nothing sends nothing. So a statement's error may be raised by the next one or by the commit, and
+    the transaction is then rolled back, as for any error inside it."""
 
-    def __init__(self, conn: Any) -> None:
+    def __init__(self, conn: Any, stack: contextlib.AsyncExitStack) -> None:
         self._conn = conn
+        self._stack = stack
+        self._waiting: tuple[str, Sequence[Any]] | None = None
+        self.begun = False
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
-        """Run one statement."""
+        """Run one statement (the transaction's first: with the next one, or the commit)."""
+        if not self.begun and self._waiting is None:
+            self._waiting = (sql, params)
+            return
+        await self._begin()
         await self._conn.execute(numbered(sql), *params)
 
     async def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
         """The first row of a query, or None."""
+        await self._begin()
         row: Row | None = await self._conn.fetchrow(numbered(sql), *params)
         return row
+
+    async def _begin(self) -> None:
+        """``BEGIN`` (asyncpg's transaction, committed or rolled back when the transaction's block ends),
+        then the statement that waited, if any."""
+        if self.begun:
+            return
+        self.begun = True
+        await self._stack.enter_async_context(self._conn.transaction())
+        if self._waiting is not None:
+            (sql, params), self._waiting = self._waiting, None
+            await self._conn.execute(numbered(sql), *params)
+
+    async def commit_alone(self) -> None:
+        """Before the commit: a transaction that never began sends its one statement, if it has one,
+        as a transaction of its own (the server commits it before it answers)."""
+        if not self.begun and self._waiting is not None:
+            (sql, params), self._waiting = self._waiting, None
+            await self._conn.execute(numbered(sql), *params)
 
 
 class PostgresDatabase:
@@ -172,10 +203,13 @@ class PostgresDatabase:
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[PostgresTx]:
-        """One transaction, committed on leaving, rolled back on an error."""
+        """One transaction, committed on leaving, rolled back on an error (see ``PostgresTx``: begun
+        only when it has two statements)."""
         with faults(self.name):
-            async with self._pool.acquire() as conn, conn.transaction():
-                yield PostgresTx(conn)
+            async with self._pool.acquire() as conn, contextlib.AsyncExitStack() as stack:
+                tx = PostgresTx(conn, stack)
+                yield tx
+                await tx.commit_alone()
 
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """All rows of a read-only query."""
