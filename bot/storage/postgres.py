@@ -2,11 +2,16 @@
 
 A small pool of connections, each with ``synchronous_commit = on`` (whatever the server's default), so
 a transaction is on the server's disk when its COMMIT returns. A transaction that loads a game locks
-its row (``SELECT … FOR UPDATE``) until it ends: two processes that append to one game take turns, and
-the second finds the action count moved and is refused (StaleSeqError). The schema version is the one
-row of the table ``tiempo_schema``; migrating holds a transaction-level advisory lock, so two bots
-starting at once apply each step once. A game's lock between processes is a session advisory lock
-held by one connection of each process, which the server releases if the process dies.
+its row (``SELECT … FOR UPDATE``) until it ends, and an action changes its game's row only while it is
+at the action before (``UPDATE … WHERE action_count = …``, which waits for another process's change of
+the row and then looks at the row it left): two processes that append to one game take turns, and the
+second finds the action count moved and is refused (StaleSeqError). Every statement is a round trip
+to the server, so they are few: an action is one statement (``Storage.append_action``), a transaction
+of one statement is sent alone (``PostgresTx``), and a connection given back to the pool is not reset.
+The schema version is the one row of the table ``tiempo_schema``; migrating holds a transaction-level
+advisory lock, so two bots starting at once apply each step once. A game's lock between processes is a
+session advisory lock held by one connection of each process, which the server releases if the process
+dies.
 """
 
 from __future__ import annotations

@@ -5,8 +5,10 @@ accepted actions, and a snapshot of its current state. The snapshot and the acti
 this module (the rules engine's JSON and notation). Every change is one transaction that is committed
 (durably) before the method returns, so a caller that tells players about an action only after
 ``append_action`` returned never announces an action a crash could lose. A change checks the game it
-loaded inside its transaction (with the game's row locked where the database locks rows), so a stale
-write is refused whichever process made it.
+loaded inside its transaction (with the game's row locked where the database locks rows), or changes
+the game's row only on the condition it checks (an action: only at the action before), so a stale
+write is refused whichever process made it. A change returns the game as its ``UPDATE`` left it
+(``RETURNING``), not read again.
 
 ``Storage.open(target)`` opens a SQLite file (a path) or a PostgreSQL database (a ``postgresql://``
 URL), applying the missing migrations. ``Storage.lock(game_id)`` gives the per-game lock that callers
