@@ -26,7 +26,7 @@ import uuid
 import weakref
 from collections.abc import Mapping, Sequence
 from types import TracebackType
-from typing import Any, Final, Literal, NoReturn
+from typing import Any, Final, Literal
 
 from .backend import Database, Tx, is_postgres_url
 from .notify import Letter, Notices
@@ -46,6 +46,7 @@ from .records import (
     StandIn,
     Status,
     StatusError,
+    StorageError,
     _Keep,
 )
 from .schema import (
@@ -230,28 +231,15 @@ class Storage:
 
     async def list_games(self, status: Status | None = None, *, guild_id: int | None = None) -> list[GameRecord]:
         """Games, oldest first, optionally only those of one status and/or one guild."""
-        where, params = self._filter(status, guild_id)
+        where, params = _where(status, guild_id)
         rows = await self._fetchall(f"SELECT {GAME_COLUMNS} FROM games{where} ORDER BY id", params)
         return [game_of(r) for r in rows]
 
     async def count(self, status: Status | None = None, *, guild_id: int | None = None) -> int:
         """How many games there are, optionally only of one status and/or one guild."""
-        where, params = self._filter(status, guild_id)
+        where, params = _where(status, guild_id)
         rows = await self._fetchall(f"SELECT COUNT(*) FROM games{where}", params)
         return int(rows[0][0])
-
-    @staticmethod
-    def _filter(status: Status | None, guild_id: int | None) -> tuple[str, list[Any]]:
-        """A WHERE clause and its parameters for ``list_games`` and ``count``."""
-        clauses: list[str] = []
-        params: list[Any] = []
-        if status is not None:
-            clauses.append("status = ?")
-            params.append(Status(status).value)
-        if guild_id is not None:
-            clauses.append("guild_id = ?")
-            params.append(guild_id)
-        return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
 
     async def due_games(self, now: float) -> list[GameRecord]:
         """Games being played whose turn deadline has come by ``now``, or whose half time has and that
@@ -351,35 +339,25 @@ class Storage:
             turn_deadline = None
         if status is not None and status not in TRANSITIONS[Status.PLAYING]:
             async with self._transaction() as db:
-                await self._refuse(db, game_id, expected_seq, status)
+                raise _refused(await self._load(db, game_id), expected_seq, status)
         changes = _play_params(game_id, expected_seq, snapshot, at, status, turn_deadline, stand_ins)
         if self.database.dialect == "postgresql":  # the whole action in one statement: one round trip
             sql, params = _played_at_once(changes, (expected_seq, actor_id, action, at), posts, at)
             row = await self.database.apply(sql, params)
             if row is None:
                 async with self._transaction() as db:
-                    await self._refuse(db, game_id, expected_seq, status)
+                    raise _refused(await self._load(db, game_id), expected_seq, status)
             return game_of(row)
         async with self._transaction() as db:
             row = await db.one(f"{_PLAY} RETURNING {GAME_COLUMNS}", changes)
             if row is None:
-                await self._refuse(db, game_id, expected_seq, status)
+                raise _refused(await self._load(db, game_id), expected_seq, status)
             game = game_of(row)
             await db.execute(
                 "INSERT INTO actions (game_id, seq, actor_id, action, created_at) VALUES (?, ?, ?, ?, ?)",
                 (game_id, expected_seq, actor_id, action, at))
             await queue_posts(db, game, posts, at)
             return game
-
-    async def _refuse(self, db: Tx, game_id: int, expected_seq: int, status: Status | None) -> NoReturn:
-        """Raise why action ``expected_seq`` (ending the game as ``status``) cannot be appended to game
-        ``game_id``: GameNotFoundError, StatusError or StaleSeqError."""
-        game = await self._load(db, game_id)
-        if game.status is not Status.PLAYING:
-            raise StatusError(game_id, game.status, "play an action")
-        if expected_seq != game.next_seq:
-            raise StaleSeqError(game_id, expected_seq, game.action_count)
-        raise StatusError(game_id, game.status, f"become {Status(status or game.status).value}")
 
     async def set_stand_ins(self, game_id: int, stand_ins: Sequence[StandIn], *, posts: Sequence[str | Body] = (),
                             now: float | None = None) -> GameRecord:
@@ -448,6 +426,29 @@ class Storage:
             await queue_posts(db, game, posts, now_or(now))
             assert row is not None  # (its row is locked: it cannot have gone)
             return game_of(row)
+
+
+def _where(status: Status | None, guild_id: int | None) -> tuple[str, list[Any]]:
+    """A WHERE clause and its parameters for ``list_games`` and ``count``."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if status is not None:
+        clauses.append("status = ?")
+        params.append(Status(status).value)
+    if guild_id is not None:
+        clauses.append("guild_id = ?")
+        params.append(guild_id)
+    return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
+
+
+def _refused(game: GameRecord, expected_seq: int, status: Status | None) -> StorageError:
+    """Why action ``expected_seq`` (ending the game as ``status``) cannot be appended to ``game`` as it
+    is: StatusError (not being played, or no such change) or StaleSeqError."""
+    if game.status is not Status.PLAYING:
+        return StatusError(game.id, game.status, "play an action")
+    if expected_seq != game.next_seq:
+        return StaleSeqError(game.id, expected_seq, game.action_count)
+    return StatusError(game.id, game.status, f"become {Status(status or game.status).value}")
 
 
 def _from(status: Status) -> str:
