@@ -114,6 +114,18 @@ async def test_an_action_refused_for_any_reason_writes_nothing(store: Storage) -
     assert await store.posts.pending(2) == [] and await store.notices.waiting() == []
 
 
+async def test_postgres_keeps_a_posts_pictures_uncompressed_and_whole(store: Storage, backend: Backend) -> None:
+    """Migration step 11: the server stores the pictures as they are (PNGs are compressed already), and
+    a post's pictures come back byte for byte."""
+    if backend.name == "postgresql":
+        assert await backend.fetch("SELECT attstorage::text FROM pg_attribute WHERE attrelid = 'outbox'::regclass "
+                                   "AND attname = 'pictures'") == [("e",)]
+    pictures = bytes(range(256)) * 1200  # larger than a row holds: stored out of line
+    g = await store.create_game(guild_id=1, channel_id=2, opener_id=101, seed=7, seats=SEATS)
+    await store.start_game(g.id, "s0", posts=[Body("board", pictures)])
+    assert [(p.body, p.pictures) for p in await store.posts.pending(2)] == [("board", pictures)]
+
+
 class Undone(Exception):
     """A failure inside a transaction's block."""
 
