@@ -1,6 +1,7 @@
 """What ``Storage`` needs of a database, whichever holds the games: a transaction with ``execute`` and
-``one``, reads outside transactions, the schema version, checks, closing. ``bot.storage.sqlite`` and
-``bot.storage.postgres`` implement it; ``database`` setting values name one or the other.
+``one``, reads outside transactions, a statement committed on its own, the schema version, checks,
+closing. ``bot.storage.sqlite`` and ``bot.storage.postgres`` implement it; ``database`` setting values
+name one or the other.
 """
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ class Database(Protocol):
 
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """All rows of a read-only query, outside any transaction."""
+
+    async def apply(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        """One statement that writes, as a transaction of its own, committed (durably) before it returns;
+        its first row, or None."""
 
     async def schema_version(self) -> int:
         """The schema version stored in the database."""

@@ -2,11 +2,16 @@
 
 A small pool of connections, each with ``synchronous_commit = on`` (whatever the server's default), so
 a transaction is on the server's disk when its COMMIT returns. A transaction that loads a game locks
-its row (``SELECT … FOR UPDATE``) until it ends: two processes that append to one game take turns, and
-the second finds the action count moved and is refused (StaleSeqError). The schema version is the one
-row of the table ``tiempo_schema``; migrating holds a transaction-level advisory lock, so two bots
-starting at once apply each step once. A game's lock between processes is a session advisory lock
-held by one connection of each process, which the server releases if the process dies.
+its row (``SELECT … FOR UPDATE``) until it ends, and an action changes its game's row only while it is
+at the action before (``UPDATE … WHERE action_count = …``, which waits for another process's change of
+the row and then looks at the row it left): two processes that append to one game take turns, and the
+second finds the action count moved and is refused (StaleSeqError). Every statement is a round trip
+to the server, so they are few: an action is one statement (``Storage.append_action``), a transaction
+of one statement is sent alone (``PostgresTx``), and a connection given back to the pool is not reset.
+The schema version is the one row of the table ``tiempo_schema``; migrating holds a transaction-level
+advisory lock, so two bots starting at once apply each step once. A game's lock between processes is a
+session advisory lock held by one connection of each process, which the server releases if the process
+dies.
 """
 
 from __future__ import annotations
@@ -75,20 +80,59 @@ def faults(name: str) -> Iterator[None]:
         raise fault from err
 
 
-class PostgresTx:
-    """A transaction on one connection of the pool."""
+async def _nothing_to_reset(conn: Any) -> None:
+    """What the pool does to a connection given back, beyond rolling back a transaction left open
+    (which asyncpg always does first): nothing. asyncpg's default sends ``pg_advisory_unlock_all(); CLOSE
+    ALL; UNLISTEN *; RESET ALL`` — a round trip after every transaction and every read, for session
+    state the pool's connections never take: no ``SET``, no ``LISTEN``, no cursor, no session advisory
+    lock (the games' locks are on a connection of their own; migrating holds a transaction's)."""
 
-    def __init__(self, conn: Any) -> None:
+
+class PostgresTx:
+    """A transaction on one connection of the pool, begun only when it needs to be: its first
+    statement (``execute``) waits for the next one, which sends ``BEGIN``, it and the new one in turn;
+    a transaction that is that one statement alone is sent as a transaction of its own when it is
+    committed (one round trip, where BEGIN, the statement and COMMIT took three), and one that sent
+    nothing sends nothing. So a statement's error may be raised by the next one or by the commit, and
+    the transaction is then rolled back, as for any error inside it."""
+
+    def __init__(self, conn: Any, stack: contextlib.AsyncExitStack) -> None:
         self._conn = conn
+        self._stack = stack
+        self._waiting: tuple[str, Sequence[Any]] | None = None
+        self.begun = False
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
-        """Run one statement."""
+        """Run one statement (the transaction's first: with the next one, or the commit)."""
+        if not self.begun and self._waiting is None:
+            self._waiting = (sql, params)
+            return
+        await self._begin()
         await self._conn.execute(numbered(sql), *params)
 
     async def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
         """The first row of a query, or None."""
+        await self._begin()
         row: Row | None = await self._conn.fetchrow(numbered(sql), *params)
         return row
+
+    async def _begin(self) -> None:
+        """``BEGIN`` (asyncpg's transaction, committed or rolled back when the transaction's block ends),
+        then the statement that waited, if any."""
+        if self.begun:
+            return
+        self.begun = True
+        await self._stack.enter_async_context(self._conn.transaction())
+        if self._waiting is not None:
+            (sql, params), self._waiting = self._waiting, None
+            await self._conn.execute(numbered(sql), *params)
+
+    async def commit_alone(self) -> None:
+        """Before the commit: a transaction that never began sends its one statement, if it has one,
+        as a transaction of its own (the server commits it before it answers)."""
+        if not self.begun and self._waiting is not None:
+            (sql, params), self._waiting = self._waiting, None
+            await self._conn.execute(numbered(sql), *params)
 
 
 class PostgresDatabase:
@@ -113,7 +157,7 @@ class PostgresDatabase:
         and asyncpg's errors for what the server refuses (a wrong password, a database that does not
         exist, a user who may not create tables)."""
         pool = await asyncpg.create_pool(url, min_size=1, max_size=max_connections, timeout=CONNECT_TIMEOUT,
-                                         server_settings=SERVER_SETTINGS)
+                                         server_settings=SERVER_SETTINGS, reset=_nothing_to_reset)
         database = cls(pool, url)
         try:
             await database.migrate()
@@ -164,16 +208,26 @@ class PostgresDatabase:
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[PostgresTx]:
-        """One transaction, committed on leaving, rolled back on an error."""
+        """One transaction, committed on leaving, rolled back on an error (see ``PostgresTx``: begun
+        only when it has two statements)."""
         with faults(self.name):
-            async with self._pool.acquire() as conn, conn.transaction():
-                yield PostgresTx(conn)
+            async with self._pool.acquire() as conn, contextlib.AsyncExitStack() as stack:
+                tx = PostgresTx(conn, stack)
+                yield tx
+                await tx.commit_alone()
 
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """All rows of a read-only query."""
         with faults(self.name):
             rows: list[Row] = await self._pool.fetch(numbered(sql), *params)
         return rows
+
+    async def apply(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        """One statement that writes, as a transaction of its own: the server commits it (durably:
+        ``synchronous_commit``) before it answers, in one round trip, with no BEGIN and no COMMIT."""
+        with faults(self.name):
+            row: Row | None = await self._pool.fetchrow(numbered(sql), *params)
+        return row
 
     async def migrate(self) -> None:
         """Apply the missing migrations, each in one transaction that also records the new version."""

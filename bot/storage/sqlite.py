@@ -265,6 +265,11 @@ class SQLiteDatabase:
             with faults(self.path):
                 return list(await self._db.execute_fetchall(sql, params))
 
+    async def apply(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        """One statement that writes, as a transaction of its own, committed before it returns."""
+        async with self.transaction() as tx:
+            return await tx.one(sql, params)
+
     async def migrate(self) -> None:
         """Apply the missing migrations, each in one transaction with its new ``user_version``."""
         while True:

@@ -5,8 +5,10 @@ accepted actions, and a snapshot of its current state. The snapshot and the acti
 this module (the rules engine's JSON and notation). Every change is one transaction that is committed
 (durably) before the method returns, so a caller that tells players about an action only after
 ``append_action`` returned never announces an action a crash could lose. A change checks the game it
-loaded inside its transaction (with the game's row locked where the database locks rows), so a stale
-write is refused whichever process made it.
+loaded inside its transaction (with the game's row locked where the database locks rows), or changes
+the game's row only on the condition it checks (an action: only at the action before), so a stale
+write is refused whichever process made it. A change returns the game as its ``UPDATE`` left it
+(``RETURNING``), not read again.
 
 ``Storage.open(target)`` opens a SQLite file (a path) or a PostgreSQL database (a ``postgresql://``
 URL), applying the missing migrations. ``Storage.lock(game_id)`` gives the per-game lock that callers
@@ -17,7 +19,6 @@ between processes on one database (shards) through the database's own lock of th
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import os
 import socket
@@ -25,10 +26,10 @@ import uuid
 import weakref
 from collections.abc import Mapping, Sequence
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from .backend import Database, Tx, is_postgres_url
-from .notify import Notices
+from .notify import Letter, Notices
 from .outbox import Body, Posted, PostQueue, queue_posts
 from .progress import Progress
 from .records import (
@@ -45,6 +46,7 @@ from .records import (
     StandIn,
     Status,
     StatusError,
+    StorageError,
     _Keep,
 )
 from .schema import (
@@ -127,17 +129,6 @@ class GameLock:
 
 
 
-def _appended(game: GameRecord, seq: int, snapshot: str, at: float, status: Status | None,
-              turn_deadline: float | Literal[_Keep.KEEP] | None,
-              stand_ins: Sequence[StandIn] | Literal[_Keep.KEEP]) -> GameRecord:
-    """``game`` as ``append_action``'s statements left it (not read back: a trip to the database less a
-    move; a contract test compares the two)."""
-    return dataclasses.replace(
-        game, snapshot=snapshot, action_count=seq, updated_at=at,
-        status=game.status if status is None else Status(status),
-        turn_deadline=game.turn_deadline if turn_deadline is KEEP else turn_deadline,
-        half_warned=game.half_warned if turn_deadline is KEEP else False,
-        stand_ins=game.stand_ins if stand_ins is KEEP else tuple(StandIn.from_json(e.to_json()) for e in stand_ins))
 
 class Storage:
     """The games: lobbies, seats, actions and snapshots, with a lock per game. Open with
@@ -242,28 +233,15 @@ class Storage:
 
     async def list_games(self, status: Status | None = None, *, guild_id: int | None = None) -> list[GameRecord]:
         """Games, oldest first, optionally only those of one status and/or one guild."""
-        where, params = self._filter(status, guild_id)
+        where, params = _where(status, guild_id)
         rows = await self._fetchall(f"SELECT {GAME_COLUMNS} FROM games{where} ORDER BY id", params)
         return [game_of(r) for r in rows]
 
     async def count(self, status: Status | None = None, *, guild_id: int | None = None) -> int:
         """How many games there are, optionally only of one status and/or one guild."""
-        where, params = self._filter(status, guild_id)
+        where, params = _where(status, guild_id)
         rows = await self._fetchall(f"SELECT COUNT(*) FROM games{where}", params)
         return int(rows[0][0])
-
-    @staticmethod
-    def _filter(status: Status | None, guild_id: int | None) -> tuple[str, list[Any]]:
-        """A WHERE clause and its parameters for ``list_games`` and ``count``."""
-        clauses: list[str] = []
-        params: list[Any] = []
-        if status is not None:
-            clauses.append("status = ?")
-            params.append(Status(status).value)
-        if guild_id is not None:
-            clauses.append("guild_id = ?")
-            params.append(guild_id)
-        return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
 
     async def due_games(self, now: float) -> list[GameRecord]:
         """Games being played whose turn deadline has come by ``now``, or whose half time has and that
@@ -296,27 +274,28 @@ class Storage:
             created = await db.one(
                 "INSERT INTO games (guild_id, channel_id, opener_id, status, options, seats, seed, seed_text, "
                 "created_at, updated_at) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (channel_id) WHERE status IN ('lobby', 'playing') DO NOTHING RETURNING id",
+                f"ON CONFLICT (channel_id) WHERE status IN ('lobby', 'playing') DO NOTHING RETURNING {GAME_COLUMNS}",
                 (guild_id, channel_id, opener_id, options_json(options or {}), seats_json(seats), *seed_columns(seed),
                  at, at))
             if created is None:
                 busy = await db.one(
                     "SELECT id FROM games WHERE channel_id = ? AND status IN ('lobby', 'playing')", (channel_id,))
                 raise ChannelBusyError(channel_id, busy["id"] if busy else 0)
-            return await self._load(db, created["id"])
+            return game_of(created)
 
     async def update_lobby(self, game_id: int, *, seats: Sequence[SeatRecord] | None = None,
                            options: Mapping[str, Any] | None = None, now: float | None = None) -> GameRecord:
         """Change the seats and/or options of a game in the lobby. Raises GameNotFoundError, StatusError."""
         async with self._transaction() as db:
-            game = await self._load(db, game_id)
-            if game.status is not Status.LOBBY:
+            row = await db.one(
+                f"UPDATE games SET seats = COALESCE(?, seats), options = COALESCE(?, options), updated_at = ? "
+                f"WHERE id = ? AND status = 'lobby' RETURNING {GAME_COLUMNS}",
+                (None if seats is None else seats_json(seats), None if options is None else options_json(options),
+                 now_or(now), game_id))
+            if row is None:
+                game = await self._load(db, game_id)
                 raise StatusError(game_id, game.status, "change its seats or options")
-            await db.execute(
-                "UPDATE games SET seats = ?, options = ?, updated_at = ? WHERE id = ?",
-                (seats_json(game.seats if seats is None else seats),
-                 options_json(game.options if options is None else options), now_or(now), game_id))
-            return await self._load(db, game_id)
+            return game_of(row)
 
     async def start_game(self, game_id: int, snapshot: str, *, seats: Sequence[SeatRecord] | None = None,
                          options: Mapping[str, Any] | None = None, turn_deadline: float | None = None,
@@ -326,16 +305,18 @@ class Storage:
         GameNotFoundError, StatusError."""
         at = now_or(now)
         async with self._transaction() as db:
-            game = await self._load(db, game_id)
-            if Status.PLAYING not in TRANSITIONS[game.status]:
+            row = await db.one(
+                "UPDATE games SET status = 'playing', snapshot = ?, seats = COALESCE(?, seats), "
+                "options = COALESCE(?, options), turn_deadline = ?, half_warned = 0, updated_at = ? "
+                f"WHERE id = ? AND status IN ({_from(Status.PLAYING)}) RETURNING {GAME_COLUMNS}",
+                (snapshot, None if seats is None else seats_json(seats),
+                 None if options is None else options_json(options), turn_deadline, at, game_id))
+            if row is None:
+                game = await self._load(db, game_id)
                 raise StatusError(game_id, game.status, "start it")
-            await db.execute(
-                "UPDATE games SET status = 'playing', snapshot = ?, seats = ?, options = ?, turn_deadline = ?, "
-                "half_warned = 0, updated_at = ? WHERE id = ?",
-                (snapshot, seats_json(game.seats if seats is None else seats),
-                 options_json(game.options if options is None else options), turn_deadline, at, game_id))
+            game = game_of(row)
             await queue_posts(db, game, posts, at)
-            return await self._load(db, game_id)
+            return game
 
     async def append_action(self, game_id: int, expected_seq: int, actor_id: int, action: str, snapshot: str, *,
                             status: Status | None = None,
@@ -348,46 +329,51 @@ class Storage:
         with this action; ``turn_deadline`` (unless KEEP) sets the next deadline and clears the half-time
         warning; ``stand_ins`` (unless KEEP) become the seats the AI keeps warm. Raises StaleSeqError
         if another action was logged first (nothing is written),
-        GameNotFoundError, StatusError if the game is not being played."""
+        GameNotFoundError, StatusError if the game is not being played.
+
+        The game's row is changed first, on the condition that it is still being played at action
+        ``expected_seq - 1`` (which locks it, where the database locks rows, until the commit), and the
+        record returned is what that change left (``RETURNING``): no read before or after it. On
+        PostgreSQL the change, the action and its posts are one statement (``_played_at_once``), a
+        transaction of its own: one round trip to the server."""
         at = now_or(now)
+        if status is not None and not Status(status).is_active:
+            turn_deadline = None
+        if status is not None and status not in TRANSITIONS[Status.PLAYING]:
+            async with self._transaction() as db:
+                raise _refused(await self._load(db, game_id), expected_seq, status)
+        changes = _play_params(game_id, expected_seq, snapshot, at, status, turn_deadline, stand_ins)
+        if self.database.dialect == "postgresql":  # the whole action in one statement: one round trip
+            sql, params = _played_at_once(changes, (expected_seq, actor_id, action, at), posts, at)
+            row = await self.database.apply(sql, params)
+            if row is None:
+                async with self._transaction() as db:
+                    raise _refused(await self._load(db, game_id), expected_seq, status)
+            return game_of(row)
         async with self._transaction() as db:
-            game = await self._load(db, game_id)
-            if game.status is not Status.PLAYING:
-                raise StatusError(game_id, game.status, "play an action")
-            if expected_seq != game.next_seq:
-                raise StaleSeqError(game_id, expected_seq, game.action_count)
-            if status is not None and status not in TRANSITIONS[game.status]:
-                raise StatusError(game_id, game.status, f"become {Status(status).value}")
+            row = await db.one(f"{_PLAY} RETURNING {GAME_COLUMNS}", changes)
+            if row is None:
+                raise _refused(await self._load(db, game_id), expected_seq, status)
+            game = game_of(row)
             await db.execute(
                 "INSERT INTO actions (game_id, seq, actor_id, action, created_at) VALUES (?, ?, ?, ?, ?)",
                 (game_id, expected_seq, actor_id, action, at))
-            await db.execute(
-                "UPDATE games SET snapshot = ?, action_count = ?, updated_at = ? WHERE id = ? AND action_count = ?",
-                (snapshot, expected_seq, at, game_id, game.action_count))
-            if status is not None:
-                await db.execute("UPDATE games SET status = ? WHERE id = ?", (Status(status).value, game_id))
-            if status is not None and not Status(status).is_active:
-                turn_deadline = None
-            if turn_deadline is not KEEP:
-                await db.execute("UPDATE games SET turn_deadline = ?, half_warned = 0 WHERE id = ?",
-                                 (turn_deadline, game_id))
-            if stand_ins is not KEEP:
-                await db.execute("UPDATE games SET stand_ins = ? WHERE id = ?", (stand_ins_json(stand_ins), game_id))
             await queue_posts(db, game, posts, at)
-        return _appended(game, expected_seq, snapshot, at, status, turn_deadline, stand_ins)
+            return game
 
     async def set_stand_ins(self, game_id: int, stand_ins: Sequence[StandIn], *, posts: Sequence[str | Body] = (),
                             now: float | None = None) -> GameRecord:
         """Make ``stand_ins`` the seats the AI keeps warm in a game being played, with ``posts`` in the
         outbox, in one transaction. Raises GameNotFoundError, StatusError (the game is not being played)."""
         async with self._transaction() as db:
-            game = await self._load(db, game_id)
-            if game.status is not Status.PLAYING:
+            row = await db.one(f"UPDATE games SET stand_ins = ?, updated_at = ? WHERE id = ? AND status = 'playing' "
+                               f"RETURNING {GAME_COLUMNS}", (stand_ins_json(stand_ins), now_or(now), game_id))
+            if row is None:
+                game = await self._load(db, game_id)
                 raise StatusError(game_id, game.status, "change who plays a seat")
-            await db.execute("UPDATE games SET stand_ins = ?, updated_at = ? WHERE id = ?",
-                             (stand_ins_json(stand_ins), now_or(now), game_id))
+            game = game_of(row)
             await queue_posts(db, game, posts, now_or(now))
-            return await self._load(db, game_id)
+            return game
 
     async def truncate_last_action(self, game_id: int, expected_seq: int, snapshot: str, *, count: int = 1,
                                    turn_deadline: float | Literal[_Keep.KEEP] | None = KEEP,
@@ -404,13 +390,15 @@ class Storage:
             if expected_seq != game.action_count or not 1 <= count <= expected_seq:
                 raise StaleSeqError(game_id, expected_seq, game.action_count)
             await db.execute("DELETE FROM actions WHERE game_id = ? AND seq > ?", (game_id, expected_seq - count))
-            await db.execute("UPDATE games SET snapshot = ?, action_count = ?, updated_at = ? WHERE id = ?",
-                             (snapshot, expected_seq - count, now_or(now), game_id))
-            if turn_deadline is not KEEP:
-                await db.execute("UPDATE games SET turn_deadline = ?, half_warned = 0 WHERE id = ?",
-                                 (turn_deadline, game_id))
+            row = await db.one(
+                "UPDATE games SET snapshot = ?, action_count = ?, updated_at = ?, "
+                "turn_deadline = CASE WHEN ? THEN ? ELSE turn_deadline END, "
+                f"half_warned = CASE WHEN ? THEN 0 ELSE half_warned END WHERE id = ? RETURNING {GAME_COLUMNS}",
+                (snapshot, expected_seq - count, now_or(now), turn_deadline is not KEEP,
+                 None if turn_deadline is KEEP else turn_deadline, turn_deadline is not KEEP, game_id))
             await queue_posts(db, game, posts, now_or(now))
-            return await self._load(db, game_id)
+            assert row is not None  # (its row is locked: it cannot have gone)
+            return game_of(row)
 
     async def set_status(self, game_id: int, status: Status, *, now: float | None = None) -> GameRecord:
         """Move the game to ``status`` along TRANSITIONS (lobby → cancelled, playing → finished or
@@ -418,14 +406,14 @@ class Storage:
         GameNotFoundError, StatusError."""
         status = Status(status)
         async with self._transaction() as db:
-            game = await self._load(db, game_id)
-            if status not in TRANSITIONS[game.status] or status is Status.PLAYING:
-                raise StatusError(game_id, game.status, f"become {status.value}")
-            await db.execute(
+            row = None if status is Status.PLAYING else await db.one(
                 "UPDATE games SET status = ?, updated_at = ?, "
-                "turn_deadline = CASE WHEN ? THEN turn_deadline END WHERE id = ?",
-                (status.value, now_or(now), status.is_active, game_id))
-            return await self._load(db, game_id)
+                f"turn_deadline = CASE WHEN ? THEN turn_deadline END WHERE id = ? AND status IN ({_from(status)}) "
+                f"RETURNING {GAME_COLUMNS}", (status.value, now_or(now), status.is_active, game_id))
+            if row is None:
+                game = await self._load(db, game_id)
+                raise StatusError(game_id, game.status, f"become {status.value}")
+            return game_of(row)
 
     async def mark_half_warned(self, game_id: int, *, deadline: float | Literal[_Keep.KEEP] | None = KEEP,
                                posts: Sequence[Posted] = (), now: float | None = None) -> GameRecord | None:
@@ -436,7 +424,87 @@ class Storage:
             game = await self._load(db, game_id)
             if deadline is not KEEP and (game.turn_deadline != deadline or game.half_warned):
                 return None
-            await db.execute("UPDATE games SET half_warned = 1 WHERE id = ?", (game_id,))
+            row = await db.one(f"UPDATE games SET half_warned = 1 WHERE id = ? RETURNING {GAME_COLUMNS}", (game_id,))
             await queue_posts(db, game, posts, now_or(now))
-            return await self._load(db, game_id)
+            assert row is not None  # (its row is locked: it cannot have gone)
+            return game_of(row)
 
+
+def _where(status: Status | None, guild_id: int | None) -> tuple[str, list[Any]]:
+    """A WHERE clause and its parameters for ``list_games`` and ``count``."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if status is not None:
+        clauses.append("status = ?")
+        params.append(Status(status).value)
+    if guild_id is not None:
+        clauses.append("guild_id = ?")
+        params.append(guild_id)
+    return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
+
+
+def _refused(game: GameRecord, expected_seq: int, status: Status | None) -> StorageError:
+    """Why action ``expected_seq`` (ending the game as ``status``) cannot be appended to ``game`` as it
+    is: StatusError (not being played, or no such change) or StaleSeqError."""
+    if game.status is not Status.PLAYING:
+        return StatusError(game.id, game.status, "play an action")
+    if expected_seq != game.next_seq:
+        return StaleSeqError(game.id, expected_seq, game.action_count)
+    return StatusError(game.id, game.status, f"become {Status(status or game.status).value}")
+
+
+def _from(status: Status) -> str:
+    """The statuses a game may become ``status`` from (TRANSITIONS), as a list for ``IN (…)``; ``NULL``
+    when none may."""
+    return ", ".join(f"'{s.value}'" for s in Status if status in TRANSITIONS[s]) or "NULL"
+
+
+#: an action's change of its game's row (``append_action``): the snapshot and the count of actions, the
+#: status when given (else as it is), the deadline (clearing the half-time warning) and the seats the AI
+#: keeps warm when they are not KEEP; only while the game is being played at the action before
+_PLAY: Final = (
+    "UPDATE games SET snapshot = ?, action_count = ?, updated_at = ?, status = COALESCE(?, status), "
+    "turn_deadline = CASE WHEN ? THEN ? ELSE turn_deadline END, "
+    "half_warned = CASE WHEN ? THEN 0 ELSE half_warned END, "
+    "stand_ins = CASE WHEN ? THEN ? ELSE stand_ins END "
+    "WHERE id = ? AND action_count = ? AND status = 'playing'"
+)
+
+
+def _play_params(game_id: int, expected_seq: int, snapshot: str, at: float, status: Status | None,
+                 turn_deadline: float | Literal[_Keep.KEEP] | None,
+                 stand_ins: Sequence[StandIn] | Literal[_Keep.KEEP]) -> tuple[Any, ...]:
+    """``_PLAY``'s parameters."""
+    deadline = turn_deadline is not KEEP
+    return (snapshot, expected_seq, at, None if status is None else Status(status).value,
+            deadline, None if turn_deadline is KEEP else turn_deadline, deadline,
+            stand_ins is not KEEP, None if stand_ins is KEEP else stand_ins_json(stand_ins),
+            game_id, expected_seq - 1)
+
+
+def _played_at_once(changes: tuple[Any, ...], action: tuple[int, int, str, float], posts: Sequence[Posted],
+                    at: float) -> tuple[str, tuple[Any, ...]]:
+    """``append_action`` as one PostgreSQL statement and its parameters: the game's row changed
+    (``_PLAY``, with ``changes``), and only if it was, the action (``(seq, actor_id, action, at)``) and
+    its posts and letters inserted (data-modifying ``WITH`` clauses reading the changed row); the
+    game's row as changed, or no row when it was not (nothing written). The posts are numbered in their
+    order (one INSERT, its rows sorted), as the courier sends them."""
+    letters = [p for p in posts if isinstance(p, Letter)]
+    bodies = [(p, None) if isinstance(p, str) else (p.text, p.pictures) for p in posts if not isinstance(p, Letter)]
+    sql = (f"WITH g AS ({_PLAY} RETURNING {GAME_COLUMNS}), "
+           "a AS (INSERT INTO actions (game_id, seq, actor_id, action, created_at) SELECT id, ?, ?, ?, ? FROM g)")
+    params: list[Any] = [*changes, *action]
+    if bodies:
+        rows = ", ".join(f"(?::text, ?::bytea, {n})" for n in range(len(bodies)))
+        sql += (", o AS (INSERT INTO outbox (game_id, guild_id, channel_id, body, pictures, created_at) "
+                f"SELECT g.id, g.guild_id, g.channel_id, p.body, p.pictures, ? FROM g, (VALUES {rows}) "
+                "AS p (body, pictures, n) ORDER BY p.n)")
+        params += [at, *(x for body in bodies for x in body)]
+    if letters:
+        rows = ", ".join("(?::bigint, ?::integer, ?::float8, ?::text, ?::text)" for _ in letters)
+        sql += (", d AS (INSERT INTO direct_outbox (game_id, guild_id, channel_id, user_id, seq, due_at, body, "
+                "fallback, created_at) SELECT g.id, g.guild_id, g.channel_id, l.user_id, l.seq, l.due_at, l.body, "
+                f"l.fallback, ? FROM g, (VALUES {rows}) AS l (user_id, seq, due_at, body, fallback))")
+        params += [at, *(x for letter in letters for x in (letter.user_id, letter.seq, letter.due_at, letter.body,
+                                                       letter.fallback))]
+    return f"{sql} SELECT {GAME_COLUMNS} FROM g", tuple(params)
