@@ -1,15 +1,19 @@
 """Two runs of ``bench/ai.py`` compared game by game: the same seeds, one change between them.
 
-    python bench/ai_pair.py BASE.log NEW.log [--level master]
+    python bench/ai_pair.py BASE.log NEW.log [MORE.log@SEED ...] [--level master]
 
 Reads the per-game lines ``bench/ai.py`` prints (its standard output, saved to a file)::
 
       master,greedy,greedy game 7/100: greedy=44 master=96 greedy=17  winners=['master']  so far: ...
 
-Game ``N`` of a matchup uses seed ``--seed + N - 1`` and the same seating in both runs (when both were
-started with the same ``--seed``), so the two runs' games ``N`` pair up: the same deal, the same
-seats; only the code (or a switch) differs. For each matchup both runs played, on the games both
-finished, for the level followed (``--level``, default ``master``; it must hold one seat):
+Game ``N`` of a run started with ``--seed S`` uses seed ``S + N - 1``; games are paired by matchup and
+seed: the same deal and, if the seating matches (it is rotated by ``N - 1``: a run that goes on
+where another stopped must start at a seed that keeps the rotation, e.g. ``--seed 100`` after
+seeds 1–99 of three players), the same seats; only the code (or a switch) differs. A log's name
+may end with ``@S``, the ``--seed`` its run was started with (default 1). The logs after the first
+are pooled as the new run (a seed found twice: the first one kept). For each matchup both sides
+played, on the seeds both finished, for the level followed (``--level``, default ``master``; it must
+hold one seat):
 
 * its win rate in each run (a win shared by ``k`` players counts ``1/k``, as ``bench/ai.py`` counts
   it) and the paired difference, new minus base, with its standard error (over games, of the
@@ -60,9 +64,10 @@ class Pairing:
     margin_error: float
 
 
-def read_log(text: str, level: str = "master") -> dict[tuple[str, int], Result]:
-    """The games of a ``bench/ai.py`` log, by (matchup, game number), as ``level`` saw them; lines
-    that are not a game's are skipped, as are games where ``level`` does not hold exactly one seat."""
+def read_log(text: str, level: str = "master", seed: int = 1) -> dict[tuple[str, int], Result]:
+    """The games of a ``bench/ai.py`` log of a run started with ``--seed seed``, by (matchup, seed),
+    as ``level`` saw them; lines that are not a game's are skipped, as are games where ``level`` does
+    not hold exactly one seat."""
     games: dict[tuple[str, int], Result] = {}
     for line in text.splitlines():
         m = GAME_LINE.match(line)
@@ -75,7 +80,7 @@ def read_log(text: str, level: str = "master") -> dict[tuple[str, int], Result]:
         others = [int(e) for lv, e in seats if lv != level]
         winners = [w.strip().strip("'\"") for w in m["winners"].split(",") if w.strip()]
         share = 1 / len(winners) if level in winners else 0.0
-        games[(m["spec"], int(m["n"]))] = Result(share, mine[0] - max(others, default=0))
+        games[(m["spec"], seed + int(m["n"]) - 1)] = Result(share, mine[0] - max(others, default=0))
     return games
 
 
@@ -123,13 +128,21 @@ def report(pairings: list[Pairing], level: str) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("base", type=Path, help="the log of the run before the change")
-    ap.add_argument("new", type=Path, help="the log of the run with it, on the same seeds")
+    ap.add_argument("base", help="the log of the run before the change (LOG or LOG@SEED)")
+    ap.add_argument("new", nargs="+", help="the logs of the runs with it, on the same seeds (LOG or LOG@SEED)")
     ap.add_argument("--level", default="master", help="the level followed (one seat per game)")
     args = ap.parse_args()
-    base = read_log(args.base.read_text(), args.level)
-    new = read_log(args.new.read_text(), args.level)
+    base = _read(args.base, args.level)
+    new: dict[tuple[str, int], Result] = {}
+    for name in args.new:
+        new = {**_read(name, args.level), **new}
     print(report(pair(base, new), args.level))
+
+
+def _read(name: str, level: str) -> dict[tuple[str, int], Result]:
+    """The games of the log ``name`` (``LOG@SEED``: its run began at ``--seed SEED``)."""
+    path, _, seed = name.rpartition("@") if "@" in name else (name, "", "1")
+    return read_log(Path(path).read_text(), level, int(seed))
 
 
 if __name__ == "__main__":

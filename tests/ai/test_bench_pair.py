@@ -29,3 +29,11 @@ def test_games_pair_up_by_number_and_a_shared_win_counts_a_share() -> None:
     assert p.diff_error == pytest.approx(0.5)  # differences 0 and 1: s.d. 0.707 over sqrt(2)
     assert (p.base_margin, p.new_margin, p.margin_diff) == (1.0, 13.0, 12.0)
     assert "2 games paired" in report([p], "master")
+
+
+def test_a_run_begun_at_another_seed_pairs_by_seed() -> None:
+    """Game 1 of a run begun at ``--seed 3`` is the base's game 3."""
+    later = read_log(NEW, seed=3)
+    assert sorted(later) == [("master,greedy,greedy", 3), ("master,greedy,greedy", 4)]
+    (p,) = pair(read_log(BASE), later)
+    assert (p.games, p.base_rate, p.new_rate) == (1, 0.5, 1.0)
