@@ -506,14 +506,13 @@ def test_master_play_outs_go_on_through_a_near_income(players: int, monkeypatch:
     """With ``INCOME_REACH`` a play-out begun up to that many rounds before an income round goes on,
     every player's turns played greedily, to the end of that round: from round 3 (reach 1 for round
     4) to the first turn of round 5, every income of round 4 paid; from round 6 (reach 1 for round 7)
-    to the end of the game. Further from an income, and with ``{}``, it stops at the seat's next
-    turn; a play-out's length is remembered by how far it reaches (``playout_kind``)."""
+    to the end of the game (the default). Further from an income, and with ``{}``, it stops at the
+    seat's next turn; a play-out's length is remembered by how far it reaches (``playout_kind``)."""
     from bot.ai import search as search_module
     from bot.ai.search import play_out, playout_kind, reach
 
     r2, r3, r6 = (_round_start(players, seed=45, round_=r) for r in (2, 3, 6))
-    assert [reach(s) for s in (r2, r3, r6)] == [None, None, None], "off by default"
-    monkeypatch.setattr(search_module, "INCOME_REACH", {4: 1, 7: 1})
+    assert search_module.INCOME_REACH == {4: 1, 7: 1}, "the default"
     assert [reach(s) for s in (r2, r3, r6)] == [None, 4, 7]
     assert [playout_kind(s) for s in (r2, r3, r6)] == [(players, 0), (players, 1), (players, 1)]
     end = play_out(r3, r3.active, [])
@@ -525,6 +524,11 @@ def test_master_play_outs_go_on_through_a_near_income(players: int, monkeypatch:
     monkeypatch.setattr(search_module, "INCOME_REACH", {7: 2})
     assert [reach(s) for s in (r2, r3, r6)] == [None, None, 7]
     assert reach(_round_start(players, seed=45, round_=5)) == 7
+    monkeypatch.setattr(search_module, "INCOME_REACH", {})
+    assert [reach(s) for s in (r2, r3, r6)] == [None, None, None]
+    assert playout_kind(r3) == (players, 0)
+    end = play_out(r3, r3.active, [])
+    assert end is not None and (end.round, end.active, end.acted) == (4, r3.active, False)
 
 
 @pytest.mark.parametrize("made_by", ["MasterPlayer", "make_player", "Players"])
