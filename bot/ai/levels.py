@@ -13,7 +13,7 @@ import random
 import statistics
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field, replace
 
 from rules import (
@@ -373,26 +373,28 @@ def exchange_turn(det: GameState, seat: int, exchange: Exchange) -> GameState | 
 
 
 class PlayoutTimes:
-    """The typical duration of a strong play-out in recent plans, by number of players (a running
-    average of each plan's mean, on the player's clock): a play-out is only begun if the longer of
-    that and the slowest of the plan so far would still end in time. Thread-safe; one per player."""
+    """The typical duration of a play-out in recent plans, by kind of play-out (a running average of
+    each plan's mean, on the player's clock): a play-out is only begun if the longer of that and the
+    slowest of the plan so far would still end in time. The kind is what a play-out's length depends
+    on: the number of players for strong's; for master's, that and how far it reaches
+    (``search.playout_kind``). Thread-safe; one per player."""
 
     def __init__(self) -> None:
-        self._by_players: dict[int, float] = {}
+        self._by_kind: dict[Hashable, float] = {}
         self._lock = threading.Lock()
 
-    def typical(self, players: int) -> float:
-        """The typical play-out with ``players`` players, in seconds (0 before the first)."""
+    def typical(self, kind: Hashable) -> float:
+        """The typical play-out of this kind, in seconds (0 before the first)."""
         with self._lock:
-            return self._by_players.get(players, 0.0)
+            return self._by_kind.get(kind, 0.0)
 
-    def record(self, players: int, typical: float, rounds: Rounds) -> None:
+    def record(self, kind: Hashable, typical: float, rounds: Rounds) -> None:
         """Fold the play-outs of ``rounds``, begun when the typical one took ``typical``, into the average."""
         if not rounds.done:
             return
         mean = rounds.spent / rounds.done
         with self._lock:
-            self._by_players[players] = mean if not typical else 0.5 * (typical + mean)
+            self._by_kind[kind] = mean if not typical else 0.5 * (typical + mean)
 
 
 def strong_plan(

@@ -43,7 +43,7 @@ from rules import Action, Exchange, GameState, RuleError, View, apply
 from .common import end_turn, fingerprint, mix_seed, project
 from .helpers import MAX_WORKERS, Helpers
 from .levels import Clock, PlayoutTimes, Rounds, decide, greedy_action, play_rounds, random_action, strong_plan
-from .search import Analysis, analyse, analyse_view
+from .search import Analysis, analyse, analyse_view, playout_kind
 
 
 class AIPlayer(Protocol):
@@ -243,12 +243,12 @@ class MasterPlayer(StrongPlayer):
         super().__init__(workers=1, clock=clock)
 
     def _plan(self, view: View, seat: int, rng: random.Random, time_s: float, iterations: int | None) -> list[Action]:
-        n_players = len(view.state.players)
-        typical = self.playout_times.typical(n_players) if iterations is None else 0.0
+        kind = playout_kind(view.state)  # players, and how far it reaches: a longer reach, a longer play-out
+        typical = self.playout_times.typical(kind) if iterations is None else 0.0
         analysis, found = analyse_view(view, seat, rng, time_s=time_s, iterations=iterations, clock=self._clock,
                                        typical=typical)
         if iterations is None and found is not None:
-            self.playout_times.record(n_players, typical, Rounds(done=found.playouts, spent=found.spent))
+            self.playout_times.record(kind, typical, Rounds(done=found.playouts, spent=found.spent))
         return list(analysis.best.actions)
 
     def analyse(self, state: GameState, seat: int, *, seed: int, budget_s: float = 2.0,

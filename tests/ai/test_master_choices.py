@@ -1,6 +1,7 @@
 """The master level's choices on a set of positions, as recorded on main before the review's noise fix
 (tests/ai/data/master_choices.json; ``record`` writes them again after a deliberate change to the
-master level's play): what the review or the hint adds to the search must not change the plan the
+master level's play; the last two, in rounds 3 and 6, where play-outs go on through an income, were
+added with ``search.INCOME_REACH``): what the review or the hint adds to the search must not change the plan the
 master level chooses, nor how its play-outs were spent."""
 
 from __future__ import annotations

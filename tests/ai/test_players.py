@@ -490,14 +490,56 @@ def test_master_play_outs_stop_at_the_seats_next_turn(players: int, turns: int) 
     assert end.turn == turn + turns
 
 
+@functools.cache
+def _round_start(players: int, seed: int, round_: int) -> GameState:
+    """A greedy game on to the start of the first turn of round ``round_`` that is not the first
+    player's (so that the round goes on after the seat's turn)."""
+    s = greedy_turn_start(players, seed=seed, steps=0)
+    greedy = GreedyPlayer()
+    while s.round < round_ or s.active == s.first or s.pending is not None or s.acted:
+        s, _ = apply(s, greedy.choose(s, s.waiting_on, seed=1))
+    return s
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_master_play_outs_go_on_through_a_near_income(players: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``INCOME_REACH`` a play-out begun up to that many rounds before an income round goes on,
+    every player's turns played greedily, to the end of that round: from round 3 (reach 1 for round
+    4) to the first turn of round 5, every income of round 4 paid; from round 6 (reach 1 for round 7)
+    to the end of the game (the default). Further from an income, and with ``{}``, it stops at the
+    seat's next turn; a play-out's length is remembered by how far it reaches (``playout_kind``)."""
+    from bot.ai import search as search_module
+    from bot.ai.search import play_out, playout_kind, reach
+
+    r2, r3, r6 = (_round_start(players, seed=45, round_=r) for r in (2, 3, 6))
+    assert search_module.INCOME_REACH == {4: 1, 7: 1}, "the default"
+    assert [reach(s) for s in (r2, r3, r6)] == [None, 4, 7]
+    assert [playout_kind(s) for s in (r2, r3, r6)] == [(players, 0), (players, 1), (players, 1)]
+    end = play_out(r3, r3.active, [])
+    assert end is not None and not end.finished and (end.round, end.active) == (5, end.first)
+    end = play_out(r6, r6.active, [])
+    assert end is not None and end.finished
+    end = play_out(r2, r2.active, [])
+    assert end is not None and (end.round, end.active, end.acted) == (3, r2.active, False)
+    monkeypatch.setattr(search_module, "INCOME_REACH", {7: 2})
+    assert [reach(s) for s in (r2, r3, r6)] == [None, None, 7]
+    assert reach(_round_start(players, seed=45, round_=5)) == 7
+    monkeypatch.setattr(search_module, "INCOME_REACH", {})
+    assert [reach(s) for s in (r2, r3, r6)] == [None, None, None]
+    assert playout_kind(r3) == (players, 0)
+    end = play_out(r3, r3.active, [])
+    assert end is not None and (end.round, end.active, end.acted) == (4, r3.active, False)
+
+
 @pytest.mark.parametrize("made_by", ["MasterPlayer", "make_player", "Players"])
 def test_a_master_turn_keeps_to_its_time_budget(made_by: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Counted on a clock that moves 1 ms at every reading and 50 ms more for every play-out, a
     master turn at 0.5 s plans for no more than its budget, and remembers how long a play-out takes;
     ``make_player`` and ``Players`` pass the clock on (a benchmark gives them a CPU-time clock)."""
     from bot.ai import search as search_module
+    from bot.ai.search import playout_kind
 
-    s = _turn_start(4, seed=41, steps=12)
+    s = start = _turn_start(4, seed=41, steps=12)
     seat = s.active
     clock = Ticks(0.001)
     real = search_module.play_out
@@ -526,7 +568,7 @@ def test_a_master_turn_keeps_to_its_time_budget(made_by: str, monkeypatch: pytes
         calls += 1
     assert calls >= 2 and made
     assert clock.now - began <= 0.5
-    assert player.playout_times.typical(4) >= 0.05
+    assert player.playout_times.typical(playout_kind(start)) >= 0.05
 
 
 # ---------------------------------------------------------------------------------------------
