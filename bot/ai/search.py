@@ -53,6 +53,7 @@ position, and the plans it compared with their expected Ecus, income and domains
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import statistics
@@ -63,7 +64,7 @@ from dataclasses import dataclass, replace
 from rules import Action, Choose, EndTurn, Exchange, GameState, RuleError, apply
 
 from .common import View, determinize, end_turn, fingerprint, mix_seed, project, resolve_pending
-from .evaluate import Facts, facts, fitted_score, fitted_value, score, value
+from .evaluate import Facts, Weights, facts, fitted_score, fitted_value, score, value
 from .levels import (
     STRONG_WEIGHTS,
     Clock,
@@ -109,6 +110,13 @@ TUNED_WEIGHTS = replace(STRONG_WEIGHTS, future=1.0, risk=(0.9, 0.25, 0.0))
 #: master: what a win is worth (Ecus) to a play-out that reaches the end of the game, on top of the
 #: margin over the best of the other players
 WIN_BONUS = 10.0
+#: master: how much of the best-placed other player's estimated final Ecus its evaluation subtracts,
+#: by number of players (at the play-outs' ends and in the beam's ranking of the root's plans; the
+#: strong level's 0.5 where not given). At 1.0 the score is the seat's lead over that player, which is
+#: what decides a game one or two players win with most of the income between them (docs/ai.md,
+#: "Measured"); the end of the game is scored so already (``leaf_score``). A switch for experiments:
+#: with the strong level's evaluation only (``EVALUATION`` "strong" or "tuned")
+RIVALRY: Mapping[int, float] = {}
 
 
 @dataclass(frozen=True)
@@ -303,12 +311,25 @@ class Search:
         return best
 
 
+def weights(players: int) -> Weights:
+    """The weights of the master level's evaluation with ``players`` players (``EVALUATION`` "strong"
+    or "tuned", and ``RIVALRY``)."""
+    base = TUNED_WEIGHTS if EVALUATION == "tuned" else STRONG_WEIGHTS
+    rivalry = RIVALRY.get(players)
+    return base if rivalry is None or rivalry == base.rivalry else _rivalled(base, rivalry)
+
+
+@functools.cache
+def _rivalled(base: Weights, rivalry: float) -> Weights:
+    return replace(base, rivalry=rivalry)
+
+
 def evaluation(s: GameState, seat: int, known: Facts | None = None) -> float:
     """The master level's evaluation of ``s`` for ``seat`` (``EVALUATION``): the seat's estimated
-    final Ecus minus half the best-placed other player's."""
+    final Ecus minus a share (``RIVALRY``; half by default) of the best-placed other player's."""
     if EVALUATION == "fitted":
         return fitted_score(s, seat, known)
-    return score(s, seat, TUNED_WEIGHTS if EVALUATION == "tuned" else STRONG_WEIGHTS, known)
+    return score(s, seat, weights(len(s.players)), known)
 
 
 def estimate(s: GameState, seat: int) -> float:
@@ -388,7 +409,7 @@ def root_plans(view: View, seat: int, *, deadline: float, clock: Clock) -> list[
         plans = ranked[:ROOT_PLANS]
     else:
         beam = beam_plans(s, seat, width=BEAM_WIDTH, depth=BEAM_DEPTH, deadline=deadline, keep=ROOT_PLANS,
-                          clock=clock)
+                          clock=clock, weights=weights(len(s.players)))
         plans = [(p.actions, p.value) for p in beam]
     greedy = greedy_plan(s, seat)
     if all(a != greedy for a, _ in plans):
