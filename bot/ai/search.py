@@ -117,6 +117,13 @@ WIN_BONUS = 10.0
 #: "Measured"); the end of the game is scored so already (``leaf_score``). A switch for experiments:
 #: with the strong level's evaluation only (``EVALUATION`` "strong" or "tuned")
 RIVALRY: Mapping[int, float] = {}
+#: master: how many plans of a second beam, which values income held loosely as the fitted evaluation
+#: does (``FIRM_WEIGHTS``: a domain topped by a level-1 building, a tied Reason lead, worth little; a
+#: level above 1 worth 2 Ecus), join the root's plans (those not among them already, after the second):
+#: plans that make a domain's income safe, for the play-outs to weigh against the beam's. A switch
+#: for experiments
+FIRM_PLANS = 0
+FIRM_WEIGHTS = replace(TUNED_WEIGHTS, security=2.0)
 
 
 @dataclass(frozen=True)
@@ -416,6 +423,13 @@ def root_plans(view: View, seat: int, *, deadline: float, clock: Clock) -> list[
         # the greedy level's own turn always competes; the anchor if the beam found nothing better
         prior = _prior(s, seat, greedy)
         plans.insert(0 if prior > plans[0][1] else 1, (greedy, prior))
+    if FIRM_PLANS:
+        w = replace(FIRM_WEIGHTS, rivalry=weights(len(s.players)).rivalry)
+        firm = beam_plans(s, seat, width=BEAM_WIDTH, depth=BEAM_DEPTH, deadline=deadline, keep=ROOT_PLANS,
+                          clock=clock, weights=w)
+        new = [p.actions for p in firm if all(a != p.actions for a, _ in plans)][:FIRM_PLANS]
+        for k, actions in enumerate(new):
+            plans.insert(min(2 + k, len(plans)), (actions, _prior(s, seat, actions)))
     p = s.players[seat]
     if not (s.exchanged or s.acted or s.swapped) and p.ecus >= 4 and p.hand.total:
         # third in line, not last: a different kind of turn, which widening should reach early
