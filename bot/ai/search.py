@@ -61,13 +61,14 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from rules import Action, Choose, EndTurn, Exchange, GameState, RuleError, apply
+from rules import INCOME_ROUNDS, Action, Choose, EndTurn, Exchange, GameState, RuleError, apply
 
 from .common import View, determinize, end_turn, fingerprint, mix_seed, project, resolve_pending
 from .evaluate import Facts, Weights, facts, fitted_score, fitted_value, score, value
 from .levels import (
     STRONG_WEIGHTS,
     Clock,
+    Plan,
     beam_plans,
     best_choice,
     decide,
@@ -123,6 +124,12 @@ RIVALRY: Mapping[int, float] = {}
 #: plans that make a domain's income safe, for the play-outs to weigh against the beam's. A switch
 #: for experiments
 FIRM_PLANS = 0
+#: master: the beam's plans at the root told apart by what they leave on the boards and in the seat's
+#: hand and supply, not by where its pawns stand, except in an income round (the best plan of each such
+#: position kept): without it most of the root's plans can be the beam's best with a pointless travel
+#: or two at its end (each an Ecu worse, on every deal), and the search compares the same turn with
+#: itself. A switch for experiments
+DISTINCT_BOARDS = False
 FIRM_WEIGHTS = replace(TUNED_WEIGHTS, security=2.0)
 
 
@@ -415,8 +422,11 @@ def root_plans(view: View, seat: int, *, deadline: float, clock: Clock) -> list[
                         key=lambda ap: -ap[1])
         plans = ranked[:ROOT_PLANS]
     else:
-        beam = beam_plans(s, seat, width=BEAM_WIDTH, depth=BEAM_DEPTH, deadline=deadline, keep=ROOT_PLANS,
-                          clock=clock, weights=weights(len(s.players)))
+        beam = beam_plans(s, seat, width=BEAM_WIDTH, depth=BEAM_DEPTH, deadline=deadline,
+                          keep=4 * ROOT_PLANS if DISTINCT_BOARDS else ROOT_PLANS, clock=clock,
+                          weights=weights(len(s.players)))
+        if DISTINCT_BOARDS:
+            beam = _distinct_boards(beam, seat, pawns=s.round in INCOME_ROUNDS)[:ROOT_PLANS]
         plans = [(p.actions, p.value) for p in beam]
     greedy = greedy_plan(s, seat)
     if all(a != greedy for a, _ in plans):
@@ -435,6 +445,25 @@ def root_plans(view: View, seat: int, *, deadline: float, clock: Clock) -> list[
         # third in line, not last: a different kind of turn, which widening should reach early
         plans.insert(min(2, len(plans)), ([Exchange(seat, exchange_option(p.hand))], plans[0][1] - 2.0))
     return plans
+
+
+def _distinct_boards(plans: Sequence[Plan], seat: int, *, pawns: bool) -> list[Plan]:
+    """The first of ``plans`` (best first) of each position they lead to, told apart by the buildings on
+    the boards and the seat's hand and supply, and by where its pawns stand only with ``pawns``."""
+    seen: set[tuple[object, ...]] = set()
+    out: list[Plan] = []
+    for p in plans:
+        s = p.final
+        me = s.players[seat]
+        key = (
+            tuple(frozenset((b.kind, b.origin, b.owner, b.ruin, b.population, b.marker)
+                            for b in board.buildings.values()) for board in s.boards),
+            me.hand, me.supply, tuple(me.pawns) if pawns else (), s.pending is not None,
+        )
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out
 
 
 def greedy_plan(s: GameState, seat: int, max_actions: int = 12) -> list[Action]:

@@ -12,6 +12,7 @@ from bot.ai import search
 from bot.ai.common import project
 from bot.ai.evaluate import facts, value, values
 from bot.ai.levels import STRONG_WEIGHTS, beam_plans
+from rules import Exchange
 from tests.support.gameplay import greedy_turn_start
 
 
@@ -53,3 +54,25 @@ def test_firm_plans_join_the_root_after_the_second_and_leave_the_anchor(monkeypa
     firm = beam_plans(view.state, seat, width=search.BEAM_WIDTH, depth=search.BEAM_DEPTH, deadline=float("inf"),
                       keep=search.ROOT_PLANS, clock=time.perf_counter, weights=search.FIRM_WEIGHTS)
     assert all(any(list(a) == p.actions for p in firm) for a in added)
+
+
+def test_distinct_boards_leave_no_two_root_plans_that_differ_only_in_the_pawns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Outside an income round a travel at the end of a plan changes nothing but the seat's Ecus and
+    pawns: with the switch the root's plans are different turns, the anchor the same."""
+    s = greedy_turn_start(3, seed=84, steps=6)
+    seat = s.active
+    assert s.round not in (4, 7)
+    view = project(s, seat)
+    before = search.root_plans(view, seat, deadline=float("inf"), clock=time.perf_counter)
+    monkeypatch.setattr(search, "DISTINCT_BOARDS", True)
+    after = search.root_plans(view, seat, deadline=float("inf"), clock=time.perf_counter)
+    assert after[0] == before[0]
+    keys = []
+    for actions, _ in after:
+        if actions and isinstance(actions[0], Exchange):
+            continue
+        end = search._led_to(view.state, actions)
+        me = end.players[seat]
+        keys.append((tuple(frozenset(board.buildings.values()) for board in end.boards), me.hand, me.supply))
+    assert len(keys) == len(set(keys))
+    assert len(after) >= len(before) - 1
