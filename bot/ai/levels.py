@@ -201,12 +201,13 @@ def _state_key(s: GameState) -> tuple[object, ...]:
 
 
 def beam_plans(s0: GameState, seat: int, *, width: int, depth: int, deadline: float, keep: int,
-               clock: Clock = time.perf_counter) -> list[Plan]:
+               clock: Clock = time.perf_counter, weights: Weights = STRONG_WEIGHTS) -> list[Plan]:
     """Best-first beam search over the seat's own moves this turn (constructions, upgrades,
     demolitions, populating, renovating, travel), each move's decisions answered by ``best_choice``,
-    until ``clock()`` passes ``deadline``. Returns up to ``keep`` plans by score, the empty plan (end
-    the turn now) included."""
-    w = STRONG_WEIGHTS
+    until ``clock()`` passes ``deadline``. Returns up to ``keep`` plans by score (``weights``: the
+    strong level's unless the master level asks for others), the empty plan (end the turn now)
+    included."""
+    w = weights
     start = Plan([], [s0], score(s0, seat, w))
     beam = [start]
     finals: list[Plan] = [start]

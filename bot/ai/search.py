@@ -56,6 +56,7 @@ position, and the plans it compared with their expected Ecus, income and domains
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import statistics
@@ -66,10 +67,11 @@ from dataclasses import dataclass, replace
 from rules import INCOME_ROUNDS, Action, Choose, EndTurn, Exchange, GameState, RuleError, apply
 
 from .common import View, determinize, end_turn, fingerprint, mix_seed, project, resolve_pending
-from .evaluate import Facts, facts, fitted_score, fitted_value, score, value
+from .evaluate import Facts, Weights, facts, fitted_score, fitted_value, score, value
 from .levels import (
     STRONG_WEIGHTS,
     Clock,
+    Plan,
     beam_plans,
     best_choice,
     decide,
@@ -120,6 +122,26 @@ TUNED_WEIGHTS = replace(STRONG_WEIGHTS, future=1.0, risk=(0.9, 0.25, 0.0))
 #: master: what a win is worth (Ecus) to a play-out that reaches the end of the game, on top of the
 #: margin over the best of the other players
 WIN_BONUS = 10.0
+#: master: how much of the best-placed other player's estimated final Ecus its evaluation subtracts,
+#: by number of players (at the play-outs' ends and in the beam's ranking of the root's plans; the
+#: strong level's 0.5 where not given). At 1.0 the score is the seat's lead over that player, which is
+#: what decides a game one or two players win with most of the income between them (docs/ai.md,
+#: "Measured"); the end of the game is scored so already (``leaf_score``). A switch for experiments:
+#: with the strong level's evaluation only (``EVALUATION`` "strong" or "tuned")
+RIVALRY: Mapping[int, float] = {}
+#: master: how many plans of a second beam, which values income held loosely as the fitted evaluation
+#: does (``FIRM_WEIGHTS``: a domain topped by a level-1 building, a tied Reason lead, worth little; a
+#: level above 1 worth 2 Ecus), join the root's plans (those not among them already, after the second):
+#: plans that make a domain's income safe, for the play-outs to weigh against the beam's. A switch
+#: for experiments
+FIRM_PLANS = 0
+#: master: the beam's plans at the root told apart by what they leave on the boards and in the seat's
+#: hand and supply, not by where its pawns stand, except in an income round (the best plan of each such
+#: position kept): without it most of the root's plans can be the beam's best with a pointless travel
+#: or two at its end (each an Ecu worse, on every deal), and the search compares the same turn with
+#: itself. A switch for experiments
+DISTINCT_BOARDS = False
+FIRM_WEIGHTS = replace(TUNED_WEIGHTS, security=2.0)
 
 
 @dataclass(frozen=True)
@@ -314,12 +336,25 @@ class Search:
         return best
 
 
+def weights(players: int) -> Weights:
+    """The weights of the master level's evaluation with ``players`` players (``EVALUATION`` "strong"
+    or "tuned", and ``RIVALRY``)."""
+    base = TUNED_WEIGHTS if EVALUATION == "tuned" else STRONG_WEIGHTS
+    rivalry = RIVALRY.get(players)
+    return base if rivalry is None or rivalry == base.rivalry else _rivalled(base, rivalry)
+
+
+@functools.cache
+def _rivalled(base: Weights, rivalry: float) -> Weights:
+    return replace(base, rivalry=rivalry)
+
+
 def evaluation(s: GameState, seat: int, known: Facts | None = None) -> float:
     """The master level's evaluation of ``s`` for ``seat`` (``EVALUATION``): the seat's estimated
-    final Ecus minus half the best-placed other player's."""
+    final Ecus minus a share (``RIVALRY``; half by default) of the best-placed other player's."""
     if EVALUATION == "fitted":
         return fitted_score(s, seat, known)
-    return score(s, seat, TUNED_WEIGHTS if EVALUATION == "tuned" else STRONG_WEIGHTS, known)
+    return score(s, seat, weights(len(s.players)), known)
 
 
 def estimate(s: GameState, seat: int) -> float:
@@ -432,19 +467,48 @@ def root_plans(view: View, seat: int, *, deadline: float, clock: Clock) -> list[
                         key=lambda ap: -ap[1])
         plans = ranked[:ROOT_PLANS]
     else:
-        beam = beam_plans(s, seat, width=BEAM_WIDTH, depth=BEAM_DEPTH, deadline=deadline, keep=ROOT_PLANS,
-                          clock=clock)
+        beam = beam_plans(s, seat, width=BEAM_WIDTH, depth=BEAM_DEPTH, deadline=deadline,
+                          keep=4 * ROOT_PLANS if DISTINCT_BOARDS else ROOT_PLANS, clock=clock,
+                          weights=weights(len(s.players)))
+        if DISTINCT_BOARDS:
+            beam = _distinct_boards(beam, seat, pawns=s.round in INCOME_ROUNDS)[:ROOT_PLANS]
         plans = [(p.actions, p.value) for p in beam]
     greedy = greedy_plan(s, seat)
     if all(a != greedy for a, _ in plans):
         # the greedy level's own turn always competes; the anchor if the beam found nothing better
         prior = _prior(s, seat, greedy)
         plans.insert(0 if prior > plans[0][1] else 1, (greedy, prior))
+    if FIRM_PLANS:
+        w = replace(FIRM_WEIGHTS, rivalry=weights(len(s.players)).rivalry)
+        firm = beam_plans(s, seat, width=BEAM_WIDTH, depth=BEAM_DEPTH, deadline=deadline, keep=ROOT_PLANS,
+                          clock=clock, weights=w)
+        new = [p.actions for p in firm if all(a != p.actions for a, _ in plans)][:FIRM_PLANS]
+        for k, actions in enumerate(new):
+            plans.insert(min(2 + k, len(plans)), (actions, _prior(s, seat, actions)))
     p = s.players[seat]
     if not (s.exchanged or s.acted or s.swapped) and p.ecus >= 4 and p.hand.total:
         # third in line, not last: a different kind of turn, which widening should reach early
         plans.insert(min(2, len(plans)), ([Exchange(seat, exchange_option(p.hand))], plans[0][1] - 2.0))
     return plans
+
+
+def _distinct_boards(plans: Sequence[Plan], seat: int, *, pawns: bool) -> list[Plan]:
+    """The first of ``plans`` (best first) of each position they lead to, told apart by the buildings on
+    the boards and the seat's hand and supply, and by where its pawns stand only with ``pawns``."""
+    seen: set[tuple[object, ...]] = set()
+    out: list[Plan] = []
+    for p in plans:
+        s = p.final
+        me = s.players[seat]
+        key = (
+            tuple(frozenset((b.kind, b.origin, b.owner, b.ruin, b.population, b.marker)
+                            for b in board.buildings.values()) for board in s.boards),
+            me.hand, me.supply, tuple(me.pawns) if pawns else (), s.pending is not None,
+        )
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out
 
 
 def greedy_plan(s: GameState, seat: int, max_actions: int = 12) -> list[Action]:
