@@ -32,6 +32,12 @@ from bot.words import Button, Code, Command, Here, Mention, Name, Strong, say, t
 from rules import EndTurn, legal_actions
 
 
+async def _flushed(courier: Any, channel_id: int = 1) -> None:
+    """Wake the channel's sender and wait until it has sent what the outbox holds for the channel."""
+    courier.kick(channel_id)
+    await asyncio.wait_for(courier.flush(channel_id, timeout=10), 11)
+
+
 def test_a_post_is_stored_as_it_was_made() -> None:
     words = say(" {c} {b} {code} {here}.", c=Command("build", "kind:Keep", or_button=True),
                 b=Button("Rematch", "rematch", " below"), code=Code("MM 1+1"), here=Here(capital=True))
@@ -349,8 +355,7 @@ async def _courier_sends(channel: Outbox, posts: list[Post], tmp_path: Path) -> 
         for post in posts:
             await storage.mark_half_warned(game.id, posts=[encode_post(post)])
         courier = Courier(storage, channel, lambda guild: True)
-        courier.kick(1)
-        await asyncio.wait_for(courier.flush(1, timeout=10), 11)
+        await _flushed(courier)
         await asyncio.wait_for(courier.forgotten(), 11)
         await courier.close()
         assert await storage.posts.pending(1) == []
@@ -528,8 +533,7 @@ async def test_posts_stored_in_the_old_form_and_the_new_are_sent_with_their_pict
         game = await storage.create_game(guild_id=1, channel_id=1, opener_id=1, seed=1)
         await storage.posts.add(game, [_old_form(old), encode_post(new)], 1.0)
         courier = Courier(storage, channel, lambda guild: True)
-        courier.kick(1)
-        await asyncio.wait_for(courier.flush(1, timeout=10), 11)
+        await _flushed(courier)
         await asyncio.wait_for(courier.forgotten(), 11)
         await courier.close()
         assert await storage.posts.pending(1) == []
@@ -592,8 +596,7 @@ async def test_the_posts_sent_meanwhile_are_taken_out_of_the_outbox_in_one_trans
         courier.kick(2)
         await asyncio.wait_for(asyncio.gather(courier.flush(1, timeout=10), courier.flush(2, timeout=10)), 11)
         assert len(await storage.posts.pending(1)) == 3 and len(await storage.posts.pending(2)) == 2
-        courier.kick(1)
-        await asyncio.wait_for(courier.flush(1, timeout=10), 11)
+        await _flushed(courier)
         assert sorted(channel.posted[1:]) == sorted((c, n) for c, ns in nonces.items() for n in ns)  # each once
         assert [n for c, n in channel.posted if c == 1] == nonces[1]  # in order
         await asyncio.wait_for(courier.forgotten(), 10)
@@ -657,8 +660,7 @@ async def test_taking_sent_posts_out_fails_and_the_channel_keeps_its_order_sendi
         nonces = (await _stored(storage, {1: 5}))[1]
         courier = Courier(storage, channel, lambda guild: True)
         courier.sent.forget_after = 0.0
-        courier.kick(1)
-        await asyncio.wait_for(courier.flush(1, timeout=10), 11)
+        await _flushed(courier)
         game = await storage.active_game_in_channel(1)
         assert game is not None
         for i in range(3):
@@ -686,8 +688,7 @@ async def test_a_post_taken_out_while_a_read_of_the_outbox_was_under_way_is_not_
         first = (await _stored(storage, {1: 1}))[1]
         courier = Courier(storage, channel, lambda guild: True)
         courier.sent.forget_after = 60.0
-        courier.kick(1)
-        await asyncio.wait_for(courier.flush(1, timeout=10), 11)
+        await _flushed(courier)
         assert channel.posted == [(1, first[0])]
         read, started, release = storage.posts.pending, asyncio.Event(), asyncio.Event()
 
