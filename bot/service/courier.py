@@ -367,8 +367,8 @@ class SentPosts:
         """Take the posts sent so far out of the outbox now, not ``forget_after`` after they went out,
         and wait until that is done (while the database fails, until it works again)."""
         self._hurry = True
-        if self._wake is not None and not self._wake.done():
-            self._wake.set_result(None)
+        if self._wake is not None:
+            _wake(self._wake)
         while self._sweeper is not None and not self._sweeper.done():
             await asyncio.wait({self._sweeper})
         self._hurry = False
