@@ -17,6 +17,7 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field, replace
 
 from rules import (
+    INCOME_ROUNDS,
     Action,
     Cards,
     Choose,
@@ -289,19 +290,26 @@ def play_out_turn(s: GameState, seat: int, actions: list[Action]) -> GameState:
     return s
 
 
+def play_greedily(s: GameState, go_on: Callable[[GameState], bool], *, quick: bool, max_actions: int) -> GameState:
+    """Turns played by ``greedy_step`` for whoever is active (travelling only in an income round,
+    ``quick`` judging if asked), the questions they raise answered with the best option for whoever
+    decides, while ``go_on`` holds of the position, the game is not over and fewer than
+    ``max_actions`` moves were made."""
+    n = 0
+    while not s.finished and go_on(s) and n < max_actions:
+        if s.pending is not None:
+            s, _ = resolve_pending(s, best_choice)
+            continue
+        s, _ = apply(s, greedy_step(s, s.active, travel=s.round in INCOME_ROUNDS, quick=quick))
+        n += 1
+    return s
+
+
 def _opponents(s: GameState, seat: int, quick: bool, max_actions: int = 40) -> GameState:
     """Let the other players play greedily (single sites per kind of site, no travel unless an
     income is due, ``greedy_step``'s ``quick`` judging if asked) until it is ``seat``'s turn again
     or the game ends."""
-    n = 0
-    while not s.finished and s.active != seat and n < max_actions:
-        if s.pending is not None:
-            s, _ = resolve_pending(s, best_choice)
-            continue
-        a = greedy_step(s, s.active, travel=s.round in (4, 7), quick=quick)
-        s, _ = apply(s, a)
-        n += 1
-    return s
+    return play_greedily(s, lambda t: t.active != seat, quick=quick, max_actions=max_actions)
 
 
 #: strong: from how many players the greedy players of a play-out judge their moves quickly
@@ -325,14 +333,7 @@ def _play_on(s: GameState, seat: int) -> GameState:
     for _ in range(HORIZON.get(len(s.players), 0)):
         if s.finished:
             break
-        n = 0
-        while not s.finished and s.active == seat and n < 12:
-            if s.pending is not None:
-                s, _ = resolve_pending(s, best_choice)
-                continue
-            a = greedy_step(s, seat, travel=s.round in (4, 7), quick=quick)
-            s, _ = apply(s, a)
-            n += 1
+        s = play_greedily(s, lambda t: t.active == seat, quick=quick, max_actions=12)
         s = _opponents(s, seat, quick)
     return s
 

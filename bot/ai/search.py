@@ -78,6 +78,7 @@ from .levels import (
     exchange_option,
     exchange_turn,
     greedy_step,
+    play_greedily,
     play_out_turn,
 )
 
@@ -419,39 +420,18 @@ def play_out(det: GameState, seat: int, actions: Sequence[Action]) -> GameState 
 def _through(s: GameState, last_round: int, max_actions: int = 300) -> GameState:
     """Every player's turns, each played by ``greedy_step`` judged quickly (as ``_others``), until
     the end of round ``last_round`` (the first turn of the next round) or of the game."""
-    n = 0
-    while not s.finished and s.round <= last_round and n < max_actions:
-        if s.pending is not None:
-            s, _ = resolve_pending(s, best_choice)
-            continue
-        s, _ = apply(s, greedy_step(s, s.active, travel=s.round in INCOME_ROUNDS, quick=True))
-        n += 1
-    return s
+    return play_greedily(s, lambda t: t.round <= last_round, quick=True, max_actions=max_actions)
 
 
 def _others(s: GameState, seat: int, max_actions: int = 40) -> GameState:
     """The other players' turns, each played by ``greedy_step`` judged quickly, until it is
     ``seat``'s turn again or the game ends."""
-    n = 0
-    while not s.finished and s.active != seat and n < max_actions:
-        if s.pending is not None:
-            s, _ = resolve_pending(s, best_choice)
-            continue
-        s, _ = apply(s, greedy_step(s, s.active, travel=s.round in (4, 7), quick=True))
-        n += 1
-    return s
+    return play_greedily(s, lambda t: t.active != seat, quick=True, max_actions=max_actions)
 
 
 def _own_turn(s: GameState, seat: int, max_actions: int = 12) -> GameState:
     """The seat's own later turn, played greedily (judged quickly)."""
-    n = 0
-    while not s.finished and s.active == seat and n < max_actions:
-        if s.pending is not None:
-            s, _ = resolve_pending(s, best_choice)
-            continue
-        s, _ = apply(s, greedy_step(s, seat, travel=s.round in (4, 7), quick=True))
-        n += 1
-    return s
+    return play_greedily(s, lambda t: t.active == seat, quick=True, max_actions=max_actions)
 
 
 def root_plans(view: View, seat: int, *, deadline: float, clock: Clock) -> list[tuple[list[Action], float]]:
