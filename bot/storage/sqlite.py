@@ -85,17 +85,25 @@ def _busy(err: sqlite3.OperationalError) -> bool:
     return "locked" in str(err) or "busy" in str(err)
 
 
+@contextlib.contextmanager
+def _busy_as_error() -> Iterator[None]:
+    """Raise DatabaseBusyError for a ``BEGIN IMMEDIATE`` that found the file still locked; other errors
+    pass as they are."""
+    try:
+        yield
+    except sqlite3.OperationalError as err:
+        if _busy(err):
+            raise DatabaseBusyError() from err
+        raise
+
+
 def _run(conn: sqlite3.Connection, begin: bool, statements: Sequence[tuple[str, Sequence[Any]]],
          query: tuple[str, Sequence[Any]] | None) -> Row | None:
     """In the connection's thread: ``BEGIN IMMEDIATE`` (``begin``; DatabaseBusyError once the file stayed
     locked), then ``statements`` in order, then ``query``'s first row (None without a query)."""
     if begin:
-        try:
+        with _busy_as_error():
             conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as err:
-            if _busy(err):
-                raise DatabaseBusyError() from err
-            raise
     for sql, params in statements:
         conn.execute(sql, params)
     if query is None:
@@ -158,12 +166,8 @@ async def _run_each(db: aiosqlite.Connection, begin: bool, statements: Sequence[
                     query: tuple[str, Sequence[Any]] | None) -> Row | None:
     """``_run`` through aiosqlite's public interface: a trip to its thread for every statement."""
     if begin:
-        try:
+        with _busy_as_error():
             await db.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as err:
-            if _busy(err):
-                raise DatabaseBusyError() from err
-            raise
     for sql, params in statements:
         await db.execute(sql, params)
     if query is None:
