@@ -418,7 +418,10 @@ def is_loopback(host: str | bytes | None) -> bool:
 @contextlib.contextmanager
 def loopback_only(blocked: list[str]) -> Iterator[None]:
     """Refuse (ConnectionRefusedError, gaierror) every socket connection and name lookup outside the
-    loopback range while active, and note each attempt in ``blocked``."""
+    loopback range while active, and note each attempt in ``blocked``. It guards Python's sockets,
+    which asyncio's own loop uses (the tests' loop); uvloop's (in the child processes that start the
+    bot as production does) connects and looks names up in libuv, past it: there every address the
+    bot is given is the stand-in's, on 127.0.0.1."""
     real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
     real_getaddrinfo = socket.getaddrinfo
 
