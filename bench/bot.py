@@ -36,7 +36,8 @@ the bot's core by default: "one core does all the bot's work, its database inclu
 search, a serial trial (one game, one interaction at a time) gives the bot's CPU per interaction of
 each kind. ``--baseline REV`` runs the typed searches (the ways named by ``--baseline-by``) against
 the bot of revision REV too (a temporary ``git worktree``, imported through its own PYTHONPATH; the
-players and the stand-in stay this checkout's), its trials interleaved with this checkout's: the
+players and the stand-in stay this checkout's; the libraries this checkout depends on and REV does not
+cannot be imported in its bot's process: ``blocked_modules``), its trials interleaved with this checkout's: the
 serial trials back to back, then the same number of games for each bot back to back while both climb,
 then a trial of each in turn; so a change is judged by ratios measured in one run, of capacity and of
 CPU per end of turn and per other answer. Prints the trials and writes bench/results/capacity.json
