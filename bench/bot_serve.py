@@ -13,9 +13,9 @@ JSON line: the CPU seconds it used while the games were played, the seconds its 
 core, the errors it logged, its memory, and the CPU time at which each interaction arrived (for the
 serial calibration: the CPU between two interactions of a game played alone is the first one's cost).
 The bot runs on the event loop its checkout's Discord bot runs on (``bot.loop.run``, else
-``asyncio.run``). ``--profile FILE`` writes a cProfile to FILE; the work the bot sends to threads (the pictures) is then
-done on the event loop's thread, so that the profile has it, and the other threads (the SQLite
-thread) are profiled each on its own and added to it; each thread's time is its CPU time
+``asyncio.run``). ``--profile FILE`` writes a cProfile to FILE; the work the bot sends to threads (the
+pictures) is then done on the event loop's thread, so that the profile has it, and the other threads
+(the SQLite thread) are profiled each on its own and added to it; each thread's time is its CPU time
 (``time.thread_time``), so that waiting (for a core, for the disk's fsync) is not counted.
 """
 
