@@ -107,7 +107,9 @@ METHOD = ("Trials of N 3-player games at once, played by typed commands (/tiempo
           "number that fails, unless by far (a p95 over twice the limit, an answer late, a table stuck), "
           "is tried once more and fails when both trials do. The baseline's bot "
           "(another revision) is measured in the same run with the same players, its trials interleaved "
-          "with this checkout's: the same N back to back while both climb, then a trial of each in turn. "
+          "with this checkout's: the same N back to back while both climb, then a trial of each in turn; in its "
+          "process the modules of the libraries this checkout depends on and it does not cannot be imported "
+          "(blocked_modules). "
           "The bot's CPU per end of turn and per other answer comes from a serial trial of each bot (one "
           "game, one interaction at a time), also back to back.")
 StateReader = Callable[[SimChannel], Awaitable[tuple[int, GameState]]]
