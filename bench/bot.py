@@ -36,7 +36,8 @@ the bot's core by default: "one core does all the bot's work, its database inclu
 search, a serial trial (one game, one interaction at a time) gives the bot's CPU per interaction of
 each kind. ``--baseline REV`` runs the typed searches (the ways named by ``--baseline-by``) against
 the bot of revision REV too (a temporary ``git worktree``, imported through its own PYTHONPATH; the
-players and the stand-in stay this checkout's), its trials interleaved with this checkout's: the
+players and the stand-in stay this checkout's; the libraries this checkout depends on and REV does not
+cannot be imported in its bot's process: ``blocked_modules``), its trials interleaved with this checkout's: the
 serial trials back to back, then the same number of games for each bot back to back while both climb,
 then a trial of each in turn; so a change is judged by ratios measured in one run, of capacity and of
 CPU per end of turn and per other answer. Prints the trials and writes bench/results/capacity.json
@@ -59,12 +60,14 @@ import argparse
 import asyncio
 import contextlib
 import dataclasses
+import importlib.metadata
 import itertools
 import json
 import logging
 import os
 import platform
 import random
+import re
 import signal
 import sqlite3
 import statistics
@@ -72,6 +75,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -103,7 +107,9 @@ METHOD = ("Trials of N 3-player games at once, played by typed commands (/tiempo
           "number that fails, unless by far (a p95 over twice the limit, an answer late, a table stuck), "
           "is tried once more and fails when both trials do. The baseline's bot "
           "(another revision) is measured in the same run with the same players, its trials interleaved "
-          "with this checkout's: the same N back to back while both climb, then a trial of each in turn. "
+          "with this checkout's: the same N back to back while both climb, then a trial of each in turn; in its "
+          "process the modules of the libraries this checkout depends on and it does not cannot be imported "
+          "(blocked_modules). "
           "The bot's CPU per end of turn and per other answer comes from a serial trial of each bot (one "
           "game, one interaction at a time), also back to back.")
 StateReader = Callable[[SimChannel], Awaitable[tuple[int, GameState]]]
@@ -571,12 +577,89 @@ class _Relay:
         self.writer.write((json.dumps([event, payload]) + "\n").encode())
 
 
+def requirement_names(pyproject: str) -> set[str]:
+    """The distributions a ``pyproject.toml``'s ``[project] dependencies`` name, normalized (PEP 503),
+    whatever their versions and markers."""
+    deps = tomllib.loads(pyproject).get("project", {}).get("dependencies", [])
+    return {normalized(m.group(0)) for d in deps if (m := re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", d.strip()))}
+
+
+def normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def installed_modules() -> dict[str, set[str]]:
+    """Each installed distribution (normalized name) with the top-level modules it provides."""
+    out: dict[str, set[str]] = {}
+    for module, dists in importlib.metadata.packages_distributions().items():
+        for dist in dists:
+            out.setdefault(normalized(dist), set()).add(module)
+    return out
+
+
+def needed_by(names: set[str]) -> set[str]:
+    """``names`` and every installed distribution they require, directly or not (extras left out)."""
+    seen: set[str] = set()
+    todo = list(names)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        with contextlib.suppress(importlib.metadata.PackageNotFoundError):
+            for req in importlib.metadata.requires(name) or []:
+                m = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", req)
+                if m and not re.search(r"extra\s*==", req):
+                    todo.append(normalized(m.group(0)))
+    return seen
+
+
+def blocked_modules(ours: str, theirs: str, modules: dict[str, set[str]] | None = None,
+                    needed: Callable[[set[str]], set[str]] = needed_by) -> list[str]:
+    """The top-level modules a baseline's bot process may not import, from this checkout's
+    ``pyproject.toml`` (``ours``) and the baseline's (``theirs``): those of the distributions we depend
+    on and it does not (e.g. uvloop, orjson), so that it runs as it would with its own dependencies
+    installed, not faster because of ours (discord.py, for one, uses orjson whenever it can import it).
+    A module that a distribution the baseline does need provides (directly or through what that one
+    requires) stays. ``modules``: each distribution's top-level modules (default: those installed)."""
+    modules = installed_modules() if modules is None else modules
+    theirs_names = requirement_names(theirs)
+    kept = {m for name in needed(theirs_names) for m in modules.get(name, set())}
+    extra = requirement_names(ours) - theirs_names
+    return sorted({m for name in extra for m in modules.get(name, set())} - kept)
+
+
+def blocked_for(code: str) -> list[str]:
+    """``blocked_modules`` for the bot of the checkout ``code`` (none for this checkout)."""
+    if Path(code).resolve() == ROOT:
+        return []
+    return blocked_modules((ROOT / "pyproject.toml").read_text(), (Path(code) / "pyproject.toml").read_text())
+
+
+def bot_path(setup: Setup, tmp: str) -> str:
+    """The bot process's PYTHONPATH: a folder of modules that refuse to be imported (``setup.blocked``:
+    each raises ModuleNotFoundError, as a module that is not installed does), then the checkout, then
+    whatever else this process was given (not this checkout)."""
+    parts = [setup.code]
+    if setup.blocked:
+        folder = os.path.join(tmp, "blocked")
+        os.makedirs(folder, exist_ok=True)
+        for module in setup.blocked:
+            why = f"No module named {module!r} (blocked: not a dependency of this bot)"
+            Path(folder, f"{module}.py").write_text(f"raise ModuleNotFoundError({why!r}, name={module!r})\n")
+        parts.insert(0, folder)
+    given = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+             if p and Path(p).resolve() not in (ROOT, Path(setup.code).resolve())]
+    return os.pathsep.join(parts + given)
+
+
 @dataclasses.dataclass
 class Setup:
     """One trial: ``games`` games at once played ``by`` typing or taps, against the bot of the checkout
     ``code`` (this one by default) in a process of its own pinned to ``bot_cpu``, keeping its games in
     ``target``; the players' process is pinned to ``players_cpu``. ``server``: the PostgreSQL
-    server's process id, to count its CPU. ``profile``: a file for the bot's cProfile."""
+    server's process id, to count its CPU. ``profile``: a file for the bot's cProfile. ``blocked``: the
+    modules the bot's process may not import (``blocked_modules``: a baseline's)."""
 
     games: int
     turns: int
@@ -588,6 +671,7 @@ class Setup:
     players_cpu: int | None = None
     server: int | None = None
     profile: str | None = None
+    blocked: list[str] = dataclasses.field(default_factory=list)
 
 
 def cpu_by_kind(arrivals: list[tuple[str, float]], total: float, kinds: dict[int, str]) -> dict[str, float]:
@@ -616,7 +700,7 @@ async def trial(setup: Setup) -> dict[str, Any]:
                        "--relay", relay, "--token", sim.token, "--guild", str(sim.guild.id), "--target", setup.target]
             command += ["--cpu", str(setup.bot_cpu)] if setup.bot_cpu is not None else []
             command += ["--profile", setup.profile] if setup.profile else []
-            env = {**os.environ, "PYTHONPATH": setup.code}
+            env = {**os.environ, "PYTHONPATH": bot_path(setup, tmp)}
             proc = await asyncio.create_subprocess_exec(*command, env=env, cwd=setup.code)
             try:
                 for _ in range(600):
@@ -766,7 +850,8 @@ def capacity(backend: str, by: str, codes: list[tuple[str, str]], search: Search
     started = time.monotonic()
 
     def setup(climb: Climb, games: int, think: float, name: str) -> Setup:
-        return Setup(games, turns, think, target(name), by, climb.code, bot_cpu, players_cpu, server)
+        return Setup(games, turns, think, target(name), by, climb.code, bot_cpu, players_cpu, server,
+                     blocked=blocked_for(climb.code))
 
     print(f"\n{backend}, {by}: {placement}; {turns} turns a game, think {search.think} s; p95 <= {search.limit_ms} "
           f"ms for the end of turn and for each {'tap' if by == 'taps' else 'action'}; bots: "
@@ -818,7 +903,8 @@ def capacity(backend: str, by: str, codes: list[tuple[str, str]], search: Search
                     "think_s": search.think, "turns_per_game": turns, "p95_limit_ms": search.limit_ms,
                     "repeat_a_failing_number": search.repeat, "serial": c.serial,
                     "bot_cpu_ms": _cpu_summary(c.serial), "trials": c.trials, "games_at_once": c.good,
-                    "first_too_many": c.bad, "search_s": round(time.monotonic() - started)})
+                    "first_too_many": c.bad, "search_s": round(time.monotonic() - started),
+                    "blocked_modules": blocked_for(c.code)})
     return out
 
 
@@ -867,7 +953,8 @@ def main() -> None:
                     help="find the most games at once one process serves within --p95-limit")
     ap.add_argument("--serial", type=int, metavar="N",
                     help="only the serial trials (the bot's CPU per interaction), N rounds of this checkout's and "
-                         "the baselines' in turn, SQLite: each bot's median per kind and the ratios")
+                         "the baselines' in turn, SQLite (or --database postgresql): each bot's median per kind and "
+                         "the ratios")
     ap.add_argument("--baseline", metavar="REV", action="append",
                     help="also run each search against the bot of revision REV (a temporary git worktree); with "
                          "--serial, may be given more than once")
@@ -1020,18 +1107,26 @@ def serial_main(args: argparse.Namespace, turns: int) -> None:
     """--serial N: the serial trial (one game played one interaction at a time, as --capacity's: 2 x turns
     turns, think 0.3 s) of this checkout and of each --baseline, N rounds, the bots in turn and their
     order rotated each round, so that each round sees the same machine; the bot's CPU per interaction,
-    median per kind, and each bot's over the first baseline's."""
-    by = (args.by or ["typed"])[-1]
+    median per kind, and each bot's over the first baseline's. SQLite, or with ``--database
+    postgresql`` a throwaway cluster pinned to the bot's core (a new database each trial)."""
+    by, backend = (args.by or ["typed"])[-1], (args.database or ["sqlite"])[-1]
     bot_cpu, players_cpu, placement = cores()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped"))  # (the baselines' worktrees are removed)
     with contextlib.ExitStack() as stack, tempfile.TemporaryDirectory() as tmp:
         codes = [(str(ROOT), "this checkout"), *baselines(stack, args.baseline or [])]
+        cluster = stack.enter_context(postgres({bot_cpu} if bot_cpu is not None else None)) \
+            if backend == "postgresql" else None
+        server = int((cluster.data / "postmaster.pid").read_text().split()[0]) if cluster else None
         got: dict[str, dict[str, list[float]]] = {label: {} for _, label in codes}
-        print(f"serial trials, {by}, SQLite, {2 * turns} turns; {placement}; load {os.getloadavg()[0]:.2f}")
+        print(f"serial trials, {by}, {backend}, {2 * turns} turns; {placement}; load {os.getloadavg()[0]:.2f}")
+        for code, label in codes[1:]:
+            print(f"  {label}: modules blocked in its process: {', '.join(blocked_for(code)) or 'none'}")
         for n in range(args.serial):
             for code, label in codes[n % len(codes):] + codes[:n % len(codes)]:
-                target = os.path.join(tmp, f"serial-{n}-{time.monotonic_ns()}.sqlite3")
-                t = run_trial(Setup(1, 2 * turns, 0.3, target, by, code, bot_cpu, players_cpu, None))
+                target = (asyncio.run(new_database(cluster)) if cluster else
+                          os.path.join(tmp, f"serial-{n}-{time.monotonic_ns()}.sqlite3"))
+                t = run_trial(Setup(1, 2 * turns, 0.3, target, by, code, bot_cpu, players_cpu, server,
+                                    blocked=blocked_for(code)))
                 kinds = t.get("bot_cpu_ms_by_kind") or {}
                 for kind, ms in kinds.items():
                     got[label].setdefault(kind, []).append(ms)

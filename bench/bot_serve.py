@@ -12,9 +12,10 @@ REST goes to the stand-in at ``--sim``; gateway events come down the Unix socket
 JSON line: the CPU seconds it used while the games were played, the seconds its threads waited for a
 core, the errors it logged, its memory, and the CPU time at which each interaction arrived (for the
 serial calibration: the CPU between two interactions of a game played alone is the first one's cost).
-``--profile FILE`` writes a cProfile to FILE; the work the bot sends to threads (the pictures) is then
-done on the event loop's thread, so that the profile has it, and the other threads (the SQLite
-thread) are profiled each on its own and added to it; each thread's time is its CPU time
+The bot runs on the event loop its checkout's Discord bot runs on (``bot.loop.run``, else
+``asyncio.run``). ``--profile FILE`` writes a cProfile to FILE; the work the bot sends to threads (the
+pictures) is then done on the event loop's thread, so that the profile has it, and the other threads
+(the SQLite thread) are profiled each on its own and added to it; each thread's time is its CPU time
 (``time.thread_time``), so that waiting (for a core, for the disk's fsync) is not counted.
 """
 
@@ -124,6 +125,17 @@ async def serve(api: str, relay: str, token: str, guild_id: int, target: str) ->
         await bot.close()
 
 
+def loop_runner() -> Any:
+    """How the checkout's bot runs its event loop: ``bot.loop.run`` (the one the Discord bot's ``serve``
+    uses: uvloop's where it can be imported), or ``asyncio.run`` in revisions before ``bot/loop.py``,
+    as those ran their bot (discord.py's ``Client.run``)."""
+    try:
+        from bot.loop import run
+    except ImportError:
+        return asyncio.run
+    return run
+
+
 def profiled_threads() -> list[Any]:
     """Every thread started from now on runs under a cProfile of its own (the SQLite thread,
     aiosqlite's, does the storage's work); the list of their profiles, filled as they start."""
@@ -158,6 +170,7 @@ def main() -> None:
     if args.cpu is not None:  # first of all, so that every thread this process starts inherits it
         os.sched_setaffinity(0, {args.cpu})
     run = serve(args.api, args.relay, args.token, args.guild, args.target)
+    run_loop = loop_runner()
     if args.profile:
         import cProfile
 
@@ -167,7 +180,7 @@ def main() -> None:
         asyncio.to_thread = inline
         threads = profiled_threads()
         profiler = cProfile.Profile(time.thread_time)
-        profiler.runcall(asyncio.run, run)
+        profiler.runcall(run_loop, run)
         profiler.create_stats()
         stats = pstats.Stats(profiler)
         for other in threads:  # the SQLite thread's work (aiosqlite) too
@@ -176,7 +189,7 @@ def main() -> None:
                 stats.add(other)
         stats.dump_stats(args.profile)
     else:
-        asyncio.run(run)
+        run_loop(run)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import logging
 import sys
 
 from .config import Config, ConfigError, load_config
+from .loop import EventLoopError, wanted_loop
 
 NO_TOKEN = """\
 Tiempo needs a Discord bot token to go online.
@@ -81,6 +82,11 @@ def run_bot(config_path: str | None) -> int:
         return 2
     if not config.token:
         sys.stderr.write(NO_TOKEN)
+        return 2
+    try:
+        wanted_loop()
+    except EventLoopError as err:
+        sys.stderr.write(f"{err}\n")
         return 2
     problem = database_problem(config.database)
     if problem is not None:

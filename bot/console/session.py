@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ..config import MAX_AI_PROCESSES, default_ai_processes
+from ..loop import EventLoopError, loop_factory
 from ..service import AI_LEVELS, Caller, Chooser, Storage, StorageError, TableState, Tiempo, new_seed
 from ..words import Code, Command, Text, say
 from .commands import help_text
@@ -118,7 +119,12 @@ def play(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextI
     if not 1 <= args.processes <= MAX_AI_PROCESSES:
         sys.stderr.write(f"tiempo-bot console: --processes must be from 1 to {MAX_AI_PROCESSES}\n")
         return 2
-    with tempfile.TemporaryDirectory(prefix="tiempo-console-") as tmp, asyncio.Runner() as runner:
+    try:
+        new_loop = loop_factory()
+    except EventLoopError as err:
+        sys.stderr.write(f"tiempo-bot console: {err}\n")
+        return 2
+    with tempfile.TemporaryDirectory(prefix="tiempo-console-") as tmp, asyncio.Runner(loop_factory=new_loop) as runner:
         db = Path(args.db) if args.db else Path(tmp) / "table.sqlite3"
         try:
             storage = runner.run(Storage.open(str(db)))

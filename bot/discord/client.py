@@ -14,6 +14,7 @@ import discord
 from discord import app_commands
 
 from ..config import Config
+from ..loop import run
 from ..service import Tiempo
 from .answering import answer, answer_error, answer_privately, say_changed, stale_command
 from .commands import TiempoGroup
@@ -134,17 +135,28 @@ class TiempoBot(discord.Client):
         await super().close()
 
 
+async def online(bot: discord.Client, token: str) -> None:
+    """Log ``bot`` in and keep it connected until it is closed or this is cancelled; closed either way
+    (what discord.py's ``Client.run`` runs)."""
+    async with bot:
+        await bot.start(token)
+
+
 def serve(config: Config) -> int:
     """Connect to Discord with ``config.token`` and serve until stopped (the logging is set up by the
-    caller). Returns the exit code: 2 when Discord refuses the token."""
+    caller), on the event loop of ``bot.loop`` (uvloop's where installed). Ctrl-C and SIGTERM close the
+    bot (the games, the outbox's sent posts, the connection) and return 0. Returns the exit code: 2
+    when Discord refuses the token."""
     assert config.token
     bot = TiempoBot(config)
     try:
-        bot.run(config.token, log_handler=None)
+        run(online(bot, config.token))
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM, after the bot closed
+        return 0
     except discord.LoginFailure:
         sys.stderr.write("Discord refused the token. Copy it again from the developer portal (Bot → Reset Token).\n")
         return 2
     return 0
 
 
-__all__ = ["PERMISSIONS", "TiempoBot", "Tree", "serve"]
+__all__ = ["PERMISSIONS", "TiempoBot", "Tree", "online", "serve"]

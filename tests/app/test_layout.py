@@ -120,8 +120,8 @@ def test_no_function_in_bot_is_longer_than_80_lines() -> None:
 
 
 #: what the Discord front end may import of the project: the service's public interface, the wording
-#: layer and the settings (and itself)
-DISCORD_MAY_IMPORT = ("bot.service", "bot.words", "bot.config", "bot.discord")
+#: layer, the settings and the event loop (and itself)
+DISCORD_MAY_IMPORT = ("bot.service", "bot.words", "bot.config", "bot.loop", "bot.discord")
 
 
 def test_the_discord_front_end_imports_only_the_service_the_words_and_the_settings() -> None:
@@ -144,8 +144,9 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "bot.texts": ("rules", "bot.words"),
     "bot.play": ("rules", "bot.storage", "bot.texts", "bot.words"),
     "bot.service": ("rules", "render", "bot.ai", "bot.storage", "bot.play", "bot.texts", "bot.words", "bot.config"),
-    "bot.discord": ("bot.service", "bot.words", "bot.config"),
-    "bot.console": ("bot.service", "bot.words", "bot.config"),
+    "bot.loop": (),
+    "bot.discord": ("bot.service", "bot.words", "bot.config", "bot.loop"),
+    "bot.console": ("bot.service", "bot.words", "bot.config", "bot.loop"),
 }
 
 

@@ -9,10 +9,14 @@ refuses what real Discord refuses (a second answer to an interaction, an answer 
 empty or oversized message, a command tree Discord would not accept), and it records every request
 in order.
 
-The client never opens the gateway. ``DiscordSim.connect(client)`` logs in over HTTP, then feeds the
-client a READY and a GUILD_CREATE per guild; ``inject(payload)`` feeds it an INTERACTION_CREATE. Both
-go through the client's connection state's parsers (``client._connection.parsers``), exactly where
-the gateway would deliver them. Payloads come from ``slash``, ``autocomplete`` and ``click``, which
+A client in this process never opens the gateway. ``DiscordSim.connect(client)`` logs in over HTTP,
+then feeds the client a READY and a GUILD_CREATE per guild; ``inject(payload)`` feeds it an
+INTERACTION_CREATE. Both go through the client's connection state's parsers
+(``client._connection.parsers``), exactly where the gateway would deliver them. A bot started as in
+production, in a process of its own (``Client.start``), connects to the gateway at ``gateway_url``: a
+websocket that says hello, acknowledges heartbeats and answers the identify with the same READY and
+GUILD_CREATEs (uncompressed JSON, which discord.py reads as well as zlib-stream); ``identified``
+counts the identifies. Payloads come from ``slash``, ``autocomplete`` and ``click``, which
 follow the command schema the bot synced, as Discord's client does.
 
 ``DiscordSim.running()`` starts the server, points discord.py at it (``discord.http.Route.BASE``, from
@@ -45,6 +49,8 @@ JSON = dict[str, Any]
 ClientT = TypeVar("ClientT", bound=discord.Client)
 
 API_PREFIX = "/api/v10"
+#: where the simulator's gateway listens (a websocket)
+GATEWAY_PATH = "/gateway"
 DISCORD_EPOCH_MS = 1420070400000
 #: message flags
 EPHEMERAL = 64
@@ -412,7 +418,10 @@ def is_loopback(host: str | bytes | None) -> bool:
 @contextlib.contextmanager
 def loopback_only(blocked: list[str]) -> Iterator[None]:
     """Refuse (ConnectionRefusedError, gaierror) every socket connection and name lookup outside the
-    loopback range while active, and note each attempt in ``blocked``."""
+    loopback range while active, and note each attempt in ``blocked``. It guards Python's sockets,
+    which asyncio's own loop uses (the tests' loop); uvloop's (in the child processes that start the
+    bot as production does) connects and looks names up in libuv, past it: there every address the
+    bot is given is the stand-in's, on 127.0.0.1."""
     real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
     real_getaddrinfo = socket.getaddrinfo
 
@@ -510,6 +519,8 @@ class DiscordSim:
         self._changed = asyncio.Event()
         self._runner: web.AppRunner | None = None
         self.url = ""
+        #: the bots that identified on the gateway (``gateway_url``)
+        self.identified = 0
         self._routes: list[tuple[str, re.Pattern[str], Handler]] = [
             (method, re.compile(pattern), handler) for method, pattern, handler in (
                 ("GET", r"/users/@me", self._get_me),
@@ -563,6 +574,7 @@ class DiscordSim:
     async def start(self) -> None:
         """Listen on 127.0.0.1 at a free port; ``url`` is then the server's base URL."""
         app = web.Application(client_max_size=4 * FILE_SIZE_LIMIT)
+        app.router.add_get(GATEWAY_PATH, self._gateway)
         app.router.add_route("*", "/{tail:.*}", self._handle)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
@@ -595,16 +607,45 @@ class DiscordSim:
             state = client._connection
             # discord.py waits this long after the last GUILD_CREATE before READY; all are sent at once
             state.guild_ready_timeout = min(state.guild_ready_timeout, 0.05)
-            self.dispatch("READY", {
-                "v": 10, "user": self.bot_user.payload(), "session_id": "sim-session",
-                "resume_gateway_url": "ws://127.0.0.1:9", "shard": [0, 1],
-                "guilds": [{"id": str(g), "unavailable": True} for g in self.guilds],
-                "application": {"id": str(self.application_id), "flags": 0},
-            })
-            for guild in self.guilds.values():
-                self.dispatch("GUILD_CREATE", self.guild_payload(guild))
+            for event, payload in self.ready_events():
+                self.dispatch(event, payload)
             await asyncio.wait_for(client.wait_until_ready(), timeout)
         return client
+
+    def ready_events(self) -> list[tuple[str, JSON]]:
+        """What the gateway sends a bot that identified: READY, then a GUILD_CREATE per guild."""
+        return [("READY", {
+            "v": 10, "user": self.bot_user.payload(), "session_id": "sim-session",
+            "resume_gateway_url": "ws://127.0.0.1:9", "shard": [0, 1],
+            "guilds": [{"id": str(g), "unavailable": True} for g in self.guilds],
+            "application": {"id": str(self.application_id), "flags": 0},
+        }), *(("GUILD_CREATE", self.guild_payload(guild)) for guild in self.guilds.values())]
+
+    @property
+    def gateway_url(self) -> str:
+        """The gateway's websocket URL (for ``DiscordWebSocket.DEFAULT_GATEWAY`` in a bot's process)."""
+        return self.url.replace("http://", "ws://", 1) + GATEWAY_PATH
+
+    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
+        """The gateway: hello, a heartbeat's acknowledgement, READY and the guilds after an identify with
+        the simulator's token (else close code 4004, authentication failed)."""
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        await ws.send_json({"op": 10, "d": {"heartbeat_interval": 41250}})
+        seq = itertools.count(1)
+        async for message in ws:
+            if message.type != web.WSMsgType.TEXT:
+                break
+            op, data = (got := json.loads(message.data))["op"], got.get("d")
+            if op == 1:  # heartbeat
+                await ws.send_json({"op": 11})
+            elif op == 2 and data.get("token") != self.token:
+                await ws.close(code=4004)
+            elif op == 2:  # identify
+                self.identified += 1
+                for event, payload in self.ready_events():
+                    await ws.send_json({"op": 0, "t": event, "s": next(seq), "d": payload})
+        return ws
 
     def dispatch(self, event: str, payload: JSON, client: discord.Client | None = None) -> None:
         """Deliver a gateway event to ``client`` (default: the last connected) as the gateway would."""

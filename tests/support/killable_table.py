@@ -12,12 +12,12 @@ action it prints ``told <seq>`` (flushed): the service calls the announcement on
 committed, so every printed seq must be in the database, whenever the process is killed. With a
 shard, the line is ``told <game> <seq>``. With ``TIEMPO_DIE_AFTER_COMMIT=<seq>`` the process kills
 itself right after action <seq> and its posts are committed, before anything is posted; every post
-sent with a nonce (the outbox's) prints ``sent <nonce>``.
+sent with a nonce (the outbox's) prints ``sent <nonce>``. It runs on the event loop the bot runs on
+(``bot.loop.run``: uvloop's where installed).
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import random
@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.discord import ChannelOutbox
+from bot.loop import run
 from bot.play import start
 from bot.service.herald import Herald
 from bot.storage import Storage
@@ -123,4 +124,4 @@ async def main(db: str, world_path: str, shard_count: int = 0, shard_id: int = 0
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], sys.argv[2], *(int(a) for a in sys.argv[3:5])))
+    run(main(sys.argv[1], sys.argv[2], *(int(a) for a in sys.argv[3:5])))  # on the bot's event loop (uvloop's)
