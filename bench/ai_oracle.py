@@ -22,8 +22,9 @@ state's view for the seat to move (checked by fingerprint), so a search from any
 happens in a benchmark) deals as usual.
 
 Games must be played in this process (``--jobs 1``, the default): a game played in a process of its
-own would not see the patch. The first line printed names the oracle; ``bench/ai_pair.py`` reads
-the rest of the output as it reads ``bench/ai.py``'s.
+own would not see the patch. The output begins with ``--verify``'s lines (``# ...``) and one that
+names the oracle, and ends with how many deals master's searches made from the truth (all of them,
+in a benchmark); ``bench/ai_pair.py`` reads the games in between as it reads ``bench/ai.py``'s.
 
 ``--verify`` plays a seeded three-player greedy game to a turn of seat 0 in round 3 and checks
 that the oracle's deals hold the true hands (and, with ``all``, the true deck) while an ordinary
