@@ -43,7 +43,14 @@ async def _lines_until_ready(proc: asyncio.subprocess.Process) -> list[str]:
 
 async def _stopped_by(proc: asyncio.subprocess.Process, sig: signal.Signals) -> str:
     proc.send_signal(sig)
-    _, err = await asyncio.wait_for(proc.communicate(), timeout=60)
+    try:
+        _, err = await asyncio.wait_for(proc.communicate(), timeout=60)
+    except TimeoutError:  # say where it hangs: its threads' stacks (faulthandler, served_bot), then stop it
+        proc.send_signal(signal.SIGUSR1)
+        await asyncio.sleep(1)
+        proc.kill()
+        _, err = await proc.communicate()
+        raise AssertionError(f"the bot did not stop within 60 s of {sig.name}:\n{err.decode()[-6000:]}") from None
     assert proc.returncode == 0, err.decode()[-3000:]
     return err.decode()
 

@@ -13,6 +13,8 @@ gateway's READY and guilds are in, and exits with the code ``main`` returns.
 from __future__ import annotations
 
 import asyncio
+import faulthandler
+import signal
 import sys
 
 import discord.http
@@ -45,4 +47,5 @@ def served(api: str, gateway: str) -> int:
 
 
 if __name__ == "__main__":
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # a test that finds it hanging asks where
     raise SystemExit(served(sys.argv[1], sys.argv[2]))
