@@ -48,4 +48,7 @@ def served(api: str, gateway: str) -> int:
 
 if __name__ == "__main__":
     faulthandler.register(signal.SIGUSR1, all_threads=True)  # a test that finds it hanging asks where
+    # Ctrl-C as at a terminal, whatever the test run inherited (a shell's background job, a CI runner
+    # started with `&`, ignores SIGINT, and its children would too: asyncio would then leave it ignored)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     raise SystemExit(served(sys.argv[1], sys.argv[2]))
