@@ -5,10 +5,12 @@ the stand-in's REST and gateway, closes cleanly on SIGTERM and on Ctrl-C."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import os
 import signal
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -20,14 +22,23 @@ from tests.support.discord_sim import API_PREFIX, DiscordSim
 ROOT = Path(__file__).resolve().parents[2]
 
 
-async def _start(sim: DiscordSim, tmp_path: Path, **env: str) -> asyncio.subprocess.Process:
+@contextlib.asynccontextmanager
+async def _served(sim: DiscordSim, tmp_path: Path, **env: str) -> AsyncIterator[asyncio.subprocess.Process]:
+    """The bot started as ``tiempo-bot`` starts it (``tests.support.served_bot``), killed on leaving if
+    it is still running."""
     environ = {**os.environ, "PYTHONPATH": str(ROOT), "DISCORD_TOKEN": sim.token,
                "TIEMPO_DATABASE": str(tmp_path / "games.sqlite3"), **env}
     for name in ("TIEMPO_CONFIG", *(() if "TIEMPO_EVENT_LOOP" in env else ("TIEMPO_EVENT_LOOP",))):
         environ.pop(name, None)
-    return await asyncio.create_subprocess_exec(
+    proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tests.support.served_bot", sim.url + API_PREFIX, sim.gateway_url, cwd=tmp_path,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=environ)
+    try:
+        yield proc
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
 
 
 async def _lines_until_ready(proc: asyncio.subprocess.Process) -> list[str]:
@@ -48,7 +59,7 @@ async def _stopped_by(proc: asyncio.subprocess.Process, sig: signal.Signals) -> 
     except TimeoutError:  # say where it hangs: its threads' stacks (faulthandler, served_bot), then stop it
         proc.send_signal(signal.SIGUSR1)
         await asyncio.sleep(1)
-        proc.kill()
+        proc.kill()  # (before _served would: its stacks are in what it wrote)
         _, err = await proc.communicate()
         raise AssertionError(f"the bot did not stop within 60 s of {sig.name}:\n{err.decode()[-6000:]}") from None
     assert proc.returncode == 0, err.decode()[-3000:]
@@ -57,15 +68,10 @@ async def _stopped_by(proc: asyncio.subprocess.Process, sig: signal.Signals) -> 
 
 @pytest.mark.slow
 async def test_the_bot_runs_on_uvloop_and_closes_on_sigterm(sim: DiscordSim, tmp_path: Path) -> None:
-    proc = await _start(sim, tmp_path)
-    try:
+    async with _served(sim, tmp_path) as proc:
         assert await _lines_until_ready(proc) == ["loop uvloop.Loop", "ready"]
         assert sim.identified == 1
         err = await _stopped_by(proc, signal.SIGTERM)
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
     assert "Traceback" not in err, err
     # closed, not killed: SQLite folds its log back into the file when the last connection closes
     assert (tmp_path / "games.sqlite3").exists() and not (tmp_path / "games.sqlite3-wal").exists()
@@ -74,14 +80,9 @@ async def test_the_bot_runs_on_uvloop_and_closes_on_sigterm(sim: DiscordSim, tmp
 @pytest.mark.slow
 async def test_with_the_switch_it_runs_on_asyncio_s_loop_and_closes_on_ctrl_c(sim: DiscordSim,
                                                                              tmp_path: Path) -> None:
-    proc = await _start(sim, tmp_path, TIEMPO_EVENT_LOOP="asyncio")
-    try:
+    async with _served(sim, tmp_path, TIEMPO_EVENT_LOOP="asyncio") as proc:
         assert await _lines_until_ready(proc) == ["loop asyncio.unix_events._UnixSelectorEventLoop", "ready"]
         err = await _stopped_by(proc, signal.SIGINT)
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
     assert "Traceback" not in err, err
     assert not (tmp_path / "games.sqlite3-wal").exists()
 
