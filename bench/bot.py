@@ -581,7 +581,13 @@ def requirement_names(pyproject: str) -> set[str]:
     """The distributions a ``pyproject.toml``'s ``[project] dependencies`` name, normalized (PEP 503),
     whatever their versions and markers."""
     deps = tomllib.loads(pyproject).get("project", {}).get("dependencies", [])
-    return {normalized(m.group(0)) for d in deps if (m := re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", d.strip()))}
+    return {name for d in deps if (name := requirement_name(d))}
+
+
+def requirement_name(requirement: str) -> str | None:
+    """The distribution a requirement (``uvloop>=0.19; sys_platform != 'win32'``) names, normalized."""
+    m = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", requirement.strip())
+    return normalized(m.group(0)) if m else None
 
 
 def normalized(name: str) -> str:
@@ -608,9 +614,9 @@ def needed_by(names: set[str]) -> set[str]:
         seen.add(name)
         with contextlib.suppress(importlib.metadata.PackageNotFoundError):
             for req in importlib.metadata.requires(name) or []:
-                m = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", req)
-                if m and not re.search(r"extra\s*==", req):
-                    todo.append(normalized(m.group(0)))
+                required = requirement_name(req)
+                if required and not re.search(r"extra\s*==", req):
+                    todo.append(required)
     return seen
 
 
