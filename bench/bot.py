@@ -929,7 +929,8 @@ def row(t: dict[str, Any], limit_ms: float) -> str:
     # everything else on the bot's core (the PostgreSQL server is counted apart, pinned there or not)
     other = max(0.0, t["bot_core_busy_s"] - bot["cpu_s"] - (db or 0))
     pg = "-" if db is None else f"{db / wall:.0%}"
-    answers = max(e["count"] + p["count"], 1)
+    whole = t.get("whole_trial", t)  # (the bot's CPU is the whole trial's)
+    answers = max(whole["end_of_turn_with_picture"]["count"] + quick(whole)["count"], 1)
     failed = f" ({t['tables_failed']} tables stuck: {t['first_failure']})" if t.get("tables_failed") else ""
     return (f"{t['games_at_once']:6d} {e['count']:5d} {p['count']:5d} {e['p95_ms']:8.1f} {p['p95_ms']:8.1f} "
             f"{t['late_answers']:5d} {bot['cpu_s'] / wall:6.0%} {pg:>5s} {other / wall:6.0%} "

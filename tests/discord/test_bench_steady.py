@@ -21,6 +21,7 @@ from bench.bot import (
     measuring_window,
     openings,
     passes,
+    row,
     share_within,
     turn_seconds,
     turns_played,
@@ -78,6 +79,26 @@ def test_the_bot_s_share_of_its_core_in_the_window_is_its_cpu_between_the_first_
     timed = {1: Timed(0.0, 0.01), 2: Timed(2.0, 0.01), 3: Timed(6.0, 0.01)}  # 9 is not the window's
     assert share_within(arrivals, timed) == 0.5  # 3 s of CPU in 6 s
     assert share_within(arrivals, {1: timed[1]}) is None
+
+
+def test_a_steady_trial_s_line_gives_its_window_and_the_whole_trial_s_p95s() -> None:
+    def fig(count: int, p95: float) -> dict[str, float]:
+        return {"count": count, "median_ms": p95 / 2, "p95_ms": p95, "max_ms": 2 * p95}
+
+    t = {"games_at_once": 300, "by": "taps", "rhythm": "steady", "wall_s": 100.0, "late_answers": 0,
+         "tables_failed": 0, "players_cpu_s": 25.0, "bot_core_busy_s": 40.0, "postgres_server_cpu_s": None,
+         "load_average_1min_at_end": 0.5, "bot": {"cpu_s": 40.0, "wall_s": 100.0},
+         "end_of_turn_with_picture": fig(300, 90.0), "tap": fig(2700, 40.0),
+         "whole_trial": {"end_of_turn_with_picture": fig(900, 250.0), "tap": fig(7100, 60.0)},
+         "window": {"from_s": 26.4, "to_s": 70.2, "length_s": 43.8, "turn_s": 24.0, "turns": 1.83,
+                    "interactions": 3000, "interactions_whole_trial": 9200, "bot_cpu_share": 0.45}}
+    line = row(t, 150.0)
+    assert "   300   300  2700     90.0     40.0 " in line  # the window's counts and p95s
+    assert "    5.0 " in line  # the bot's CPU per answer: the whole trial's 40 s over its 8,000 answers
+    assert "ok; window 26-70 s of 100 (1.83 turns of 24.0 s), 3000 of 9200 interactions, bot 45% busy" in line
+    assert line.endswith("whole trial p95 250/60 ms")
+    t["window"]["length_s"] = 20.0
+    assert "(1.83 turns of 24.0 s (shorter than a turn))" in row(t, 150.0)
 
 
 @pytest.mark.slow
