@@ -46,11 +46,17 @@ CPU per end of turn and per other answer. Prints the trials and writes bench/res
 The final series (both backends, both ways, the baseline typed on both) takes about 30 minutes on a
 2-core machine (docs/hosting.md §7 gives the command).
 
+``--rhythm steady`` (with ``--capacity``, ``--profile`` or one trial) opens the tables evenly over one
+turn instead of within the first seconds (``--rhythm burst``, the default), plays a turn more, and takes
+the p95s over the interactions begun while every table is playing (``play``): the capacity at a steady
+rate, not at the bursts of set-ups and ends of turn that tables opened together make.
+
 ``--profile FILE`` plays one trial against a bot run under cProfile (its event loop's thread) and
 prints where its time went.
 
     python bench/bot.py [--games 50] [--turns 6] [--think 3] [--by typed|taps] [--database sqlite|postgresql]
     python bench/bot.py --capacity [--database ...] [--by ...] [--baseline ffaed82] [--first 50 --step 50]
+                        [--rhythm burst|steady]
     python bench/bot.py --profile bot.prof --by taps --games 30 --think 1
 """
 
@@ -79,7 +85,7 @@ import tomllib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -111,10 +117,23 @@ METHOD = ("Trials of N 3-player games at once, played by typed commands (/tiempo
           "process the modules of the libraries this checkout depends on and it does not cannot be imported "
           "(blocked_modules). "
           "The bot's CPU per end of turn and per other answer comes from a serial trial of each bot (one "
-          "game, one interaction at a time), also back to back.")
+          "game, one interaction at a time), also back to back. Rhythm (each series' and trial's rhythm): "
+          "burst, every table opens within the trial's first 2 x think s and the p95s are the whole trial's; "
+          "steady, table i of N opens i x P / N s after the start (P: one turn, think x the interactions of a "
+          "turn in the players' plan), each table plays a turn more, and the p95s are those of the "
+          "interactions begun in the window while every table plays (from the last table's set-up done to "
+          "the first table's finish; the whole trial's under whole_trial); late answers and stuck tables "
+          "count over the whole trial in both.")
 StateReader = Callable[[SimChannel], Awaitable[tuple[int, GameState]]]
 #: in the serial trial's CPU by kind: the mean over each tap (or typed build), the ends of turn aside
 OTHER_ANSWERS = "each other answer"
+#: when a trial's tables open: all within its first seconds (``burst``), or evenly over one turn (``steady``)
+RHYTHMS = ("burst", "steady")
+#: the interactions of a turn in the players' plan, each after a think: typed, a build and the end; by taps,
+#: Play, four picks of the panel and Confirm for a build, then End your turn and Confirm (counted in a
+#: trial whose turns all built; a turn with no place to build has fewer, and a turn that builds thinks
+#: once more before its end)
+INTERACTIONS_PER_TURN = {"typed": 2, "taps": 8}
 
 
 def rss_mb() -> float:
@@ -271,10 +290,10 @@ async def database_reader(target: str) -> AsyncIterator[StateReader]:
 class Table:
     """One game's channel and players, and how they play: the interactions they send, timed."""
 
-    def __init__(self, sim: DiscordSim, read: StateReader, index: int, think: float, lat: dict[str, list[float]],
+    def __init__(self, sim: DiscordSim, read: StateReader, index: int, think: float, timed: dict[int, Timed],
                  kinds: dict[int, str]) -> None:
         self.sim, self.read, self.think = sim, read, think
-        self.lat, self.kinds = lat, kinds
+        self.timed, self.kinds = timed, kinds
         self.rng = random.Random(index)
         self.channel = sim.add_channel(f"table-{index}")
         self.users = [sim.add_user(f"p{index}-{k}") for k in range(3)]
@@ -287,18 +306,21 @@ class Table:
         await asyncio.sleep(self.think * (0.5 + self.rng.random()))
 
     async def send(self, payload: dict[str, Any], kind: str, board: bool = False) -> int:
-        """Send an interaction and wait for its answer (and the board's post); its latency is kept
-        under ``kind``. Returns the interaction id."""
+        """Send an interaction and wait for its answer (and the board's post); its kind and its time
+        (``Timed``: when it began, how long it took) are kept under its id, which is returned."""
         after = newest_id(self.sim)
         iid = self.sim.inject(payload)
         self.kinds[iid] = kind
-        self.lat.setdefault(kind, []).append(await settle(self.sim, iid, self.channel, after, board))
+        seconds = await settle(self.sim, iid, self.channel, after, board)
+        self.timed[iid] = Timed(self.sim.interactions[iid].sent_at, seconds)
         return iid
 
-    async def open(self) -> None:
-        """/tiempo new, two joins and a start (set-up: not counted)."""
+    async def open(self, at: float | None = None) -> None:
+        """/tiempo new, two joins and a start (set-up: not counted), at the time ``at``
+        (``time.monotonic()``'s clock; the steady rhythm), or else after 0-2 x think s (the burst)."""
         sim, channel, users = self.sim, self.channel, self.users
-        await asyncio.sleep(self.rng.random() * 2 * self.think)  # tables open over the first turn
+        burst = self.rng.random() * 2 * self.think  # (drawn either way: the table's later choices stay the same)
+        await asyncio.sleep(burst if at is None else max(0.0, at - time.monotonic()))
         await self.send(sim.slash("tiempo", "new", {"seats": 3}, user=users[0], channel=channel), "setup")
         for u in users[1:]:
             await self.send(sim.slash("tiempo", "join", user=u, channel=channel), "setup")
@@ -413,7 +435,6 @@ class Table:
             await self.pause()
             iid = await self.send(sim.click(menu["custom_id"], panel, user=user, values=[key]), "pick")
             if sim._messages[panel].attachments:  # a list of places, or a preview: drawn
-                self.lat.setdefault("pick with picture", []).append(self.lat["pick"].pop())
                 self.kinds[iid] = "pick with picture"
         raise RuntimeError(f"the panel did not lead to {target}")
 
@@ -447,41 +468,143 @@ def _component(sim: DiscordSim, channel: SimChannel, prefix: str, every: bool = 
     return None
 
 
-async def play(sim: DiscordSim, read: StateReader, games: int, turns: int, think: float, by: str
-               ) -> dict[str, Any]:
-    """``games`` games at once, played ``by`` typing or by taps; their latencies, by kind."""
+# -- the rhythm of a trial: when its tables open, and the window its figures are taken from --------------
+
+
+class Timed(NamedTuple):
+    """One interaction: when it began (``time.monotonic()``'s clock, or seconds from the trial's start)
+    and the seconds until it was answered."""
+
+    began: float
+    seconds: float
+
+
+def turn_seconds(by: str, think: float) -> float:
+    """P, the length of one turn of play at ``think`` s an interaction, from the players' plan: as many
+    thinks as a turn has interactions (``INTERACTIONS_PER_TURN``). The answers' own time is left out."""
+    return INTERACTIONS_PER_TURN[by] * think
+
+
+def openings(games: int, turn_s: float) -> list[float]:
+    """The steady rhythm's schedule: table i of ``games`` opens i x P / N s after the trial's start, so that
+    the openings, and the set-ups and ends of turn that follow them, are spread evenly over one turn."""
+    return [i * turn_s / games for i in range(games)]
+
+
+def turns_played(turns: int, rhythm: str) -> int:
+    """Turns each table plays: ``turns`` in a burst; one more at a steady rhythm, for the tables opened
+    over the first turn to all be playing for a turn or more (the measuring window)."""
+    return turns + 1 if rhythm == "steady" else turns
+
+
+def measuring_window(ready: list[float], finished: list[float]) -> tuple[float, float]:
+    """The time every table is playing: from the last table's set-up done (``ready``: each table's) to
+    the first table's finish (``finished``: each table's, done or stuck). Empty (its end before its start)
+    when a table finished before the last one was ready."""
+    return max(ready), min(finished)
+
+
+def began_within(timed: dict[int, Timed], window: tuple[float, float]) -> dict[int, Timed]:
+    """The interactions that began inside ``window`` (bounds included)."""
+    start, end = window
+    return {iid: t for iid, t in timed.items() if start <= t.began <= end}
+
+
+def by_kind(timed: dict[int, Timed], kinds: dict[int, str]) -> dict[str, list[float]]:
+    """The seconds each interaction took, by its kind."""
     lat: dict[str, list[float]] = {}
+    for iid, t in timed.items():
+        lat.setdefault(kinds[iid], []).append(t.seconds)
+    return lat
+
+
+def figures(lat: dict[str, list[float]], by: str) -> dict[str, Any]:
+    """A trial's p95s (the set-up left out): the end of turn's, the other answers' (each tap, or each typed
+    build: ``tap`` or ``plain_action``), and each kind's."""
+    others = [x for k, v in lat.items() if k not in ("end", "setup") for x in v]
+    return {"plain_action" if by == "typed" else "tap": summary(others),
+            "end_of_turn_with_picture": summary(lat.get("end", [])),
+            "by_kind": {k: summary(v) for k, v in sorted(lat.items())}}
+
+
+def share_within(arrivals: list[tuple[str, float]], timed: dict[int, Timed]) -> float | None:
+    """The share of a core the bot used between the first and the last of the interactions ``timed``
+    (those of the window): its CPU between their arrivals (``arrivals``: the bot's CPU time at each
+    interaction's, bench/bot_serve.py) over the time between their beginnings; None if unknown."""
+    cpu = {int(iid): at for iid, at in arrivals}
+    known = sorted((t.began, cpu[iid]) for iid, t in timed.items() if iid in cpu)
+    if len(known) < 2 or known[-1][0] <= known[0][0]:
+        return None
+    return round((known[-1][1] - known[0][1]) / (known[-1][0] - known[0][0]), 3)
+
+
+async def play(sim: DiscordSim, read: StateReader, games: int, turns: int, think: float, by: str,
+               rhythm: str = "burst") -> dict[str, Any]:
+    """``games`` games at once, played ``by`` typing or by taps; their latencies, by kind. ``rhythm``:
+    ``burst``, every table opens within the first 2 x think s and plays ``turns`` turns, the figures
+    taken over the whole trial; ``steady``, the tables open evenly over one turn (``openings``) and play a
+    turn more, the p95s taken over the interactions that began while every table was playing
+    (``measuring_window``; the whole trial's under ``whole_trial``), the late answers and stuck tables
+    over the whole trial either way."""
+    timed: dict[int, Timed] = {}
     kinds: dict[int, str] = {}
     failures: list[str] = []
+    ready: dict[int, float] = {}  # each table's set-up done, s from the start
+    finished: dict[int, float] = {}  # each table's last turn played (or its failure)
+    turn_s = turn_seconds(by, think)
+    played = turns_played(turns, rhythm)
+    started = time.monotonic()
+    at = [started + s for s in openings(games, turn_s)] if rhythm == "steady" else [None] * games
 
     async def one(i: int) -> None:
-        table = Table(sim, read, i, think, lat, kinds)
+        table = Table(sim, read, i, think, timed, kinds)
         try:
-            await table.open()
-            await (table.taps(turns) if by == "taps" else table.typed(turns))
+            await table.open(at[i])
+            ready[i] = time.monotonic() - started
+            await (table.taps(played) if by == "taps" else table.typed(played))
+            finished[i] = time.monotonic() - started
         except Exception as error:  # a table that cannot go on is counted, the others play on
             failures.append(f"{type(error).__name__}: {error}"[:300])
+            finished[i] = time.monotonic() - started
 
-    started = time.perf_counter()
     await asyncio.gather(*(one(i) for i in range(games)))
-    wall = time.perf_counter() - started
-    taps = [x for k, v in lat.items() if k not in ("end", "setup") for x in v]
-    return {"games_at_once": games, "by": by, "turns_per_game": turns, "think_s": think,
-            "plain_action" if by == "typed" else "tap": summary(taps),
-            "end_of_turn_with_picture": summary(lat.get("end", [])),
-            "by_kind": {k: summary(v) for k, v in sorted(lat.items())}, "wall_s": round(wall, 1),
-            "late_answers": sum(1 for r in sim.interactions.values() if r.refusals),
-            "tables_failed": len(failures), "first_failure": failures[0] if failures else None,
-            "_kinds": kinds}
+    wall = time.monotonic() - started
+    timed = {iid: Timed(t.began - started, t.seconds) for iid, t in timed.items()}
+    whole = figures(by_kind(timed, kinds), by)
+    result: dict[str, Any] = {"games_at_once": games, "by": by, "rhythm": rhythm, "turns_per_game": played,
+                              "think_s": think}
+    if rhythm == "steady":
+        window = measuring_window(list(ready.values()) or [wall], list(finished.values()))
+        lengths = [(finished[i] - ready[i]) / played for i in ready]
+        inside = began_within(timed, window)
+        result.update(figures(by_kind(inside, kinds), by))
+        result["window"] = {"from_s": round(window[0], 1), "to_s": round(window[1], 1),
+                            "length_s": round(max(0.0, window[1] - window[0]), 1), "turn_s": round(turn_s, 1),
+                            "turns": round(max(0.0, window[1] - window[0]) / turn_s, 2) if turn_s else None,
+                            "interactions": len(inside), "interactions_whole_trial": len(timed),
+                            "opened_over_s": round(turn_s * (games - 1) / games, 1),
+                            "turn_played_s": round(statistics.mean(lengths), 1) if lengths else None}
+        result["whole_trial"] = whole
+        result["_window"] = inside
+    else:
+        result.update(whole)
+    result.update({"wall_s": round(wall, 1),
+                   "late_answers": sum(1 for r in sim.interactions.values() if r.refusals),
+                   "tables_failed": len(failures), "first_failure": failures[0] if failures else None,
+                   "_kinds": kinds})
+    return result
 
 
-async def latency(games: int, turns: int, think: float, target: str, by: str) -> dict[str, Any]:
+async def latency(games: int, turns: int, think: float, target: str, by: str, rhythm: str = "burst"
+                  ) -> dict[str, Any]:
     """The bot and the players in this one process (the everyday benchmark)."""
     logging.getLogger("discord").setLevel(logging.ERROR)
     async with DiscordSim.running(response_deadline=3.0) as sim:
         bot = await sim.connect(make_bot(sim.token, sim.guild.id, target))
-        result = await play(sim, reader_of(bot.service.storage, bot.service.state_of), games, turns, think, by)
+        result = await play(sim, reader_of(bot.service.storage, bot.service.state_of), games, turns, think, by,
+                            rhythm)
         del result["_kinds"]
+        result.pop("_window", None)
         return result
 
 
@@ -665,7 +788,8 @@ class Setup:
     ``code`` (this one by default) in a process of its own pinned to ``bot_cpu``, keeping its games in
     ``target``; the players' process is pinned to ``players_cpu``. ``server``: the PostgreSQL
     server's process id, to count its CPU. ``profile``: a file for the bot's cProfile. ``blocked``: the
-    modules the bot's process may not import (``blocked_modules``: a baseline's)."""
+    modules the bot's process may not import (``blocked_modules``: a baseline's). ``rhythm``: when the
+    tables open (``play``)."""
 
     games: int
     turns: int
@@ -678,6 +802,7 @@ class Setup:
     server: int | None = None
     profile: str | None = None
     blocked: list[str] = dataclasses.field(default_factory=list)
+    rhythm: str = "burst"
 
 
 def cpu_by_kind(arrivals: list[tuple[str, float]], total: float, kinds: dict[int, str]) -> dict[str, float]:
@@ -728,7 +853,7 @@ async def trial(setup: Setup) -> dict[str, Any]:
                     raise RuntimeError("the bot process did not get ready")
                 cpu, busy, db = time.process_time(), core_busy(setup.bot_cpu), server_cpu(setup.server)
                 async with database_reader(setup.target) as read:
-                    result = await play(sim, read, setup.games, setup.turns, setup.think, setup.by)
+                    result = await play(sim, read, setup.games, setup.turns, setup.think, setup.by, setup.rhythm)
                 result["players_cpu_s"] = round(time.process_time() - cpu, 1)
                 result["bot_core_busy_s"] = round(core_busy(setup.bot_cpu) - busy, 1)
                 result["postgres_server_cpu_s"] = round(server_cpu(setup.server) - db, 1) if setup.server else None
@@ -737,6 +862,8 @@ async def trial(setup: Setup) -> dict[str, Any]:
                 used = json.loads(await asyncio.wait_for(reader.readline(), 60))
                 kinds = result.pop("_kinds")
                 arrivals = used.pop("arrivals")
+                if "_window" in result:  # the share of its core the bot used while every table played
+                    result["window"]["bot_cpu_share"] = share_within(arrivals, result.pop("_window"))
                 if setup.games == 1:  # one interaction at a time: each one's CPU is known
                     result["bot_cpu_ms_by_kind"] = cpu_by_kind(arrivals, used["cpu_s"], kinds)
                 result["bot"] = used
@@ -775,7 +902,7 @@ def cores() -> tuple[int | None, int | None, str]:
 
 def quick(t: dict[str, Any]) -> dict[str, float]:
     """A trial's answers other than the end of turn: its taps, or its typed actions."""
-    return t["tap"] if t.get("by") == "taps" else t["plain_action"]
+    return t["tap"] if "tap" in t else t["plain_action"]
 
 
 def passes(t: dict[str, Any], limit_ms: float) -> bool:
@@ -802,21 +929,36 @@ def row(t: dict[str, Any], limit_ms: float) -> str:
     # everything else on the bot's core (the PostgreSQL server is counted apart, pinned there or not)
     other = max(0.0, t["bot_core_busy_s"] - bot["cpu_s"] - (db or 0))
     pg = "-" if db is None else f"{db / wall:.0%}"
-    answers = max(e["count"] + p["count"], 1)
+    whole = t.get("whole_trial", t)  # (the bot's CPU is the whole trial's)
+    answers = max(whole["end_of_turn_with_picture"]["count"] + quick(whole)["count"], 1)
     failed = f" ({t['tables_failed']} tables stuck: {t['first_failure']})" if t.get("tables_failed") else ""
     return (f"{t['games_at_once']:6d} {e['count']:5d} {p['count']:5d} {e['p95_ms']:8.1f} {p['p95_ms']:8.1f} "
             f"{t['late_answers']:5d} {bot['cpu_s'] / wall:6.0%} {pg:>5s} {other / wall:6.0%} "
             f"{1000 * bot['cpu_s'] / answers:7.1f} {t['players_cpu_s'] / max(t['wall_s'], 0.1):6.0%} "
             f"{t['load_average_1min_at_end']:5.1f}   "
-            f"{'ok' if passes(t, limit_ms) else 'too slow'}{failed}")
+            f"{'ok' if passes(t, limit_ms) else 'too slow'}{failed}{window_note(t)}")
+
+
+def window_note(t: dict[str, Any]) -> str:
+    """For a trial at a steady rhythm: its measuring window (its p95s and counts are the window's), the
+    bot's share of its core in it, and the whole trial's p95s, for information."""
+    w = t.get("window")
+    if w is None:
+        return ""
+    whole, share = t["whole_trial"], w.get("bot_cpu_share")
+    short = " (shorter than a turn)" if w["length_s"] < w["turn_s"] else ""
+    return (f"; window {w['from_s']:.0f}-{w['to_s']:.0f} s of {t['wall_s']:.0f} ({w['turns']} turns of "
+            f"{w['turn_s']} s{short}), {w['interactions']} of {w['interactions_whole_trial']} interactions"
+            + (f", bot {share:.0%} busy" if share is not None else "")
+            + f"; whole trial p95 {whole['end_of_turn_with_picture']['p95_ms']:.0f}/{quick(whole)['p95_ms']:.0f} ms")
 
 
 @dataclasses.dataclass
 class Search:
     """What a capacity search tries: the first number of games, the step up (0: twice as many), the step
-    the bisection stops at, the most it tries; turns a game (typed and by taps), think, the limit; and
+    the bisection stops at, the most it tries; turns a game (typed and by taps), think, the limit;
     whether a number of games that fails (not by far) is tried once more (one trial is one sample of a
-    shared machine: a neighbour's burst can fail it)."""
+    shared machine: a neighbour's burst can fail it); and the trials' rhythm (``play``)."""
 
     first: int = FIRST
     step: int = STEP
@@ -827,6 +969,7 @@ class Search:
     think: float = 3.0
     limit_ms: float = 150.0
     repeat: bool = True
+    rhythm: str = "burst"
 
 
 @dataclasses.dataclass
@@ -857,13 +1000,17 @@ def capacity(backend: str, by: str, codes: list[tuple[str, str]], search: Search
 
     def setup(climb: Climb, games: int, think: float, name: str) -> Setup:
         return Setup(games, turns, think, target(name), by, climb.code, bot_cpu, players_cpu, server,
-                     blocked=blocked_for(climb.code))
+                     blocked=blocked_for(climb.code), rhythm=search.rhythm)
 
+    steady = (f"a steady rhythm: the tables open over one turn ({turn_seconds(by, search.think)} s) and play "
+              f"{turns_played(turns, search.rhythm)} turns, the p95s taken while all of them play"
+              if search.rhythm == "steady" else "in a burst: the tables open within 2 x think s")
     print(f"\n{backend}, {by}: {placement}; {turns} turns a game, think {search.think} s; p95 <= {search.limit_ms} "
-          f"ms for the end of turn and for each {'tap' if by == 'taps' else 'action'}; bots: "
+          f"ms for the end of turn and for each {'tap' if by == 'taps' else 'action'}; {steady}; bots: "
           + ", ".join(c.label for c in climbs))
-    for c in climbs:
-        c.serial = run_trial(dataclasses.replace(setup(c, 1, 0.3, f"{by}-serial"), turns=2 * turns))
+    for c in climbs:  # (one game: the same in either rhythm)
+        serial = dataclasses.replace(setup(c, 1, 0.3, f"{by}-serial"), turns=2 * turns, rhythm="burst")
+        c.serial = run_trial(serial)
         print(f"  {c.label}: serial (one interaction at a time), the bot's CPU per interaction, ms: "
               f"{c.serial.get('bot_cpu_ms_by_kind', c.serial.get('error'))}", flush=True)
     print(" games  ends  taps  end p95  tap p95  late    bot    pg  other  cpu/ans  plyrs  load   bot of")
@@ -905,8 +1052,9 @@ def capacity(backend: str, by: str, codes: list[tuple[str, str]], search: Search
     for c in climbs:
         print(f"{backend}, {by}, {c.label}: {c.good} games at once"
               + (f" (at {c.bad}: too slow)" if c.bad else " (or more)"))
-        out.append({"backend": backend, "by": by, "bot_code": c.label, "placement": placement,
-                    "think_s": search.think, "turns_per_game": turns, "p95_limit_ms": search.limit_ms,
+        out.append({"backend": backend, "by": by, "bot_code": c.label, "placement": placement, "rhythm": search.rhythm,
+                    "think_s": search.think, "turns_per_game": turns_played(turns, search.rhythm),
+                    "p95_limit_ms": search.limit_ms,
                     "repeat_a_failing_number": search.repeat, "serial": c.serial,
                     "bot_cpu_ms": _cpu_summary(c.serial), "trials": c.trials, "games_at_once": c.good,
                     "first_too_many": c.bad, "search_s": round(time.monotonic() - started),
@@ -957,6 +1105,10 @@ def main() -> None:
                     help="how the players play: typed commands or taps (default typed; with --capacity, both)")
     ap.add_argument("--capacity", action="store_true",
                     help="find the most games at once one process serves within --p95-limit")
+    ap.add_argument("--rhythm", choices=RHYTHMS, default="burst",
+                    help="when the tables open: burst, all within 2 x think s, the figures over the whole trial "
+                         "(default); steady, evenly over one turn, a turn more played, the p95s over the "
+                         "interactions begun while every table plays")
     ap.add_argument("--serial", type=int, metavar="N",
                     help="only the serial trials (the bot's CPU per interaction), N rounds of this checkout's and "
                          "the baselines' in turn, SQLite (or --database postgresql): each bot's median per kind and "
@@ -1003,7 +1155,7 @@ def main() -> None:
         return
     if args.capacity:
         capacity_main(args, Search(args.first, args.step, args.fine, args.most, turns, args.tap_turns, args.think,
-                                   args.p95_limit, not args.no_repeat))
+                                   args.p95_limit, not args.no_repeat, args.rhythm))
         return
     backend, by = (args.database or ["sqlite"])[-1], (args.by or ["typed"])[-1]
     if args.profile:
@@ -1014,7 +1166,7 @@ def main() -> None:
             target = asyncio.run(new_database(stack.enter_context(postgres())))
         else:
             target = os.path.join(stack.enter_context(tempfile.TemporaryDirectory()), "bench.sqlite3")
-        result = asyncio.run(latency(args.games, turns, args.think, target, by))
+        result = asyncio.run(latency(args.games, turns, args.think, target, by, args.rhythm))
     result["database"] = backend
     out = subprocess.run([sys.executable, __file__, "--memory-only", "--stored", str(args.stored)],
                          capture_output=True, text=True, check=True)
@@ -1026,6 +1178,12 @@ def main() -> None:
               f"max {s['max_ms']:7.1f} ms")
     print(f"{result['games_at_once']} games at once on {backend}, played {by}, players thinking {args.think} s on "
           f"average, {result['wall_s']} s; answers Discord refused as late: {result['late_answers']}")
+    if "window" in result:
+        w = result["window"]
+        print(f"steady rhythm: the figures above are those of the {w['interactions']} interactions (of "
+              f"{w['interactions_whole_trial']}) begun in the window {w['from_s']}-{w['to_s']} s, while every table "
+              f"played ({w['turns']} turns of {w['turn_s']} s); whole trial: "
+              + ", ".join(f"{k} p95 {v['p95_ms']} ms" for k, v in result["whole_trial"]["by_kind"].items()))
     m = result["memory"]
     print(f"memory with {m['stored_games']} stored games loaded (SQLite): {m['rss_mb_after_loading_all']} MB resident")
     name = "bot" + ("" if backend == "sqlite" else f"-{backend}") + ("" if by == "typed" else f"-{by}")
@@ -1047,7 +1205,8 @@ def profile_main(args: argparse.Namespace, backend: str, by: str, turns: int) ->
         else:
             target = os.path.join(stack.enter_context(tempfile.TemporaryDirectory()), "bench.sqlite3")
         t = run_trial(Setup(args.games, args.tap_turns if by == "taps" else turns, args.think, target, by,
-                            str(ROOT), bot_cpu, players_cpu, server, os.path.abspath(args.profile)))
+                            str(ROOT), bot_cpu, players_cpu, server, os.path.abspath(args.profile),
+                            rhythm=args.rhythm))
     print(row(t, args.p95_limit) if "error" not in t else t["error"])
     import pstats
 
@@ -1088,7 +1247,8 @@ def capacity_main(args: argparse.Namespace, search: Search) -> None:
                                                          if args.postgres_cpu != "anywhere" else "not pinned")
                         series.append(result)
                     write_capacity(path, series)  # after each search: a stopped run keeps what it measured
-    print("\nbackend     by     bot of             games at once   CPU ms: per end of turn, per other answer")
+    print(f"\nrhythm {args.rhythm}")
+    print("backend     by     bot of             games at once   CPU ms: per end of turn, per other answer")
     for r in series:
         cpu = r["bot_cpu_ms"]
         print(f"{r['backend']:11s} {r['by']:6s} {r['bot_code']:18s} {r['games_at_once']:5d}   "
