@@ -1,0 +1,99 @@
+"""The private hand's "You can:" (``describe_hand``) made from ``rules.openings`` reads, character for
+character, as it did when it was made from the legal-action listing, over every position of seeded
+random games (2-5 players, with and without Hold'em, on the tests' map and the default one)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from bot.discord import markdown
+from bot.texts import _ACTION_WORDS, describe_hand
+from rules import (
+    Age,
+    Construct,
+    Demolish,
+    GameState,
+    Kind,
+    Populate,
+    Renovate,
+    Upgrade,
+    legal_actions,
+    load_map,
+    with_article,
+)
+from rules.serial import from_json, to_json
+from tests.support.gameplay import random_game
+
+
+def what_you_can_do_listed(actions: Sequence[object]) -> list[str]:
+    """The "You can:" lines as they were made from ``legal_actions(s, outline=True)`` (before
+    ``rules.openings``)."""
+    where: dict[type, dict[Age, list[str]]] = {}
+    kinds: set[type] = set()
+    for a in actions:
+        kinds.add(type(a))
+        if isinstance(a, Construct):
+            age, item = a.age, f"{a.kind.value} ({a.kind.level}×{a.kind.level})"
+        elif isinstance(a, (Upgrade, Demolish)):
+            age, item = a.age, str(a.target)
+        elif isinstance(a, (Populate, Renovate)):
+            age, item = Age.REASON, str(a.target)
+        else:
+            continue
+        items = where.setdefault(type(a), {}).setdefault(age, [])
+        if item not in items:
+            items.append(item)
+
+    def some(items: list[str], limit: int = 4) -> str:
+        shown = items[:limit] + ([f"{len(items) - limit} more"] if len(items) > limit else [])
+        return ", ".join(shown[:-1]) + " or " + shown[-1] if len(shown) > 1 else shown[0]
+
+    order = [f"{k.value} ({k.level}×{k.level})" for k in Kind]
+    out: list[str] = []
+    for t, word in _ACTION_WORDS:
+        if t not in kinds:
+            continue
+        if t is Construct:
+            word = "build " + "; ".join(f"{with_article(some(sorted(names, key=order.index), 9))} on {age.title}"
+                                        for age, names in sorted(where[t].items()))
+        elif t in (Populate, Renovate):
+            word += " " + some(where[t][Age.REASON])
+        elif t in where:
+            word += " " + "; ".join(f"{some(cells)} on {age.title}" for age, cells in sorted(where[t].items()))
+        out.append(word)
+    return out
+
+
+def assert_hand_as_listed(s: GameState) -> str:
+    """``describe_hand`` of the player whose turn it is, and its "You can:" as the listing made it."""
+    hand = markdown(describe_hand(s, s.active))
+    can = what_you_can_do_listed(legal_actions(s, outline=True))
+    cards = [c for c in can if c.split()[0] in ("build", "upgrade", "demolish", "populate", "renovate")]
+    others = [c for c in can if c not in cards]
+    expected = [f"• {c}" for c in cards] + (["• " + " · ".join(others)] if others else [])
+    lines = hand.split("\n")
+    start = next(i for i, line in enumerate(lines) if line.endswith("You can:")) + 1
+    assert lines[start:start + len(expected)] == expected
+    assert start + len(expected) == len(lines) or not lines[start + len(expected)].startswith("•")
+    return hand
+
+
+def test_the_hand_of_a_new_game_says_what_the_listing_said() -> None:
+    s = next(iter(random_game(1, 3, False))).before
+    assert "• build" in assert_hand_as_listed(s)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("map_name", ["test", "default"])
+@pytest.mark.parametrize(("seed", "players", "holdem"), [(seed, 2 + seed % 4, seed % 3 == 2) for seed in range(6)])
+def test_the_hand_says_what_the_listing_said_in_every_position(seed: int, players: int, holdem: bool,
+                                                                map_name: str) -> None:
+    told = 0
+    for step in random_game(seed, players, holdem, load_map() if map_name == "default" else None):
+        s = from_json(to_json(step.after))  # (as the bot reads a game)
+        if s.finished or s.pending is not None:
+            continue
+        told += "more" in assert_hand_as_listed(s)
+    assert told  # (lists long enough to be cut short)
