@@ -734,8 +734,15 @@ def _ask(state: GameState, level: _Level, actions: list[Action], taken: tuple[st
 # Preview
 
 
-def _total_income(s: GameState, player: int) -> int:
-    return sum(income(s, player, age)[0] for age in Age)
+def _income_from(s: GameState, player: int, ages: Sequence[Age]) -> int:
+    return sum(income(s, player, age)[0] for age in ages)
+
+
+def _same_board(before: GameState, after: GameState, age: Age) -> bool:
+    """The board of ``age`` is as it was, so it pays everyone what it paid (a clone shares the
+    buildings: quick)."""
+    a, b = before.boards[age], after.boards[age]
+    return a is b or (a.version == b.version and a == b)
 
 
 def harms(before: GameState, after: GameState, player: int, events: Sequence[ev.Event]) -> list[str]:
@@ -750,8 +757,11 @@ def harms(before: GameState, after: GameState, player: int, events: Sequence[ev.
             out.append(f"downsizes your {e.old.kind.value} at {e.old.origin} on {e.age.title} to a {e.new.kind.value}")
     if before.pending is not None or after.pending is not None:  # income is counted once the question is settled
         return out
-    was, now = _total_income(before, player), _total_income(after, player)
+    changed = [age for age in Age if not _same_board(before, after, age)]  # (an Age left as it was pays the same)
+    was, now = _income_from(before, player, changed), _income_from(after, player, changed)
     if now < was:
+        same = _income_from(before, player, [age for age in Age if age not in changed])
+        was, now = was + same, now + same
         ecus = "Ecu" if now == 1 else "Ecus"
         out.append(f"lowers your income from {was} to {now} {ecus} (what you would collect now)")
     return out

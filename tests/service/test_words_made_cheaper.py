@@ -1,6 +1,8 @@
-"""The private hand's "You can:" (``describe_hand``) made from ``rules.openings`` reads, character for
-character, as it did when it was made from the legal-action listing, over every position of seeded
-random games (2-5 players, with and without Hold'em, on the tests' map and the default one)."""
+"""Words made a cheaper way read, character for character, as they did, over every position of seeded
+random games (2-5 players, with and without Hold'em, on the tests' map and the default one): the private
+hand's "You can:" (``describe_hand``) made from ``rules.openings`` as when it was made from the
+legal-action listing; what an action costs its own player (``harms``) counted on the boards it changed
+as when it was counted on every board."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from collections.abc import Sequence
 import pytest
 
 from bot.discord import markdown
+from bot.service.steps import harms
 from bot.texts import _ACTION_WORDS, describe_hand
 from rules import (
     Age,
@@ -19,10 +22,14 @@ from rules import (
     Populate,
     Renovate,
     Upgrade,
+    apply,
+    income,
     legal_actions,
     load_map,
     with_article,
 )
+from rules import events as ev
+from rules.events import Event
 from rules.serial import from_json, to_json
 from tests.support.gameplay import random_game
 
@@ -97,3 +104,39 @@ def test_the_hand_says_what_the_listing_said_in_every_position(seed: int, player
             continue
         told += "more" in assert_hand_as_listed(s)
     assert told  # (lists long enough to be cut short)
+
+
+def harms_on_every_board(before: GameState, after: GameState, player: int, events: Sequence[Event]) -> list[str]:
+    """``harms`` as it was: the income lost counted on all three boards."""
+    out: list[str] = []
+    for e in events:
+        if isinstance(e, (ev.ParadoxRemoved, ev.Destroyed)) and e.building.owner == player:
+            verb = "removes" if isinstance(e, ev.ParadoxRemoved) else "destroys"
+            out.append(f"{verb} your {e.building.kind.value} at {e.building.origin} on {e.age.title}")
+        elif isinstance(e, ev.Downsized) and e.old.owner == player:
+            out.append(f"downsizes your {e.old.kind.value} at {e.old.origin} on {e.age.title} to a {e.new.kind.value}")
+    if before.pending is not None or after.pending is not None:
+        return out
+    was = sum(income(before, player, age)[0] for age in Age)
+    now = sum(income(after, player, age)[0] for age in Age)
+    if now < was:
+        ecus = "Ecu" if now == 1 else "Ecus"
+        out.append(f"lowers your income from {was} to {now} {ecus} (what you would collect now)")
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("seed", "players", "holdem"), [(seed, 3 + seed % 3, seed % 2 == 1) for seed in range(6)])
+def test_the_harms_of_every_action_read_as_when_every_board_was_counted(seed: int, players: int, holdem: bool) -> None:
+    """Every action of every fourth position (as the turn panel previews them), and every action played."""
+    lowered = 0
+    for n, step in enumerate(random_game(seed, players, holdem, load_map() if seed % 2 else None)):
+        tried = [(step.action, step.after, step.events)]
+        if n % 4 == 0:
+            tried += [(a, *apply(step.before, a)) for a in legal_actions(step.before, outline=True)]
+        for action, after, events in tried:
+            for player in range(players):
+                found = harms(step.before, after, player, events)
+                assert found == harms_on_every_board(step.before, after, player, events), action
+                lowered += any(h.startswith("lowers your income") for h in found)
+    assert lowered  # (some actions lower someone's income)
