@@ -138,8 +138,10 @@ class Herald:
                 if is_ai(game.seats[ended.player]):  # (a person's seat the AI stood in for keeps its note)
                     played = say("{name} (AI) has played: its turn is below.", name=game.seats[ended.player].name)
                     thought = [Post(played, settles=think_key(game.id, state.turn - 1))]  # "is thinking…" no more
-            post = await self.board_post(game, state, said, turn_events, await self.tips(game, turn_events))
+            # what the turn cost the others first: the economy it works out from the turn's start (only
+            # the boards the turn changed are counted again) is the one the cards then show
             hits, pinged = await self.hits(game, state, turn_events, ended.player)
+            post = await self.board_post(game, state, said, turn_events, await self.tips(game, turn_events))
             if hits:  # (first: what the turn cost the others)
                 post = dataclasses.replace(post, text=lines([*hits, post.text]),
                                            mentions=tuple(dict.fromkeys((*post.mentions, *pinged))))

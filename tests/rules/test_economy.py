@@ -19,6 +19,7 @@ from rules import (
     parse_action,
     parse_position,
 )
+from rules.events import TurnEnded
 from tests.support.gameplay import random_game
 from tests.support.scenario import play
 from tests.support.worked_examples import T13, T19, T20, T21
@@ -224,3 +225,20 @@ def test_the_economy_of_a_position_is_remembered_until_it_changes() -> None:
     for _ in range(module.ECONOMIES_KEPT + 5):
         economy(state.clone())
     assert len(module._economies) == module.ECONOMIES_KEPT
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("seed", "players", "holdem"), [(5, 2, False), (8, 3, True), (13, 4, False), (21, 5, True)])
+def test_the_economy_worked_out_from_the_turns_start_is_the_one_worked_out_afresh(
+        seed: int, players: int, holdem: bool) -> None:
+    """At every action, the economy worked out from the position its turn began from (as an end of turn
+    does, for what it cost the others and then for its cards) equals the economy of a fresh copy."""
+    began, known = None, None
+    for step in random_game(seed, players, holdem):
+        if began is None or known is None:
+            began = step.before.clone()
+            known = economy(began)
+        after = step.after.clone()  # (a new object: nothing remembered for it)
+        assert economy(after, since=(began, known)) == economy(after.clone())
+        if any(isinstance(e, TurnEnded) for e in step.events):
+            began, known = None, None
