@@ -35,6 +35,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from render import warm_up
 from rules import Action, Age, GameState, keyed_seed
 from rules import events as ev
 
@@ -278,6 +279,12 @@ class Tiempo:
     def state_of(self, game: GameRecord) -> GameState:
         """The current state of a started game."""
         return self.games.state_of(game)
+
+    async def warm_pictures(self) -> None:
+        """Load what pictures need (``render.warm_up``) in a thread, when the service draws them, so
+        that the first game started does not wait for it."""
+        if self.herald.render:
+            await asyncio.to_thread(warm_up)
 
     async def resume(self) -> None:
         """After a start-up: send the posts a stop left unsent, let every game waiting on an AI seat go
