@@ -2,7 +2,9 @@
 random games (2-5 players, with and without Hold'em, on the tests' map and the default one): the private
 hand's "You can:" (``describe_hand``) made from ``rules.openings`` as when it was made from the
 legal-action listing; what an action costs its own player (``harms``) counted on the boards it changed
-as when it was counted on every board."""
+as when it was counted on every board. And the scenes of the cards drawn with an economy worked out from
+an earlier position (a preview's from the position it is played on, an end of turn's from the turn's
+start) are those of a fresh count."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import pytest
 from bot.discord import markdown
 from bot.service.steps import harms
 from bot.texts import _ACTION_WORDS, describe_hand
+from render import make_scene
 from rules import (
     Age,
     Construct,
@@ -23,6 +26,7 @@ from rules import (
     Renovate,
     Upgrade,
     apply,
+    economy,
     income,
     legal_actions,
     load_map,
@@ -140,3 +144,25 @@ def test_the_harms_of_every_action_read_as_when_every_board_was_counted(seed: in
                 assert found == harms_on_every_board(step.before, after, player, events), action
                 lowered += any(h.startswith("lowers your income") for h in found)
     assert lowered  # (some actions lower someone's income)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("seed", "players", "holdem"), [(seed, 2 + seed % 4, seed % 2 == 0) for seed in range(4)])
+def test_cards_drawn_with_an_economy_from_an_earlier_position_show_what_a_fresh_count_shows(
+        seed: int, players: int, holdem: bool) -> None:
+    """Every action of every third position (previews) and every turn's end."""
+    began: GameState | None = None
+    turn: list[Event] = []
+    for n, step in enumerate(random_game(seed, players, holdem, load_map() if seed % 2 else None)):
+        began = step.before if began is None else began
+        turn += step.events
+        tried = [(step.before, step.after, step.events)]
+        if any(isinstance(e, ev.TurnEnded) for e in step.events):
+            tried.append((began, step.after.clone(), turn))
+            began, turn = None, []
+        if n % 3 == 0:
+            tried += [(step.before, *apply(step.before, a)) for a in legal_actions(step.before, outline=True)]
+        for before, after, events in tried:
+            economy(after, since=(before, economy(before)))
+            for viewer in (None, 0):
+                assert make_scene(after, viewer, events) == make_scene(after.clone(), viewer, events)
