@@ -1,10 +1,10 @@
 """Words made a cheaper way read, character for character, as they did, over every position of seeded
 random games (2-5 players, with and without Hold'em, on the tests' map and the default one): the private
 hand's "You can:" (``describe_hand``) made from ``rules.openings`` as when it was made from the
-legal-action listing; what an action costs its own player (``harms``) counted on the boards it changed
-as when it was counted on every board. And the scenes of the cards drawn with an economy worked out from
-an earlier position (a preview's from the position it is played on, an end of turn's from the turn's
-start) are those of a fresh count."""
+legal-action listing; what an action costs its own player (``harms``) counted on the boards it changed,
+or read from the action's economy change, as when it was counted on every board. And the scenes of the
+cards drawn with an economy worked out from an earlier position (a preview's from the position it is
+played on, an end of turn's from the turn's start) are those of a fresh count."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from rules import (
     Upgrade,
     apply,
     economy,
+    economy_change,
     income,
     legal_actions,
     load_map,
@@ -142,6 +143,8 @@ def test_the_harms_of_every_action_read_as_when_every_board_was_counted(seed: in
             for player in range(players):
                 found = harms(step.before, after, player, events)
                 assert found == harms_on_every_board(step.before, after, player, events), action
+                change = economy_change(step.before, after, events)  # (as a list of places has it)
+                assert harms(step.before, after, player, events, change) == found, action
                 lowered += any(h.startswith("lowers your income") for h in found)
     assert lowered  # (some actions lower someone's income)
 
