@@ -107,7 +107,6 @@ class TiempoBot(discord.Client):
         else:
             await self.tree.sync()
         await self.service.resume()
-        await self.service.warm_pictures()
         self._timers = asyncio.create_task(self.service.run_timers(self.timer_every), name="tiempo-timers")
         steady_collector()
 

@@ -35,7 +35,6 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from render import warm_up
 from rules import Action, Age, GameState, keyed_seed
 from rules import events as ev
 
@@ -280,16 +279,10 @@ class Tiempo:
         """The current state of a started game."""
         return self.games.state_of(game)
 
-    async def warm_pictures(self) -> None:
-        """Load what pictures need (``render.warm_up``) in a thread, when the service draws them, so
-        that the first game started does not wait for it."""
-        if self.herald.render:
-            await asyncio.to_thread(warm_up)
-
     async def resume(self) -> None:
-        """After a start-up: send the posts a stop left unsent, let every game waiting on an AI seat go
-        on, and record the results (and ratings) of games a stop left unrecorded."""
-        await self.herald.courier.resume()
+        """After a start-up: send the posts a stop left unsent, load what pictures need, let every game
+        waiting on an AI seat go on, and record the results (and ratings) of games a stop left unrecorded."""
+        await self.herald.resume()
         await self.seats.resume()
         await self.record_finished_games()
 

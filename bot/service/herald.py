@@ -8,7 +8,7 @@ import dataclasses
 import logging
 from collections.abc import Sequence
 
-from render import age_card, changed_ages, turn_cards
+from render import age_card, changed_ages, turn_cards, warm_up
 from rules import Age, Choose, GameState, economy_change
 from rules import events as ev
 
@@ -93,6 +93,14 @@ class Herald:
         except Exception:  # words without pictures rather than no answer
             log.exception("could not draw the cards of game %s", game.id)
             return ()
+
+    async def resume(self) -> None:
+        """After a start-up: send the posts a stop left unsent (``Courier.resume``); meanwhile, when
+        pictures are drawn, load what they need in a thread (``render.warm_up``: the fonts, the
+        grounds), so that the first game started does not wait for it."""
+        await self.courier.resume()
+        if self.render:
+            await asyncio.to_thread(warm_up)
 
     def cards(self, game: GameRecord, state: GameState, events: Sequence[ev.Event], name: str) -> tuple[Picture, ...]:
         """The three Ages as cards that read in the chat, the ones ``events`` changed (or where a
