@@ -67,7 +67,16 @@ from .engine import (
 )
 from .errors import NotationError, RuleError
 from .events import Event
-from .legal import Openings, construct_sites, default_payment, legal_actions, openings, placements, sub_multisets
+from .legal import (
+    ActionType,
+    Openings,
+    construct_sites,
+    default_payment,
+    legal_actions,
+    openings,
+    placements,
+    sub_multisets,
+)
 from .maps import (
     CODE_OF_FEATURES,
     COLUMNS,
@@ -118,6 +127,7 @@ __all__ = [
     "ROUNDS",
     "TERRAIN_CODES",
     "Action",
+    "ActionType",
     "Age",
     "Board",
     "Building",

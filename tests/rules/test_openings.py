@@ -10,20 +10,23 @@ import pytest
 
 from rules import (
     Action,
+    ActionType,
     Age,
     Cell,
     Construct,
     Demolish,
     GameState,
     Kind,
+    Openings,
     Populate,
     Renovate,
     Upgrade,
+    from_json,
     legal_actions,
     load_map,
+    openings,
+    to_json,
 )
-from rules.legal import ActionType, Openings, openings
-from rules.serial import from_json, to_json
 from tests.support.gameplay import random_game
 
 

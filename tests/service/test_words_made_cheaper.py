@@ -28,14 +28,15 @@ from rules import (
     apply,
     economy,
     economy_change,
+    from_json,
     income,
     legal_actions,
     load_map,
+    to_json,
     with_article,
 )
 from rules import events as ev
 from rules.events import Event
-from rules.serial import from_json, to_json
 from tests.support.gameplay import random_game
 
 
