@@ -26,6 +26,7 @@ from rules import (
     GameState,
     HarmKind,
     Kind,
+    Openings,
     Outlook,
     Populate,
     Renovate,
@@ -36,7 +37,7 @@ from rules import (
     economy,
     income,
     income_sources,
-    legal_actions,
+    openings,
     pool,
     surcharge,
     with_article,
@@ -274,41 +275,28 @@ _ACTION_WORDS = [
 ]
 
 
-def _what_you_can_do(s: GameState, actions: Sequence[object]) -> list[str]:
-    """The kinds of action open to the player, with what and where for the card actions: ``build a
-    Watchtower or Hamlet on Might``, ``upgrade B2 or F3 on Faith``, ``populate D2 or E5``."""
-    where: dict[type, dict[Age, list[str]]] = {}
-    kinds: set[type] = set()
-    for a in actions:
-        kinds.add(type(a))
-        if isinstance(a, Construct):
-            age, item = a.age, f"{a.kind.value} ({a.kind.level}×{a.kind.level})"
-        elif isinstance(a, (Upgrade, Demolish)):
-            age, item = a.age, str(a.target)
-        elif isinstance(a, (Populate, Renovate)):
-            age, item = Age.REASON, str(a.target)
-        else:
-            continue
-        items = where.setdefault(type(a), {}).setdefault(age, [])
-        if item not in items:
-            items.append(item)
+def _what_you_can_do(o: Openings) -> list[str]:
+    """The kinds of action open to the player (``rules.openings``), with what and where for the card
+    actions: ``build a Watchtower or Hamlet on Might``, ``upgrade B2 or F3 on Faith``, ``populate D2
+    or E5``."""
 
     def some(items: list[str], limit: int = 4) -> str:
         shown = items[:limit] + ([f"{len(items) - limit} more"] if len(items) > limit else [])
         return ", ".join(shown[:-1]) + " or " + shown[-1] if len(shown) > 1 else shown[0]
 
-    order = [f"{k.value} ({k.level}×{k.level})" for k in Kind]
     out: list[str] = []
     for t, word in _ACTION_WORDS:
-        if t not in kinds:
+        if t not in o.types:
             continue
         if t is Construct:
-            word = "build " + "; ".join(f"{with_article(some(sorted(names, key=order.index), 9))} on {age.title}"
-                                        for age, names in sorted(where[t].items()))
+            word = "build " + "; ".join(
+                f"{with_article(some([f'{k.value} ({k.level}×{k.level})' for k in kinds], 9))} on {age.title}"
+                for age, kinds in sorted(o.builds.items()))
         elif t in (Populate, Renovate):
-            word += " " + some(where[t][Age.REASON])
-        elif t in where:
-            word += " " + "; ".join(f"{some(cells)} on {age.title}" for age, cells in sorted(where[t].items()))
+            word += " " + some([str(c) for c in o.targets[t][Age.REASON]])
+        elif t in o.targets:
+            word += " " + "; ".join(f"{some([str(c) for c in cells])} on {age.title}"
+                                    for age, cells in sorted(o.targets[t].items()))
         out.append(word)
     return out
 
@@ -361,7 +349,7 @@ def describe_hand(s: GameState, player: int) -> Text:
         else:
             out.append(say("Waiting for {who} to {what}.", who=who(s, d.player), what=describe_decision(s, d)))
     elif s.active == player:
-        can = _what_you_can_do(s, legal_actions(s, outline=True))
+        can = _what_you_can_do(openings(s))
         card_actions = [c for c in can if c.split()[0] in ("build", "upgrade", "demolish", "populate", "renovate")]
         others = [c for c in can if c not in card_actions]
         out.append(Strong("Your turn.") + " You can:")

@@ -8,6 +8,7 @@ this package imports them (``tests/app/test_layout.py`` checks). ::
     new_game(names, seed=keyed_seed(secrets.randbits(128)))    # a deal no search can find
     state, events = apply(state, action)                       # or raises RuleError
     legal_actions(state)                                       # every action apply accepts
+    openings(state)                                            # what can be done, kind by kind, unlisted
     placements(state, player, Kind.KEEP, Age.MIGHT)            # quick, for autocompletion
     economy(state); economy_change(before, after, events)     # domains, control, income outlook
     default_payment(state, player, age, need, extra)           # the sensible cards and pawns
@@ -66,7 +67,16 @@ from .engine import (
 )
 from .errors import NotationError, RuleError
 from .events import Event
-from .legal import construct_sites, default_payment, legal_actions, placements, sub_multisets
+from .legal import (
+    ActionType,
+    Openings,
+    construct_sites,
+    default_payment,
+    legal_actions,
+    openings,
+    placements,
+    sub_multisets,
+)
 from .maps import (
     CODE_OF_FEATURES,
     COLUMNS,
@@ -117,6 +127,7 @@ __all__ = [
     "ROUNDS",
     "TERRAIN_CODES",
     "Action",
+    "ActionType",
     "Age",
     "Board",
     "Building",
@@ -144,6 +155,7 @@ __all__ = [
     "Kind",
     "MapError",
     "NotationError",
+    "Openings",
     "Options",
     "Outlook",
     "Payment",
@@ -182,6 +194,7 @@ __all__ = [
     "legal_actions",
     "load_map",
     "new_game",
+    "openings",
     "ordered_group",
     "ordered_groups",
     "outlook",

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from threading import Lock
+from typing import cast
 
 from .actions import Action
 from .domains import domains, top
@@ -224,19 +225,25 @@ def _same_reading(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
 
 def economy(state: GameState, *, since: tuple[GameState, Economy] | None = None) -> Economy:
     """Every domain of every Age with its controllers and value, and every player's outlook, as the
-    engine would count income now (R73–R78, A4, A34). Read-only.
+    engine would count income now (R73–R78, A4, A34). Changes nothing of the position's value.
 
     ``since``: another position of the same game (typically the one this was played from) and its
     economy: a board equal to that position's board takes its domains from there (a list of places
-    works out the economy after each of many actions on one position). The economy of the last few
-    positions asked for is remembered (the same object, its boards, pawns and round unchanged)."""
+    works out the economy after each of many actions on one position). A position's economy is kept
+    on it (``GameState.economy_kept``, not part of its value) and the last few asked for here too, and
+    is the answer while its boards, pawns and round are unchanged."""
     read = _read_from(state)
+    mine = state.economy_kept  # (kept on the position itself for as long as it lives)
+    if isinstance(mine, tuple) and _same_reading(mine[0], read):
+        return cast(Economy, mine[1])
     with _economies_lock:
         kept = _economies.get(id(state))
         if kept is not None and kept[0] is state and _same_reading(kept[1], read):
             _economies.move_to_end(id(state))
+            state.economy_kept = (read, kept[2])
             return kept[2]
     found = _economy(state, since)
+    state.economy_kept = (read, found)
     with _economies_lock:
         _economies[id(state)] = (state, read, found)
         _economies.move_to_end(id(state))

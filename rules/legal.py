@@ -4,7 +4,8 @@ directions. Also the default payment for a player who does not care which cards 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from itertools import islice
 
 from .actions import (
@@ -355,10 +356,169 @@ def legal_actions(
     return out
 
 
+# ---------------------------------------------------------------------------------------------
+# What can be done, without listing it
+
+
+@dataclass(frozen=True)
+class Openings:
+    """What the player whose turn it is can do now, as ``legal_actions`` would list it but without
+    listing it (the hand message's "You can:"): the types of action it would hold; the kinds it would
+    construct on each board (in ``Kind`` order); and for the actions on a building (upgrade, demolish,
+    populate, renovate), the buildings' origins on each board, in the listing's order."""
+
+    types: frozenset[ActionType]
+    builds: dict[Age, tuple[Kind, ...]]
+    targets: dict[ActionType, dict[Age, tuple[Cell, ...]]]
+
+
+def _some_free_block(board: Board, game_map: GameMap, size: int) -> Iterator[Block]:
+    """The size×size blocks whose cells are all free, as ``_free_blocks`` gives them, but found one at
+    a time (and not kept) when the board has not kept them for its version: a question of whether
+    one fits stops at the first."""
+    kept = board.free
+    found = kept[1].get(size) if kept is not None and kept[0] == board.version else None
+    if found is not None:
+        yield from found
+        return
+    grid = board.grid
+    for b in game_map.blocks(size):
+        for i in b.cells:
+            if grid[i]:
+                break
+        else:
+            yield b
+
+
+def _can_construct(s: GameState, age: Age, kind: Kind, fits: Callable[[int], bool],
+                   tops: Callable[[], tuple[dict[int, int], list[dict[Family, int]]]]) -> bool:
+    """Whether ``construct_sites`` has a site for ``kind`` on ``age`` whose surcharge ``fits``;
+    ``tops`` gives the board's domains and their highest buildings (``_domain_tops``), asked once."""
+    board = s.boards[age]
+    grid = board.grid
+    size = kind.level
+    river_ok = _river_ok(kind)
+    players = len(s.players)
+    for block in _some_free_block(board, s.map, size):
+        if block.river and not river_ok:
+            continue
+        if not fits(terrain_surcharge(players, block.forest, block.mountain)):
+            continue
+        if kind.is_mr:
+            of, best = tops()
+            touched = {of[n] for j in block.ring if (n := grid[j])}
+            if len(touched) >= 2:
+                continue
+            if touched and best[next(iter(touched))][kind.family] == size:
+                continue
+        return True
+    return False
+
+
+def openings(s: GameState) -> Openings:
+    """What ``legal_actions(s)`` holds, kind by kind (``Openings``), without listing every way: the
+    same checks (R13, R16-R17, R27-R43, R53-R60; the Hold'em swap, R33), each stopping at the first
+    site or payment that will do. Read-only. A pending decision opens only its answers (``Choose``);
+    a finished game, nothing."""
+    if s.finished:
+        return Openings(frozenset(), {}, {})
+    if s.pending is not None:
+        return Openings(frozenset({Choose}), {}, {}) if s.pending.decision.options else Openings(frozenset(), {}, {})
+    P = s.active
+    p = s.players[P]
+    types: set[ActionType] = set()
+    builds: dict[Age, tuple[Kind, ...]] = {}
+    targets: dict[ActionType, dict[Age, tuple[Cell, ...]]] = {}
+    memo: dict[tuple[Age, Cards, int], bool] = {}
+
+    def pays(age: Age, need: Cards, extra: int) -> bool:
+        key = (age, need, extra)
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = bool(payments(s, P, age, need, extra))
+        return found
+
+    def note(t: ActionType, age: Age, cells: list[Cell]) -> None:
+        if cells:
+            types.add(t)
+            targets.setdefault(t, {})[age] = tuple(cells)
+
+    if not (s.acted or s.swapped or s.exchanged) and p.ecus >= EXCHANGE_COST and p.hand.total >= 1:
+        types.add(Exchange)
+    if s.options.holdem and not (s.acted or s.swapped) and s.reserve.total >= 1 and p.hand.total >= 1:
+        types.add(Swap)
+    if p.ecus >= TRAVEL_COST:
+        types.add(Travel)
+    for age in (Age.MIGHT, Age.FAITH):
+        if not p.is_on(age):
+            continue
+        room = min(sum(p.allowance(i) for i in (0, 1) if p.pawns[i] is age), p.hand.total)
+        if room == 0:
+            continue
+        board = s.boards[age]
+        found_tops: list[tuple[dict[int, int], list[dict[Family, int]]]] = []
+
+        def tops(board: Board = board, found_tops: list[tuple[dict[int, int], list[dict[Family, int]]]] = found_tops
+                 ) -> tuple[dict[int, int], list[dict[Family, int]]]:
+            if not found_tops:
+                of, best, _ = _domain_tops(board, s)
+                found_tops.append((of, best))
+            return found_tops[0]
+
+        kinds: list[Kind] = []
+        for kind in Kind:
+            if kind.level > room or p.hand.count(kind.family) < kind.level:
+                continue
+            if s.stock[kind] <= 0 or (kind.is_mr and p.supply <= 0):
+                continue
+            need = Cards.of(kind.family, kind.level)
+
+            def fits(extra: int, level: int = kind.level, need: Cards = need, age: Age = age, room: int = room
+                     ) -> bool:
+                return level + extra <= room and pays(age, need, extra)
+
+            if _can_construct(s, age, kind, fits, tops):
+                kinds.append(kind)
+        if kinds:
+            types.add(Construct)
+            builds[age] = tuple(kinds)
+        upgrades: list[Cell] = []
+        for old in upgrade_targets(s, P, age):
+            for level in range(old.level + 1, 4):
+                kind = Kind.of(old.kind.family, level)
+                diff = level - old.level
+                if diff > room or p.hand.count(kind.family) < diff or s.stock[kind] <= 0:
+                    continue
+                need = Cards.of(kind.family, diff)
+                if any(diff + extra <= room and pays(age, need, extra)
+                       for _origin, _cells, extra in upgrade_sites(s, P, age, old, kind)):
+                    upgrades.append(old.origin)
+                    break
+        note(Upgrade, age, upgrades)
+        if p.ecus >= DEMOLISH_COST:
+            note(Demolish, age, [b.origin for b in board.sorted_buildings(s.map)
+                                 if b.level == 1 and not b.printed and pays(age, Cards.of(b.kind.family), 0)])
+    if p.is_on(Age.REASON):
+        board = s.boards[Age.REASON]
+        if p.supply > 0:
+            note(Populate, Age.REASON, [
+                b.origin for b in board.sorted_buildings(s.map)
+                if b.kind.family is Family.CIVIL and len(b.population) < POPULATION_CAP[b.kind]
+                and pays(Age.REASON, Cards(c=1), 0)])
+        note(Renovate, Age.REASON, [
+            b.origin for b in board.sorted_buildings(s.map)
+            if b.ruin and any(pays(Age.REASON, Cards.of(b.kind.family, n), 0) for n in (
+                [1] if (b.level == 2 or b.marker is not None) else ([1, 2] if p.supply > 0 else [2])))])
+    types.add(EndTurn)
+    return Openings(frozenset(types), builds, targets)
+
+
 __all__ = [
+    "Openings",
     "construct_sites",
     "default_payment",
     "legal_actions",
+    "openings",
     "payments",
     "placements",
     "splits",

@@ -433,6 +433,9 @@ class GameState:
     finished: bool = False
     winners: tuple[int, ...] = ()
     turn: int = 1  # turns begun since the start, for narration and stale-click checks
+    #: the economy of this position as rules.economy last worked it out, with what it was read from (a
+    #: clone starts without); not part of the state's value
+    economy_kept: object = field(default=None, init=False, repr=False, compare=False)
 
     def clone(self) -> GameState:
         # (positional: the fields in their order; keywords cost more, and states are cloned at every action)

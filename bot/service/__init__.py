@@ -280,9 +280,9 @@ class Tiempo:
         return self.games.state_of(game)
 
     async def resume(self) -> None:
-        """After a start-up: send the posts a stop left unsent, let every game waiting on an AI seat go
-        on, and record the results (and ratings) of games a stop left unrecorded."""
-        await self.herald.courier.resume()
+        """After a start-up: send the posts a stop left unsent, load what pictures need, let every game
+        waiting on an AI seat go on, and record the results (and ratings) of games a stop left unrecorded."""
+        await self.herald.resume()
         await self.seats.resume()
         await self.record_finished_games()
 

@@ -8,7 +8,7 @@ import dataclasses
 import logging
 from collections.abc import Sequence
 
-from render import age_card, changed_ages, turn_cards
+from render import age_card, changed_ages, turn_cards, warm_up
 from rules import Age, Choose, GameState, economy_change
 from rules import events as ev
 
@@ -94,6 +94,14 @@ class Herald:
             log.exception("could not draw the cards of game %s", game.id)
             return ()
 
+    async def resume(self) -> None:
+        """After a start-up: send the posts a stop left unsent (``Courier.resume``); meanwhile, when
+        pictures are drawn, load what they need in a thread (``render.warm_up``: the fonts, the
+        grounds), so that the first game started does not wait for it."""
+        await self.courier.resume()
+        if self.render:
+            await asyncio.to_thread(warm_up)
+
     def cards(self, game: GameRecord, state: GameState, events: Sequence[ev.Event], name: str) -> tuple[Picture, ...]:
         """The three Ages as cards that read in the chat, the ones ``events`` changed (or where a
         decision waits) first and shown large, the others together below (none when pictures are off)."""
@@ -138,8 +146,10 @@ class Herald:
                 if is_ai(game.seats[ended.player]):  # (a person's seat the AI stood in for keeps its note)
                     played = say("{name} (AI) has played: its turn is below.", name=game.seats[ended.player].name)
                     thought = [Post(played, settles=think_key(game.id, state.turn - 1))]  # "is thinking…" no more
-            post = await self.board_post(game, state, said, turn_events, await self.tips(game, turn_events))
+            # what the turn cost the others first: the economy it works out from the turn's start (only
+            # the boards the turn changed are counted again) is the one the cards then show
             hits, pinged = await self.hits(game, state, turn_events, ended.player)
+            post = await self.board_post(game, state, said, turn_events, await self.tips(game, turn_events))
             if hits:  # (first: what the turn cost the others)
                 post = dataclasses.replace(post, text=lines([*hits, post.text]),
                                            mentions=tuple(dict.fromkeys((*post.mentions, *pinged))))

@@ -81,7 +81,8 @@ class Panels:
         the candidates, a list of places shows their board with them ringed; other steps show none."""
         if current.preview is not None and current.preview.after is not None:
             after, events = current.preview.after, current.preview.events
-            ages = changed_ages(after, events)
+            economy(after, since=(state, economy(state)))  # (kept on it for its cards: the boards it left alone
+            ages = changed_ages(after, events)             # taken from the position's, not counted again)
             first = getattr(current.preview.action, "age", None)
             ages.sort(key=lambda a: a != first)
             return tuple(Picture(age_card(after, age, seat, events, heading="Preview"),

@@ -623,8 +623,8 @@ def _choice(state: GameState, level: _Level, key: str, a: Action, known: Economy
     hits: tuple[str, ...] = ()
     if level.final:  # (earlier, what the action does still hangs on a later choice)
         after, events = apply(state, a)
-        hurt = harms(state, after, a.player, events)
         change = economy_change(state, after, events, known=known if known is not None else economy(state))
+        hurt = harms(state, after, a.player, events, change)
         said = economy_words(state, a, change)
         if said:
             label = f"{label} · {said}"
@@ -734,13 +734,22 @@ def _ask(state: GameState, level: _Level, actions: list[Action], taken: tuple[st
 # Preview
 
 
-def _total_income(s: GameState, player: int) -> int:
-    return sum(income(s, player, age)[0] for age in Age)
+def _income_from(s: GameState, player: int, ages: Sequence[Age]) -> int:
+    return sum(income(s, player, age)[0] for age in ages)
 
 
-def harms(before: GameState, after: GameState, player: int, events: Sequence[ev.Event]) -> list[str]:
+def _same_board(before: GameState, after: GameState, age: Age) -> bool:
+    """The board of ``age`` is as it was, so it pays everyone what it paid (a clone shares the
+    buildings: quick)."""
+    a, b = before.boards[age], after.boards[age]
+    return a is b or (a.version == b.version and a == b)
+
+
+def harms(before: GameState, after: GameState, player: int, events: Sequence[ev.Event],
+          change: EconomyChange | None = None) -> list[str]:
     """What an action costs its own player beyond its price: their buildings removed, destroyed or
-    downsized, and income lost (what they would collect now, board by board)."""
+    downsized, and income lost (what they would collect now, board by board). ``change``: the
+    action's ``economy_change``, if the caller has it (its outlooks are that income, pawns aside)."""
     out: list[str] = []
     for e in events:
         if isinstance(e, (ev.ParadoxRemoved, ev.Destroyed)) and e.building.owner == player:
@@ -750,7 +759,14 @@ def harms(before: GameState, after: GameState, player: int, events: Sequence[ev.
             out.append(f"downsizes your {e.old.kind.value} at {e.old.origin} on {e.age.title} to a {e.new.kind.value}")
     if before.pending is not None or after.pending is not None:  # income is counted once the question is settled
         return out
-    was, now = _total_income(before, player), _total_income(after, player)
+    if change is not None:  # (no question pending: every board is settled, R78)
+        was, now = sum(change.before.outlooks[player].by_age), sum(change.after.outlooks[player].by_age)
+    else:
+        changed = [age for age in Age if not _same_board(before, after, age)]  # (an Age left alone pays the same)
+        was, now = _income_from(before, player, changed), _income_from(after, player, changed)
+        if now < was:
+            same = _income_from(before, player, [age for age in Age if age not in changed])
+            was, now = was + same, now + same
     if now < was:
         ecus = "Ecu" if now == 1 else "Ecus"
         out.append(f"lowers your income from {was} to {now} {ecus} (what you would collect now)")

@@ -18,7 +18,9 @@ from rules import (
     income,
     parse_action,
     parse_position,
+    to_json,
 )
+from rules.events import TurnEnded
 from tests.support.gameplay import random_game
 from tests.support.scenario import play
 from tests.support.worked_examples import T13, T19, T20, T21
@@ -224,3 +226,40 @@ def test_the_economy_of_a_position_is_remembered_until_it_changes() -> None:
     for _ in range(module.ECONOMIES_KEPT + 5):
         economy(state.clone())
     assert len(module._economies) == module.ECONOMIES_KEPT
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("seed", "players", "holdem"), [(5, 2, False), (8, 3, True), (13, 4, False), (21, 5, True)])
+def test_the_economy_worked_out_from_the_turns_start_is_the_one_worked_out_afresh(
+        seed: int, players: int, holdem: bool) -> None:
+    """At every action, the economy worked out from the position its turn began from (as an end of turn
+    does, for what it cost the others and then for its cards) equals the economy of a fresh copy."""
+    began, known = None, None
+    for step in random_game(seed, players, holdem):
+        if began is None or known is None:
+            began = step.before.clone()
+            known = economy(began)
+        after = step.after.clone()  # (a new object: nothing remembered for it)
+        assert economy(after, since=(began, known)) == economy(after.clone())
+        if any(isinstance(e, TurnEnded) for e in step.events):
+            began, known = None, None
+
+
+def test_the_economy_of_a_position_is_kept_on_it_for_as_long_as_it_lives() -> None:
+    """Asked again after many other positions, a position's economy is the one worked out first (kept on
+    the position, not in the bounded memory); a clone starts without it, and the position's value (its
+    equality, its snapshot) is unchanged by it; a pawn moved in place gives the economy as it is now."""
+    import sys
+
+    module = sys.modules["rules.economy"]
+    text = PLAIN + "round: 3\nRed: pawns=M,F\nWhite: pawns=M,M\nM: Keep[White]@G1 Hamlet@I1\n"
+    state = play(text)[0]
+    snapshot = to_json(state)
+    first = economy(state)
+    for _ in range(module.ECONOMIES_KEPT + 5):
+        economy(state.clone())
+    assert economy(state) is first
+    copy = state.clone()
+    assert copy.economy_kept is None and copy == state and to_json(state) == snapshot
+    state.players[1].pawns[:] = [Age.FAITH, Age.FAITH]
+    assert economy(state) is not first and economy(state).outlooks[1].total == 0
