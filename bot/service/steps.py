@@ -750,13 +750,7 @@ def harms(before: GameState, after: GameState, player: int, events: Sequence[ev.
     """What an action costs its own player beyond its price: their buildings removed, destroyed or
     downsized, and income lost (what they would collect now, board by board). ``change``: the
     action's ``economy_change``, if the caller has it (its outlooks are that income, pawns aside)."""
-    out: list[str] = []
-    for e in events:
-        if isinstance(e, (ev.ParadoxRemoved, ev.Destroyed)) and e.building.owner == player:
-            verb = "removes" if isinstance(e, ev.ParadoxRemoved) else "destroys"
-            out.append(f"{verb} your {e.building.kind.value} at {e.building.origin} on {e.age.title}")
-        elif isinstance(e, ev.Downsized) and e.old.owner == player:
-            out.append(f"downsizes your {e.old.kind.value} at {e.old.origin} on {e.age.title} to a {e.new.kind.value}")
+    out = buildings_lost(player, events)
     if before.pending is not None or after.pending is not None:  # income is counted once the question is settled
         return out
     if change is not None:  # (no question pending: every board is settled, R78)
@@ -767,10 +761,25 @@ def harms(before: GameState, after: GameState, player: int, events: Sequence[ev.
         if now < was:
             same = _income_from(before, player, [age for age in Age if age not in changed])
             was, now = was + same, now + same
-    if now < was:
-        ecus = "Ecu" if now == 1 else "Ecus"
-        out.append(f"lowers your income from {was} to {now} {ecus} (what you would collect now)")
+    return out + income_lost(was, now)
+
+
+def buildings_lost(player: int, events: Sequence[ev.Event]) -> list[str]:
+    """The first part of ``harms``: ``player``'s buildings that ``events`` remove, destroy or downsize."""
+    out: list[str] = []
+    for e in events:
+        if isinstance(e, (ev.ParadoxRemoved, ev.Destroyed)) and e.building.owner == player:
+            verb = "removes" if isinstance(e, ev.ParadoxRemoved) else "destroys"
+            out.append(f"{verb} your {e.building.kind.value} at {e.building.origin} on {e.age.title}")
+        elif isinstance(e, ev.Downsized) and e.old.owner == player:
+            out.append(f"downsizes your {e.old.kind.value} at {e.old.origin} on {e.age.title} to a {e.new.kind.value}")
     return out
+
+
+def income_lost(was: int, now: int) -> list[str]:
+    """The last part of ``harms``: the income a player would collect, if it fell from ``was`` to ``now``."""
+    return [f"lowers your income from {was} to {now} {'Ecu' if now == 1 else 'Ecus'} (what you would collect now)"
+            ] if now < was else []
 
 
 def preview(state: GameState, action: Action) -> Preview:

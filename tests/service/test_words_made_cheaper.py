@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import pytest
 
 from bot.discord import markdown
-from bot.service.steps import harms
+from bot.service.steps import buildings_lost, harms, income_lost
 from bot.texts import _ACTION_WORDS, describe_hand
 from render import make_scene
 from rules import (
@@ -114,21 +114,11 @@ def test_the_hand_says_what_the_listing_said_in_every_position(seed: int, player
 
 def harms_on_every_board(before: GameState, after: GameState, player: int, events: Sequence[Event]) -> list[str]:
     """``harms`` as it was: the income lost counted on all three boards."""
-    out: list[str] = []
-    for e in events:
-        if isinstance(e, (ev.ParadoxRemoved, ev.Destroyed)) and e.building.owner == player:
-            verb = "removes" if isinstance(e, ev.ParadoxRemoved) else "destroys"
-            out.append(f"{verb} your {e.building.kind.value} at {e.building.origin} on {e.age.title}")
-        elif isinstance(e, ev.Downsized) and e.old.owner == player:
-            out.append(f"downsizes your {e.old.kind.value} at {e.old.origin} on {e.age.title} to a {e.new.kind.value}")
+    out = buildings_lost(player, events)
     if before.pending is not None or after.pending is not None:
         return out
-    was = sum(income(before, player, age)[0] for age in Age)
-    now = sum(income(after, player, age)[0] for age in Age)
-    if now < was:
-        ecus = "Ecu" if now == 1 else "Ecus"
-        out.append(f"lowers your income from {was} to {now} {ecus} (what you would collect now)")
-    return out
+    was, now = (sum(income(s, player, age)[0] for age in Age) for s in (before, after))
+    return out + income_lost(was, now)
 
 
 @pytest.mark.slow
