@@ -21,11 +21,10 @@ engine pays (checked by the tests over random games).
 
 from __future__ import annotations
 
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from threading import Lock
 from typing import cast
 
 from .actions import Action
@@ -204,14 +203,6 @@ class EconomyChange:
         return tuple(sorted({h.player for h in self.harms if h.player != besides}))
 
 
-#: positions whose economy was worked out last (an end of turn asks for it in the status, the picture
-#: and what the turn cost the others; a tap, in the list and its picture), each with what it was read
-#: from: its boards (each one's version: a change to a board raises it), pawns, round and end
-ECONOMIES_KEPT = 32
-_economies: OrderedDict[int, tuple[GameState, tuple[object, ...], Economy]] = OrderedDict()
-_economies_lock = Lock()  # (pictures are drawn in threads)
-
-
 def _read_from(state: GameState) -> tuple[object, ...]:
     return (tuple(state.boards), tuple(b.version for b in state.boards),
             tuple(tuple(p.pawns) for p in state.players), state.round, state.finished)
@@ -230,25 +221,15 @@ def economy(state: GameState, *, since: tuple[GameState, Economy] | None = None)
     ``since``: another position of the same game (typically the one this was played from) and its
     economy: a board equal to that position's board takes its domains from there (a list of places
     works out the economy after each of many actions on one position). A position's economy is kept
-    on it (``GameState.economy_kept``, not part of its value) and the last few asked for here too, and
-    is the answer while its boards, pawns and round are unchanged."""
+    on it (``GameState.economy_kept``, not part of its value, for as long as the position lives), with
+    what it was read from: its boards (each one's version: a change to a board raises it), pawns,
+    round and end; it is the answer while those are unchanged."""
     read = _read_from(state)
-    mine = state.economy_kept  # (kept on the position itself for as long as it lives)
+    mine = state.economy_kept
     if isinstance(mine, tuple) and _same_reading(mine[0], read):
         return cast(Economy, mine[1])
-    with _economies_lock:
-        kept = _economies.get(id(state))
-        if kept is not None and kept[0] is state and _same_reading(kept[1], read):
-            _economies.move_to_end(id(state))
-            state.economy_kept = (read, kept[2])
-            return kept[2]
     found = _economy(state, since)
     state.economy_kept = (read, found)
-    with _economies_lock:
-        _economies[id(state)] = (state, read, found)
-        _economies.move_to_end(id(state))
-        while len(_economies) > ECONOMIES_KEPT:
-            _economies.popitem(last=False)
     return found
 
 
