@@ -53,6 +53,7 @@ from .economy import (
     economy,
     economy_change,
     outlook,
+    same_board,
 )
 from .engine import (
     apply,
@@ -204,6 +205,7 @@ __all__ = [
     "placements",
     "plain_map",
     "pool",
+    "same_board",
     "sub_multisets",
     "surcharge",
     "to_json",

@@ -237,7 +237,7 @@ def _economy(state: GameState, since: tuple[GameState, Economy] | None) -> Econo
     per_age: list[tuple[DomainEconomy, ...]] = []
     by_age: list[list[int]] = [[0, 0, 0] for _ in state.players]
     for age in AGES:
-        if since is not None and _same_board(since[0], state, age):
+        if since is not None and same_board(since[0], state, age):
             found = since[1].domains[age]
         else:
             found = _board_economy(state, age, since[1].domains[age] if since is not None else ())
@@ -260,8 +260,9 @@ def outlook(state: GameState, player: int) -> Outlook:
     return economy(state).outlooks[player]
 
 
-def _same_board(before: GameState, after: GameState, age: Age) -> bool:
-    """The board of ``age`` is as it was (a clone shares the buildings, so this is quick)."""
+def same_board(before: GameState, after: GameState, age: Age) -> bool:
+    """The board of ``age`` is as it was, so it pays everyone what it paid (a clone shares the
+    buildings, so this is quick)."""
     a, b = before.boards[age], after.boards[age]
     return a is b or (a.version == b.version and a == b)
 
@@ -381,4 +382,4 @@ def _harms(was: Economy, now: Economy, events: Sequence[Event]) -> tuple[Harm, .
 
 
 __all__ = ["CONTROLLING", "DomainEconomy", "DomainShift", "Economy", "EconomyChange", "Harm", "HarmKind", "Outlook",
-           "action_economy", "economy", "economy_change", "outlook"]
+           "action_economy", "economy", "economy_change", "outlook", "same_board"]

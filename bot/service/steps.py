@@ -53,6 +53,7 @@ from rules import (
     income,
     legal_actions,
     parse_action,
+    same_board,
     surcharge,
     with_article,
 )
@@ -738,13 +739,6 @@ def _income_from(s: GameState, player: int, ages: Sequence[Age]) -> int:
     return sum(income(s, player, age)[0] for age in ages)
 
 
-def _same_board(before: GameState, after: GameState, age: Age) -> bool:
-    """The board of ``age`` is as it was, so it pays everyone what it paid (a clone shares the
-    buildings: quick)."""
-    a, b = before.boards[age], after.boards[age]
-    return a is b or (a.version == b.version and a == b)
-
-
 def harms(before: GameState, after: GameState, player: int, events: Sequence[ev.Event],
           change: EconomyChange | None = None) -> list[str]:
     """What an action costs its own player beyond its price: their buildings removed, destroyed or
@@ -756,7 +750,7 @@ def harms(before: GameState, after: GameState, player: int, events: Sequence[ev.
     if change is not None:  # (no question pending: every board is settled, R78)
         was, now = sum(change.before.outlooks[player].by_age), sum(change.after.outlooks[player].by_age)
     else:
-        changed = [age for age in Age if not _same_board(before, after, age)]  # (an Age left alone pays the same)
+        changed = [age for age in Age if not same_board(before, after, age)]  # (an Age left alone pays the same)
         was, now = _income_from(before, player, changed), _income_from(after, player, changed)
         if now < was:
             same = _income_from(before, player, [age for age in Age if age not in changed])
