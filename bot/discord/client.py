@@ -30,19 +30,21 @@ PERMISSIONS = discord.Permissions(view_channel=True, send_messages=True, send_me
 
 
 #: the collector's thresholds while the bot serves: Python's own for the young and middle generations
-#: (700 objects, 10 collections), but a full collection after 100 middle ones instead of 10
-COLLECTOR_THRESHOLDS = (700, 10, 100)
+#: (700 objects, 10 collections), but a full collection after 1,000 middle ones instead of 10
+COLLECTOR_THRESHOLDS = (700, 10, 1000)
 
 
 def steady_collector() -> None:
     """Keep the garbage collector's full collections from stalling every answer. A bot with a few
-    hundred games in memory holds ~2 x 10^5 objects the collector tracks (positions, the scenes of
-    the last cards, posts); with Python's thresholds it walked all of them every few seconds under
-    load, 0.1-0.4 s each time (6 times in a 40 s trial of 200 games), every player's answer waiting
-    meanwhile. A full collection is now ten times rarer; the cycles it frees (about 3,600 objects
-    each time in that trial: the client's and the event loop's) wait that much longer, a few MB.
-    What was made before the games (the modules, the command tree) is frozen out of its walks for
-    good. Once per process (the first bot started in it)."""
+    hundred games in memory holds 3-5 x 10^5 objects the collector tracks (positions, the scenes of
+    the last cards, posts); a full collection walks all of them, 0.2-0.4 s each time on a 2-core
+    EPYC, every player's answer waiting meanwhile. With Python's thresholds that was every few
+    seconds under load; with a tenth of that rate, still every 15-25 s at 400 games by taps, which
+    alone failed a 150 ms p95. A full collection is now a hundred times rarer than Python's (every
+    few minutes at that load); the cycles it frees (discord.py's views and interactions that lived
+    through two younger collections) wait that much longer: about 20 MB more at 400 games. What
+    was made before the games (the modules, the command tree) is frozen out of its walks for good.
+    Once per process (the first bot started in it)."""
     if gc.get_freeze_count():
         return
     gc.set_threshold(*COLLECTOR_THRESHOLDS)
