@@ -169,6 +169,11 @@ GROUNDS_KEPT = 24
 Drawn = tuple[Image.Image, list[Op], list[Band]]  #: a picture's ground, drawing calls and bands
 _last: OrderedDict[Hashable, Drawn] = OrderedDict()
 _grounds: OrderedDict[Hashable, Drawn] = OrderedDict()  # by the id of the ground (checked: ``is``)
+#: the last picture drawn over each ground, whoever's board it was (by the id of the ground, checked:
+#: ``is``): a board with no last picture of its own (a new game's, or one the bound above let go) is
+#: compared with it as well as with its ground; games on one map start alike, so a new game's cards
+#: differ from the last game's in a few rows (the names), not in every row drawn
+_latest: OrderedDict[Hashable, Drawn] = OrderedDict()
 
 
 def _remember(memo: OrderedDict[Hashable, Drawn], key: Hashable, entry: Drawn, kept: int) -> None:
@@ -192,20 +197,21 @@ def _ground_entry(ground: Image.Image) -> Drawn:
 def encode_sketch(ground: Image.Image, sketch: Sketch, board: Hashable) -> bytes:
     """PNG bytes of the picture ``sketch`` draws over ``ground`` (an image never changed), as
     ``encode(im)`` gives them for that picture, drawing and compressing only the rows where it differs
-    from the last picture drawn for ``board`` over the same ground (or from the ground itself): the
+    from the last picture drawn for ``board`` over the same ground (else from the ground itself, or
+    from the last picture drawn over the ground for any board if fewer rows differ from that): the
     other rows' bands are that picture's. ``board`` names whose last picture is compared; any value
     gives the same bytes (the rows compared are those where the drawing calls differ)."""
     with _lock:
         last = _last.get(board)
-    if last is None or last[0] is not ground:
-        last = _ground_entry(ground)
-    _, before, bands = last
+        latest = _latest.get(id(ground))
+    if last is not None and last[0] is ground:
+        _, bands, changed = _over(last, sketch)
+    else:  # over the ground, or over the last picture drawn over it if fewer rows differ from that
+        bases = [_over(_ground_entry(ground), sketch)]
+        if latest is not None and latest[0] is ground:
+            bases.append(_over(latest, sketch))
+        _, bands, changed = min(bases, key=lambda base: base[0])
     width, height = ground.size
-    changed = bytearray(len(bands))
-    for top, bottom in changed_rows(before, sketch.ops):
-        # a band's rows, and the row above it (its compressor's dictionary)
-        for b in range(max(0, top // BAND_ROWS), min(len(bands), bottom // BAND_ROWS + 1)):
-            changed[b] = 1
     bands = list(bands)
     b = 0
     while b < len(bands):  # each run of changed bands drawn as one strip of rows
@@ -221,8 +227,22 @@ def encode_sketch(ground: Image.Image, sketch: Sketch, board: Hashable) -> bytes
         sketch.replay(strip, top - above)
         bands[b:end] = _bands_of(indexed(strip), above)
         b = end
-    _remember(_last, board, (ground, sketch.ops, bands), LAST_KEPT)
+    drawn = (ground, sketch.ops, bands)
+    _remember(_last, board, drawn, LAST_KEPT)
+    _remember(_latest, id(ground), drawn, GROUNDS_KEPT)
     return _png((width, height), bands)
+
+
+def _over(base: Drawn, sketch: Sketch) -> tuple[int, list[Band], bytearray]:
+    """What drawing ``sketch`` over the picture ``base`` (drawn over the same ground) takes: how many
+    bands differ, ``base``'s bands, and which of them differ (1): a band's rows, and the row above it
+    (its compressor's dictionary)."""
+    _, before, bands = base
+    changed = bytearray(len(bands))
+    for top, bottom in changed_rows(before, sketch.ops):
+        for b in range(max(0, top // BAND_ROWS), min(len(bands), bottom // BAND_ROWS + 1)):
+            changed[b] = 1
+    return sum(changed), bands, changed
 
 
 __all__ = ["BAND_ROWS", "encode", "encode_sketch", "indexed"]

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
@@ -270,6 +271,7 @@ def _forget_drawn_cards() -> None:
     render._unchanged_card.cache_clear()
     png._bands.clear()
     png._last.clear()
+    png._latest.clear()
     png._grounds.clear()
 
 
@@ -485,3 +487,31 @@ def test_any_pixels_in_bands_by_zlib_ng_or_zlib_decode_to_themselves(width: int,
     finally:
         png.DEFLATE, png.LEVEL = kept
         png._bands.clear()
+
+
+def test_a_new_game_s_cards_are_drawn_over_the_last_game_s_in_the_rows_that_differ_only(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A board with no last card of its own (a new game's) is drawn over the last card drawn over the
+    same ground, whoever's it was, when fewer rows differ from it than from the ground: two games on
+    one map start alike, so the second game's start cards paint far fewer rows than the first's, and
+    are the same bytes as when drawn with every cache empty."""
+    from render.sketch import Sketch
+
+    painted: list[int] = []
+    replay = Sketch.replay
+
+    def counting(self: Sketch, strip: Image.Image, top: int) -> None:
+        painted.append(strip.height)
+        replay(self, strip, top)
+
+    first = new_game(["Ann", "Bo", "Cyd"], seed=5)
+    second = new_game(["Dee", "Eli", "Fay"], seed=6)
+    _forget_drawn_cards()
+    cold = [png_ for _, _, png_ in turn_cards(second)]
+    _forget_drawn_cards()
+    monkeypatch.setattr(Sketch, "replay", counting)
+    turn_cards(first)
+    rows_first, painted[:] = sum(painted), []
+    over_first = [png_ for _, _, png_ in turn_cards(second)]
+    assert over_first == cold
+    assert sum(painted) < rows_first / 2
