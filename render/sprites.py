@@ -182,7 +182,10 @@ def icon_layer(kind: Kind, size: int, ink: RGBA, broken: bool = False) -> Image.
 # -- text ---------------------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1024)
+#: labels remembered: a card's texts are mostly the same from one card of a game to the next (names,
+#: figures), but 400 games at once show more than 1,024 (drawing them again was ~4% of the bot's
+#: Python work by taps); 8,192 small pictures, a few kB each
+@lru_cache(maxsize=8192)
 def label(text: str, size: int, colour: RGB, bold: bool = False) -> Image.Image:
     """``text`` in Aileron, tightly boxed, on a transparent background (drawn at full size: FreeType
     already smooths glyphs). ``bold`` thickens the strokes by one pixel."""
