@@ -20,7 +20,7 @@ from .games import Games, find_seat, version_of
 from .hints import hints_on
 from .messages import Caller, PanelControls, PanelView, Picture, Reply
 from .moves import Moves
-from .steps import StalePath, Step, listing, listing_key, step, step_words
+from .steps import Listing, StalePath, Step, listing, listing_key, step, step_words
 
 log = logging.getLogger("tiempo.panels")
 
@@ -37,7 +37,7 @@ class Panels:
         self.render = render
         #: a game's state (the cached object: never changed in place), its listings by ``listing_key``
         #: and the steps shown on it, by seat and path
-        self._listings: OrderedDict[int, tuple[GameState, dict[tuple[str, ...], list[Action]],
+        self._listings: OrderedDict[int, tuple[GameState, dict[tuple[str, ...], Listing],
                                                dict[tuple[int, tuple[str, ...]], Step]]] = OrderedDict()
 
     def step(self, game_id: int, state: GameState, seat: int, path: Sequence[str] = (), *,
@@ -58,7 +58,7 @@ class Panels:
         key = listing_key(path)
         legal = kept[1].get(key)
         if legal is None:
-            legal = kept[1][key] = listing(state, key)
+            legal = kept[1][key] = Listing(state, listing(state, key))
         current = step(state, seat, path, legal=legal, with_preview=with_preview)
         kept[2][(seat, tuple(path))] = current
         return current

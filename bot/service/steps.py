@@ -478,21 +478,62 @@ def listing(state: GameState, key: Sequence[str] = ()) -> list[Action]:
     return legal_actions(state, types=(Construct,), kinds=(kind,)) + others
 
 
-def step(state: GameState, seat: int, path: Sequence[str] = (), *, legal: Sequence[Action] | None = None,
+class Listing:
+    """A step's legal actions (``listing``), with the key each of its questions gives each action worked
+    out once and remembered: the taps on one position (the building, the area, the place, Confirm) ask
+    about the same actions, often a thousand (every place and every way to pay for it)."""
+
+    def __init__(self, state: GameState, actions: Sequence[Action]) -> None:
+        self.state = state
+        self.actions = actions
+        self._of: dict[tuple[int, Verb], _Keyed] = {}
+
+    def of(self, seat: int, verb: Verb) -> _Keyed:
+        """``seat``'s actions of ``verb``, keyed by its questions (``LEVELS[verb]``)."""
+        got = self._of.get((seat, verb))
+        if got is None:
+            got = self._of[(seat, verb)] = _Keyed(self.state, [a for a in self.actions
+                                                                if a.player == seat and isinstance(a, verb)],
+                                                  LEVELS[verb])
+        return got
+
+
+class _Keyed:
+    """Actions and, level by level, the keys of those looked at so far (by index in ``actions``)."""
+
+    def __init__(self, state: GameState, actions: list[Action], levels: Sequence[_Level]) -> None:
+        self.state, self.actions, self.levels = state, actions, levels
+        self._keys: list[list[str | None]] = [[None] * len(actions) for _ in levels]
+
+    def keys(self, level: int, rows: Sequence[int]) -> list[str]:
+        """The ``level``-th question's key for each of the actions ``rows``."""
+        got = self._keys[level]
+        missing = [i for i in rows if got[i] is None]
+        if missing:
+            key, state, actions = self.levels[level].key, self.state, self.actions
+            for i in missing:
+                got[i] = key(state, actions[i])
+        return [k for i in rows if (k := got[i]) is not None]
+
+
+def step(state: GameState, seat: int, path: Sequence[str] = (), *, legal: Sequence[Action] | Listing | None = None,
          with_preview: bool = True) -> Step:
     """What the panel asks ``seat`` after ``path``. Raises ``StalePath`` for a path that does not
     lead to a legal action now (a stale panel: start again from the menu). ``legal`` is
-    ``legal_actions(state)``, or ``listing(state, listing_key(path))``, if the caller has it; without
-    ``with_preview`` the last step names its action without working out what it does."""
-    listed = listing(state, listing_key(path)) if legal is None else legal
-    actions = [a for a in listed if a.player == seat]
+    ``legal_actions(state)``, or ``listing(state, listing_key(path))``, if the caller has it (as a
+    ``Listing``, the keys worked out for one step are kept for the next); without ``with_preview``
+    the last step names its action without working out what it does."""
+    listed = (legal if isinstance(legal, Listing) else
+              Listing(state, listing(state, listing_key(path)) if legal is None else legal))
     if not path:
-        return Step((), "What do you do?", choices=tuple(_menu(actions)))
+        return Step((), "What do you do?", choices=tuple(_menu([a for a in listed.actions if a.player == seat])))
     verb = _VERB_OF.get(path[0])
     if verb is None:
         raise StalePath(f"{path[0]!r} is not an action of the panel")
-    actions = [a for a in actions if isinstance(a, verb)]
-    if not actions:
+    keyed = listed.of(seat, verb)
+    actions = keyed.actions
+    rows = list(range(len(actions)))
+    if not rows:
         raise StalePath(f"{VERBS[verb][1]} is not possible now")
     taken = [path[0]]
     chosen = [VERBS[verb][1]]
@@ -500,25 +541,26 @@ def step(state: GameState, seat: int, path: Sequence[str] = (), *, legal: Sequen
     asked: list[int] = []  # where in ``taken`` the player answered a question (for Back)
     others: tuple[Choice, ...] = ()  # the other ways to pay for the action
     base: tuple[str, ...] | None = None
-    for level in LEVELS[verb]:
-        keys = list(dict.fromkeys(level.key(state, a) for a in actions))
+    for n, level in enumerate(LEVELS[verb]):
+        of_rows = keyed.keys(n, rows)
+        keys = list(dict.fromkeys(of_rows))
         if level.suggested and len(keys) > 1:  # the sensible answer unless the path names another
-            key = given.pop(0) if given else level.key(state, _suggested(state, actions))
-            first = {level.key(state, a): a for a in reversed(actions)}
+            key = given.pop(0) if given else level.key(state, _suggested(state, [actions[i] for i in rows]))
+            first = {k: actions[i] for k, i in zip(reversed(of_rows), reversed(rows), strict=True)}
             base = tuple(taken)
             others = tuple(Choice(k, level.label(state, a), level.detail(state, a)) for k, a in first.items()
                            if k != key)
-            actions = [a for a in actions if level.key(state, a) == key]
-            if not actions:
+            rows = [i for k, i in zip(of_rows, rows, strict=True) if k == key]
+            if not rows:
                 raise StalePath(f"{key!r} is not an answer to {_question(level, state)!r} now")
             taken.append(key)
-            chosen.append(level.label(state, actions[0]))
+            chosen.append(level.label(state, actions[rows[0]]))
             continue
         if len(keys) == 1:  # one answer: taken for the player (and passed over if the path has it)
             if given and given[0] == keys[0]:
                 given.pop(0)
             taken.append(keys[0])
-            chosen.append(level.label(state, actions[0]))
+            chosen.append(level.label(state, actions[rows[0]]))
             continue
         area: str | None = None
         if level.cells and len(keys) > MAX_CHOICES and given and _is_area(given[0]):
@@ -526,21 +568,23 @@ def step(state: GameState, seat: int, path: Sequence[str] = (), *, legal: Sequen
             asked.append(len(taken))
             taken.append(area)
         if not given:
-            return _ask(state, level, actions, tuple(taken), tuple(chosen), _back(taken, asked), area)
+            return _ask(state, level, [actions[i] for i in rows], of_rows, tuple(taken), tuple(chosen),
+                        _back(taken, asked), area)
         key = given.pop(0)
-        kept = [a for a in actions if level.key(state, a) == key and (area is None or _in_area(key, area))]
-        if not kept:
+        in_area = area is None or _in_area(key, area)
+        rows = [i for k, i in zip(of_rows, rows, strict=True) if k == key] if in_area else []
+        if not rows:
             raise StalePath(f"{key!r} is not an answer to {_question(level, state)!r} now")
-        actions = kept
         if not (verb is Construct and len(taken) == 1):  # the menu names the building: Back goes there
             asked.append(len(taken))
         taken.append(key)
-        chosen.append(level.label(state, actions[0]))
+        chosen.append(level.label(state, actions[rows[0]]))
     if given:
         raise StalePath(f"{SEP.join(path)!r} goes past the end of the action")
-    if len(actions) != 1:
-        raise StalePath(f"{SEP.join(path)!r} names {len(actions)} actions")
-    shown = preview(state, actions[0]) if with_preview else Preview(actions[0], (), ())
+    if len(rows) != 1:
+        raise StalePath(f"{SEP.join(path)!r} names {len(rows)} actions")
+    action = actions[rows[0]]
+    shown = preview(state, action) if with_preview else Preview(action, (), ())
     return Step(tuple(taken), _question(PAYMENT, state) if others else "Confirm?", tuple(chosen), others, shown,
                 back=_back(taken, asked), base=base)
 
@@ -575,17 +619,17 @@ def _suggested(state: GameState, actions: Sequence[Action]) -> Action:
 def path_to(state: GameState, seat: int, action: Action, *, legal: Sequence[Action] | None = None) -> tuple[str, ...]:
     """The panel path that ends on ``action`` (a legal action of ``seat``): what a player picks to
     play it. Raises ``ValueError`` if the panel does not lead to it."""
-    legal = legal_actions(state) if legal is None else legal
+    listed = Listing(state, legal_actions(state) if legal is None else legal)  # (its keys serve every step)
     verb = type(action)
     keys = [level.key(state, action) for level in LEVELS[verb]]
     path: tuple[str, ...] = (VERBS[verb][0],)
     for _ in range(2 * len(keys) + 2):
-        s = step(state, seat, path, legal=legal, with_preview=False)
+        s = step(state, seat, path, legal=listed, with_preview=False)
         if s.preview is not None:
             if s.preview.action == action:
                 return s.path
             other = (*s.next_base, keys[-1])  # paid another way than the suggested one
-            found = step(state, seat, other, legal=legal, with_preview=False).preview
+            found = step(state, seat, other, legal=listed, with_preview=False).preview
             if found is not None and found.action == action:
                 return other
             break
@@ -705,11 +749,12 @@ def _clip(words: str, limit: int = 100) -> str:
     return words if len(words) <= limit else words[:limit - 1] + "…"
 
 
-def _ask(state: GameState, level: _Level, actions: list[Action], taken: tuple[str, ...], chosen: tuple[str, ...],
-         back: tuple[str, ...], area: str | None) -> Step:
+def _ask(state: GameState, level: _Level, actions: list[Action], keys: list[str], taken: tuple[str, ...],
+         chosen: tuple[str, ...], back: tuple[str, ...], area: str | None) -> Step:
+    """The question ``level`` asks about ``actions`` (``keys``: its key for each)."""
     first: dict[str, Action] = {}
-    for a in actions:
-        first.setdefault(level.key(state, a), a)
+    for k, a in zip(keys, actions, strict=True):
+        first.setdefault(k, a)
     known = economy(state) if level.final or level.in_domain else None  # (once for the whole list)
     if level.cells and len(first) > MAX_CHOICES and area is None:
         areas: dict[str, list[str]] = {}

@@ -103,6 +103,28 @@ def test_a_step_shows_the_same_with_its_narrowed_listing_as_with_every_legal_act
             assert step(state, seat, prefix, legal=narrowed) == step(state, seat, prefix, legal=legal)
 
 
+def test_a_listing_shared_by_the_taps_on_a_position_shows_what_a_fresh_one_shows() -> None:
+    """``Listing`` remembers the keys each question gives the actions it was asked about, for the next
+    tap on the same position: the steps it gives, visited deepest first and then shallowest first (its
+    keys part worked out), are the ones a listing of its own gives each step."""
+    compared = 0
+    for state in positions(range(2), every=37):
+        seat = state.waiting_on
+        legal = legal_actions(state)
+        prefixes: dict[tuple[str, ...], None] = {}
+        for action in [a for a in legal if a.player == seat][::7]:
+            path = panel.path_to(state, seat, action, legal=legal)
+            prefixes.update(dict.fromkeys(path[:n] for n in range(1, len(path) + 1)))
+        for order in (sorted(prefixes, key=len, reverse=True), sorted(prefixes, key=len)):
+            shared: dict[tuple[str, ...], panel.Listing] = {}
+            for prefix in order:
+                key = panel.listing_key(prefix)
+                listed = shared.setdefault(key, panel.Listing(state, panel.listing(state, key)))
+                assert step(state, seat, prefix, legal=listed) == step(state, seat, prefix, legal=legal), prefix
+                compared += 1
+    assert compared > 100
+
+
 def test_the_menu_lists_what_the_player_may_do_and_paths_fit_a_custom_id() -> None:
     state = positions(range(1), every=30)[1]
     seat = state.active
