@@ -19,8 +19,10 @@ from ..words import HERE, Command, say
 from .messages import Caller
 
 #: how many games' states, histories and turn logs stay in memory (a turn log is a few events: one
-#: for every game a busy bot serves, so that an end of turn never replays a whole game)
-STATES_KEPT = 256
+#: for every game a busy bot serves, so that an end of turn never replays a whole game). A state is
+#: 40-60 kB: 1,024 of them, for as many games played at once, about 60 MB (with 256, a bot serving 450
+#: games by taps read every tap's position from its snapshot again: a fifth more CPU an answer)
+STATES_KEPT = 1024
 HISTORIES_KEPT = 64
 TURNS_KEPT = 2048
 #: how many games' last turn starts are kept (two positions each: an end of turn's post compares the

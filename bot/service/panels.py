@@ -24,8 +24,10 @@ from .steps import Listing, StalePath, Step, listing, listing_key, step, step_wo
 
 log = logging.getLogger("tiempo.panels")
 
-#: games whose legal actions are remembered between taps (a turn's taps share them until it moves on)
-LISTINGS_KEPT = 256
+#: games whose legal actions are remembered between taps (a turn's taps share them until it moves on):
+#: as many as are played at once (``games.STATES_KEPT``: a listing is kept with the state it lists);
+#: a position's listings and steps take 5-140 kB
+LISTINGS_KEPT = 1024
 
 
 class Panels:
