@@ -26,8 +26,9 @@ STATES_KEPT = 1024
 HISTORIES_KEPT = 64
 TURNS_KEPT = 2048
 #: how many games' last turn starts are kept (two positions each: an end of turn's post compares the
-#: position after it with the one its turn began from, without replaying the game)
-STARTS_KEPT = 512
+#: position after it with the one its turn began from, without replaying the game; as many as games
+#: played at once, as ``STATES_KEPT``: a game forgotten is replayed from its start at its next end of turn)
+STARTS_KEPT = 1024
 #: how many games' counts of changes are kept (see ``Games.changes``)
 CHANGES_KEPT = 4096
 

@@ -6,10 +6,13 @@ a fifth more CPU an answer (bench/bot.py)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from bot.service.games import Games
 from bot.service.panels import Panels
 from bot.storage import GameRecord, Status
-from rules import new_game
+from rules import EndTurn, legal_actions, new_game
+from rules import events as ev
 from rules.serial import to_json
 
 #: games played at once in the capacity trials by taps that these bounds must cover
@@ -39,3 +42,23 @@ def test_every_game_s_listings_are_kept_between_its_taps_when_hundreds_are_playe
     for i in range(AT_ONCE):  # the same position again, each after every other game's tap
         panels.step(i, state, state.active)
     assert all(panels._listings[i] is k for i, k in enumerate(kept))
+
+
+def test_every_game_s_turn_start_is_kept_between_its_turns_when_hundreds_are_played() -> None:
+    """An end of turn compares the position with the one its turn began from (``Games.turn_began``): kept
+    for each of hundreds of games at once, none is replayed from its start."""
+    state = new_game(["Ann", "Bob", "Cy"], seed=3)
+    snapshot = to_json(state)
+    games = Games(storage=None, clock=lambda: 0.0)  # type: ignore[arg-type]
+    end = next(a for a in legal_actions(state) if isinstance(a, EndTurn))
+    for i in range(AT_ONCE):  # (what turn_began keeps once it has read a game's history)
+        games._starts[i] = (0, ((0, state),))
+    for i in range(AT_ONCE):  # each game's turn ends, each after every other game's
+        games.note(_after(i, snapshot), end,
+                   [ev.TurnEnded(state.active, 0)], state, 1, "end")
+    assert all(games._starts[i][0] == 1 for i in range(AT_ONCE))
+
+
+def _after(game_id: int, snapshot: str) -> GameRecord:
+    """The game's record after one action."""
+    return dataclasses.replace(record(game_id, snapshot), action_count=1)
