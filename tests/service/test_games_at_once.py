@@ -11,9 +11,8 @@ import dataclasses
 from bot.service.games import Games
 from bot.service.panels import Panels
 from bot.storage import GameRecord, Status
-from rules import EndTurn, legal_actions, new_game
+from rules import EndTurn, legal_actions, new_game, to_json
 from rules import events as ev
-from rules.serial import to_json
 
 #: games played at once in the capacity trials by taps that these bounds must cover
 AT_ONCE = 500
