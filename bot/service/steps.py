@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from rules import (
     COLUMNS,
@@ -513,7 +513,7 @@ class _Keyed:
             key, state, actions = self.levels[level].key, self.state, self.actions
             for i in missing:
                 got[i] = key(state, actions[i])
-        return [k for i in rows if (k := got[i]) is not None]
+        return cast(list[str], [got[i] for i in rows])  # (each worked out above)
 
 
 def step(state: GameState, seat: int, path: Sequence[str] = (), *, legal: Sequence[Action] | Listing | None = None,

@@ -6,8 +6,6 @@ a fifth more CPU an answer (bench/bot.py)."""
 
 from __future__ import annotations
 
-import dataclasses
-
 from bot.service.games import Games
 from bot.service.panels import Panels
 from bot.storage import GameRecord, Status
@@ -18,10 +16,10 @@ from rules import events as ev
 AT_ONCE = 500
 
 
-def record(game_id: int, snapshot: str) -> GameRecord:
+def record(game_id: int, snapshot: str, action_count: int = 0) -> GameRecord:
     return GameRecord(id=game_id, guild_id=1, channel_id=game_id, opener_id=1, status=Status.PLAYING, options={},
-                      seats=(), seed=0, created_at=0.0, updated_at=0.0, snapshot=snapshot, action_count=0,
-                      turn_deadline=None, half_warned=False)
+                      seats=(), seed=0, created_at=0.0, updated_at=0.0, snapshot=snapshot,
+                      action_count=action_count, turn_deadline=None, half_warned=False)
 
 
 def test_every_game_s_position_is_kept_between_its_turns_when_hundreds_are_played() -> None:
@@ -53,11 +51,5 @@ def test_every_game_s_turn_start_is_kept_between_its_turns_when_hundreds_are_pla
     for i in range(AT_ONCE):  # (what turn_began keeps once it has read a game's history)
         games._starts[i] = (0, ((0, state),))
     for i in range(AT_ONCE):  # each game's turn ends, each after every other game's
-        games.note(_after(i, snapshot), end,
-                   [ev.TurnEnded(state.active, 0)], state, 1, "end")
+        games.note(record(i, snapshot, action_count=1), end, [ev.TurnEnded(state.active, 0)], state, 1, "end")
     assert all(games._starts[i][0] == 1 for i in range(AT_ONCE))
-
-
-def _after(game_id: int, snapshot: str) -> GameRecord:
-    """The game's record after one action."""
-    return dataclasses.replace(record(game_id, snapshot), action_count=1)

@@ -119,7 +119,9 @@ def test_a_listing_shared_by_the_taps_on_a_position_shows_what_a_fresh_one_shows
             shared: dict[tuple[str, ...], panel.Listing] = {}
             for prefix in order:
                 key = panel.listing_key(prefix)
-                listed = shared.setdefault(key, panel.Listing(state, panel.listing(state, key)))
+                if key not in shared:
+                    shared[key] = panel.Listing(state, panel.listing(state, key))
+                listed = shared[key]
                 assert step(state, seat, prefix, legal=listed) == step(state, seat, prefix, legal=legal), prefix
                 compared += 1
     assert compared > 100
