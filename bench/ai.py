@@ -2,8 +2,9 @@
 Prints win rates with their Wilson 95% intervals, average final Ecus per level and decision times
 per turn (median, p95, max), and writes bench/results/ai.json.
 
-    python bench/ai.py [--games 40] [--budget 2.0] [--clock cpu|wall] [--iterations N] [--jobs 1]
-                       [--workers 2] [--matchups master,greedy,greedy ...] [--merge FILE ...]
+    python bench/ai.py [--games 40] [--budget 2.0] [--budget-of LEVEL=SECONDS] [--clock cpu|wall]
+                       [--iterations N] [--jobs 1] [--workers 2] [--matchups master,greedy,greedy ...]
+                       [--merge FILE ...]
 
 The issue's matchups for the top level (the default), one core per game (two games at a time on
 two cores):
@@ -65,7 +66,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bot.ai import Players, StrongPlayer, get_level  # noqa: E402
+from bot.ai import LEVEL_NAMES, Players, StrongPlayer, get_level  # noqa: E402
 from bot.config import default_ai_processes  # noqa: E402
 from rules import apply, legal_actions, new_game  # noqa: E402
 
@@ -106,15 +107,17 @@ class Game:
 
 
 def play(levels: list[str], seed: int, budget: float, iterations: int | None, check: bool, workers: int,
-         clock: str = "cpu", players: Players | None = None) -> Game:
+         clock: str = "cpu", budgets: dict[str, float] | None = None, players: Players | None = None) -> Game:
     """One game. With no ``players``, new ones play it (their play-outs using ``workers``
-    processes, their budgets read from ``CLOCKS[clock]``), closed at its end."""
+    processes, their budgets read from ``CLOCKS[clock]``), closed at its end. A level named in
+    ``budgets`` thinks that many seconds a turn instead of ``budget``."""
     if players is None:
         players = Players(workers=workers, clock=CLOCKS[clock])
         try:
-            return play(levels, seed, budget, iterations, check, workers, clock, players)
+            return play(levels, seed, budget, iterations, check, workers, clock, budgets, players)
         finally:
             players.close()
+    budget_of = {lv: (budgets or {}).get(lv, budget) for lv in levels}
     timer = CLOCKS[clock]
     s = new_game([f"{lv}{i}" for i, lv in enumerate(levels)], seed=seed)
     n = len(levels)
@@ -126,7 +129,8 @@ def play(levels: list[str], seed: int, budget: float, iterations: int | None, ch
     while not s.finished:
         who = s.waiting_on
         t, w = timer(), time.perf_counter()
-        a = players.choose(s, who, levels[who], seed=seed * 1009 + s.turn, budget_s=budget, iterations=iterations)
+        a = players.choose(s, who, levels[who], seed=seed * 1009 + s.turn, budget_s=budget_of[levels[who]],
+                           iterations=iterations)
         dt, dw = timer() - t, time.perf_counter() - w
         if check:
             assert a in legal_actions(s), a
@@ -145,7 +149,7 @@ def play(levels: list[str], seed: int, budget: float, iterations: int | None, ch
     return Game([p.ecus for p in s.players], s.winners, turn_times, turn_wall, decisions)
 
 
-Job = tuple[list[str], int, float, int | None, bool, int, str]
+Job = tuple[list[str], int, float, int | None, bool, int, str, dict[str, float]]
 
 
 def _play_args(args: Job) -> Game:
@@ -246,6 +250,8 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=40, help="games per matchup")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--budget", type=float, default=2.0, help="seconds per turn for the strong level")
+    ap.add_argument("--budget-of", action="append", default=[], metavar="LEVEL=SECONDS",
+                    help="seconds per turn for one level instead of --budget (repeatable), e.g. master=4")
     ap.add_argument("--clock", choices=sorted(CLOCKS), default="cpu",
                     help="the players' budget clock: the game thread's CPU time (default) or the wall clock")
     ap.add_argument("--iterations", type=int, default=None, help="fixed play-outs instead of a time budget")
@@ -261,6 +267,14 @@ def main() -> None:
     if args.merge:
         merge([Path(f) for f in args.merge], Path(args.out))
         return
+    budgets: dict[str, float] = {}
+    for item in args.budget_of:
+        level, _, secs = item.partition("=")
+        try:
+            budgets[level] = float(secs)
+            get_level(level)
+        except ValueError:
+            ap.error(f"--budget-of wants LEVEL=SECONDS with a level of {', '.join(LEVEL_NAMES)}, not {item!r}")
     for spec in args.matchups:
         for level in spec.split(","):
             try:
@@ -273,6 +287,7 @@ def main() -> None:
         "machine": f"{platform.machine()} {platform.python_implementation()} {platform.python_version()}",
         "games_per_matchup": args.games,
         "budget_s": args.budget,
+        "budget_s_of": budgets,
         # the players' budget clock; turn_time_* are on it, turn_wall_* on the wall clock
         "clock": "thread CPU time (time.thread_time)" if args.clock == "cpu" else "wall (time.perf_counter)",
         "iterations": args.iterations,
@@ -291,7 +306,8 @@ def main() -> None:
         seats_per_level = {lv: levels.count(lv) for lv in levels}
         t0 = time.perf_counter()
         seatings = [levels[g % n:] + levels[: g % n] for g in range(args.games)]
-        jobs: list[Job] = [(seated, args.seed + g, args.budget, args.iterations, args.check, args.workers, args.clock)
+        jobs: list[Job] = [(seated, args.seed + g, args.budget, args.iterations, args.check, args.workers, args.clock,
+                            budgets)
                            for g, seated in enumerate(seatings)]
         helped = "strong" in levels and args.workers > 1  # only the strong level uses helper processes
         at_once = max(1, args.jobs // args.workers) if helped else args.jobs
