@@ -1,6 +1,6 @@
 """Two runs of ``bench/ai.py`` compared game by game: the same seeds, one change between them.
 
-    python bench/ai_pair.py BASE.log NEW.log [MORE.log@SEED ...] [--level master]
+    python bench/ai_pair.py BASE.log[,MORE.log@SEED ...] NEW.log [MORE.log@SEED ...] [--level master]
 
 Reads the per-game lines ``bench/ai.py`` prints (its standard output, saved to a file)::
 
@@ -11,7 +11,8 @@ seed: the same deal and, if the seating matches (it is rotated by ``N - 1``: a r
 where another stopped must start at a seed that keeps the rotation, e.g. ``--seed 100`` after
 seeds 1–99 of three players), the same seats; only the code (or a switch) differs. A log's name
 may end with ``@S``, the ``--seed`` its run was started with (default 1). The logs after the first
-are pooled as the new run (a seed found twice: the first one kept). For each matchup both sides
+are pooled as the new run, and logs joined by commas in the first argument as the base run (a seed
+found twice: the first one kept). For each matchup both sides
 played, on the seeds both finished, for the level followed (``--level``, default ``master``; it must
 hold one seat):
 
@@ -128,21 +129,23 @@ def report(pairings: list[Pairing], level: str) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("base", help="the log of the run before the change (LOG or LOG@SEED)")
+    ap.add_argument("base", help="the log of the run before the change (LOG or LOG@SEED; several joined by commas)")
     ap.add_argument("new", nargs="+", help="the logs of the runs with it, on the same seeds (LOG or LOG@SEED)")
     ap.add_argument("--level", default="master", help="the level followed (one seat per game)")
     args = ap.parse_args()
-    base = _read(args.base, args.level)
-    new: dict[tuple[str, int], Result] = {}
-    for name in args.new:
-        new = {**_read(name, args.level), **new}
+    base = read_logs(args.base.split(","), args.level)
+    new = read_logs(args.new, args.level)
     print(report(pair(base, new), args.level))
 
 
-def _read(name: str, level: str) -> dict[tuple[str, int], Result]:
-    """The games of the log ``name`` (``LOG@SEED``: its run began at ``--seed SEED``)."""
-    path, _, seed = name.rpartition("@") if "@" in name else (name, "", "1")
-    return read_log(Path(path).read_text(), level, int(seed))
+def read_logs(names: list[str], level: str = "master") -> dict[tuple[str, int], Result]:
+    """The games of the logs ``names`` pooled (``LOG@SEED``: its run began at ``--seed SEED``); a
+    game found in two logs is taken from the first."""
+    games: dict[tuple[str, int], Result] = {}
+    for name in names:
+        path, _, seed = name.rpartition("@") if "@" in name else (name, "", "1")
+        games = {**read_log(Path(path).read_text(), level, int(seed)), **games}
+    return games
 
 
 if __name__ == "__main__":

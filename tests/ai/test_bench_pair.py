@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from bench.ai_pair import pair, read_log, report
+from bench.ai_pair import pair, read_log, read_logs, report
 
 BASE = """\
   master,greedy,greedy game 1/3: master=69 greedy=11 greedy=63  winners=['master']  so far: master 1.000
@@ -37,3 +39,13 @@ def test_a_run_begun_at_another_seed_pairs_by_seed() -> None:
     assert sorted(later) == [("master,greedy,greedy", 3), ("master,greedy,greedy", 4)]
     (p,) = pair(read_log(BASE), later)
     assert (p.games, p.base_rate, p.new_rate) == (1, 0.5, 1.0)
+
+
+def test_logs_pool_by_seed_and_a_game_found_twice_is_taken_from_the_first(tmp_path: Path) -> None:
+    (tmp_path / "a.log").write_text(BASE)
+    (tmp_path / "b.log").write_text(NEW)
+    pooled = read_logs([str(tmp_path / "b.log"), f"{tmp_path / 'a.log'}@2"])
+    spec = "master,greedy,greedy"
+    assert sorted(pooled) == [(spec, 1), (spec, 2), (spec, 3), (spec, 4)]
+    assert pooled[(spec, 2)].share == 1.0  # game 2 of b.log, not game 1 of a.log (begun at seed 2)
+    assert [pooled[(spec, n)].share for n in (3, 4)] == [0.0, 0.5]
