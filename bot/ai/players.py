@@ -43,7 +43,7 @@ from rules import Action, Exchange, GameState, RuleError, View, apply
 from .common import end_turn, fingerprint, mix_seed, project
 from .helpers import MAX_WORKERS, Helpers
 from .levels import Clock, PlayoutTimes, Rounds, decide, greedy_action, play_rounds, random_action, strong_plan
-from .search import Analysis, analyse, analyse_view, playout_kind
+from .search import Analysis, analyse, analyse_view, playout_kind, reach
 
 
 class AIPlayer(Protocol):
@@ -111,6 +111,13 @@ REPLAN_SHARE = 0.2
 #: master: the share of ``budget_s`` for the search at the start of a turn (a turn's calls after it
 #: are answered from the plan; the median turn stays under 0.75 × ``budget_s``)
 MASTER_START_SHARE = 0.7
+#: master: the share at the start of a turn whose play-outs go on through the next income (``search.reach``:
+#: rounds 3 and 6). Such a play-out costs about twice a short one, and those turns are where more
+#: play-outs change the choice most (docs/ai.md, "What more time buys"); two turns of seven, so the
+#: median turn keeps to ``MASTER_START_SHARE``
+MASTER_REACH_SHARE = 0.9
+#: master: the most of ``budget_s`` one turn may spend searching in all
+MASTER_TURN_CAP = 0.95
 #: strong: the most of ``budget_s`` one turn may spend planning in all
 TURN_CAP = 0.85
 #: strong: a turn's planning time is added up over calls at most this long after its first planning
@@ -170,7 +177,7 @@ class StrongPlayer:
             first, spent = self._spent.get(turn, (now, 0.0))
         if now - first > TURN_WINDOW_S:  # the same key long after: another game's turn
             first, spent = now, 0.0
-        share = self.start_share if fresh_turn else self.replan_share
+        share = self._start_share(s) if fresh_turn else self.replan_share
         time_s = max(0.0, min(budget_s * share, budget_s * self.turn_cap - spent))
         began = self._clock()
         actions = self._plan(view, seat, rng, time_s, iterations)
@@ -180,6 +187,10 @@ class StrongPlayer:
             while len(self._spent) > CACHE_SIZE:
                 self._spent.popitem(last=False)
         return self._store_plan(view.state, seat, actions, key_tail)
+
+    def _start_share(self, s: GameState) -> float:
+        """The share of the budget for the plan at the start of a turn in position ``s``."""
+        return self.start_share
 
     def _plan(self, view: View, seat: int, rng: random.Random, time_s: float, iterations: int | None) -> list[Action]:
         """The plan for the rest of the turn (``levels.strong_plan``)."""
@@ -238,9 +249,14 @@ class MasterPlayer(StrongPlayer):
 
     level = "master"
     start_share = MASTER_START_SHARE
+    turn_cap = MASTER_TURN_CAP
 
     def __init__(self, *, workers: int = 1, clock: Clock = time.perf_counter) -> None:
         super().__init__(workers=1, clock=clock)
+
+    def _start_share(self, s: GameState) -> float:
+        """More of the budget for a turn whose play-outs go on through the next income."""
+        return MASTER_REACH_SHARE if reach(s) is not None else self.start_share
 
     def _plan(self, view: View, seat: int, rng: random.Random, time_s: float, iterations: int | None) -> list[Action]:
         kind = playout_kind(view.state)  # players, and how far it reaches: a longer reach, a longer play-out

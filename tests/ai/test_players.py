@@ -571,6 +571,39 @@ def test_a_master_turn_keeps_to_its_time_budget(made_by: str, monkeypatch: pytes
     assert player.playout_times.typical(playout_kind(start)) >= 0.05
 
 
+def test_a_master_turn_before_an_income_searches_longer_within_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A master turn whose play-outs go on through the next income (round 3, ``search.reach``) is
+    given ``MASTER_REACH_SHARE`` of its budget at its start, another (round 2) ``MASTER_START_SHARE``;
+    a turn searches for no more than ``MASTER_TURN_CAP`` of it in all, however many calls it takes."""
+    from bot.ai import players as players_module
+    from bot.ai.players import MASTER_REACH_SHARE, MASTER_START_SHARE, MASTER_TURN_CAP
+    from bot.ai.search import reach
+
+    real = players_module.analyse_view
+    given: list[float] = []
+
+    def recorded(*args: Any, time_s: float, **kwargs: Any) -> Any:
+        given.append(time_s)
+        return real(*args, time_s=time_s, **kwargs)
+
+    monkeypatch.setattr(players_module, "analyse_view", recorded)
+    starts = {}
+    for round_ in (2, 3):
+        s = _round_start(3, seed=44, round_=round_)
+        assert (reach(s) is not None) == (round_ == 3)
+        seat = s.active
+        player = MasterPlayer(clock=Ticks(0.001))
+        given.clear()
+        calls = 0
+        while not s.finished and s.waiting_on == seat and s.active == seat:
+            s, _ = apply(s, player.choose(s, seat, seed=calls, budget_s=0.5))  # a new seed: plans again
+            calls += 1
+        starts[round_] = given[0]
+        assert calls >= 2 and len(given) >= 2
+        assert sum(given) <= MASTER_TURN_CAP * 0.5 + 1e-9
+    assert starts == {2: pytest.approx(MASTER_START_SHARE * 0.5), 3: pytest.approx(MASTER_REACH_SHARE * 0.5)}
+
+
 # ---------------------------------------------------------------------------------------------
 # Play-outs shared with helper processes
 
