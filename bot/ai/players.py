@@ -243,7 +243,8 @@ class StrongPlayer:
 class MasterPlayer(StrongPlayer):
     """The ``master`` level (``search``): information-set Monte Carlo tree search over whole-turn
     plans from the seat's view, with progressive widening and play-outs cut at the seat's next turn.
-    It plans and remembers its plans as ``StrongPlayer`` does (same budget shares), in one process:
+    It plans and remembers its plans as ``StrongPlayer`` does (its own budget shares: ``MASTER_START_SHARE``,
+    ``MASTER_REACH_SHARE``, ``MASTER_TURN_CAP``), in one process:
     ``workers`` is accepted for the common signature and not used. ``analyse`` is the interface
     for a hint or a review (``search.Analysis``)."""
 
