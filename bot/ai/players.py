@@ -112,12 +112,13 @@ REPLAN_SHARE = 0.2
 #: are answered from the plan; the median turn stays under 0.75 × ``budget_s``)
 MASTER_START_SHARE = 0.7
 #: master: the share at the start of a turn whose play-outs go on through the next income (``search.reach``:
-#: rounds 3 and 6). Such a play-out costs about twice a short one, and those turns are where more
-#: play-outs change the choice most (docs/ai.md, "What more time buys"); two turns of seven, so the
-#: median turn keeps to ``MASTER_START_SHARE``
-MASTER_REACH_SHARE = 0.9
-#: master: the most of ``budget_s`` one turn may spend searching in all
-MASTER_TURN_CAP = 0.95
+#: rounds 3 and 6), and the most of ``budget_s`` one turn may spend searching in all — switches for
+#: experiments. Such a play-out costs about twice a short one, and those turns are where more play-outs
+#: change the choice most; two turns of seven, so the median turn keeps to ``MASTER_START_SHARE``.
+#: Measured at 0.9 and 0.95 (docs/ai.md, "What more time buys"): +0.036 (s.e. 0.023) wins with three
+#: players, −0.035 (0.033) with four; left as strong's
+MASTER_REACH_SHARE = MASTER_START_SHARE
+MASTER_TURN_CAP = 0.85
 #: strong: the most of ``budget_s`` one turn may spend planning in all
 TURN_CAP = 0.85
 #: strong: a turn's planning time is added up over calls at most this long after its first planning
@@ -178,7 +179,7 @@ class StrongPlayer:
         if now - first > TURN_WINDOW_S:  # the same key long after: another game's turn
             first, spent = now, 0.0
         share = self._start_share(s) if fresh_turn else self.replan_share
-        time_s = max(0.0, min(budget_s * share, budget_s * self.turn_cap - spent))
+        time_s = max(0.0, min(budget_s * share, budget_s * self._turn_cap() - spent))
         began = self._clock()
         actions = self._plan(view, seat, rng, time_s, iterations)
         with self._lock:
@@ -191,6 +192,10 @@ class StrongPlayer:
     def _start_share(self, s: GameState) -> float:
         """The share of the budget for the plan at the start of a turn in position ``s``."""
         return self.start_share
+
+    def _turn_cap(self) -> float:
+        """The most of the budget one turn may spend planning in all."""
+        return self.turn_cap
 
     def _plan(self, view: View, seat: int, rng: random.Random, time_s: float, iterations: int | None) -> list[Action]:
         """The plan for the rest of the turn (``levels.strong_plan``)."""
@@ -250,7 +255,6 @@ class MasterPlayer(StrongPlayer):
 
     level = "master"
     start_share = MASTER_START_SHARE
-    turn_cap = MASTER_TURN_CAP
 
     def __init__(self, *, workers: int = 1, clock: Clock = time.perf_counter) -> None:
         super().__init__(workers=1, clock=clock)
@@ -258,6 +262,9 @@ class MasterPlayer(StrongPlayer):
     def _start_share(self, s: GameState) -> float:
         """More of the budget for a turn whose play-outs go on through the next income."""
         return MASTER_REACH_SHARE if reach(s) is not None else self.start_share
+
+    def _turn_cap(self) -> float:
+        return MASTER_TURN_CAP  # (read at every turn: a switch for experiments)
 
     def _plan(self, view: View, seat: int, rng: random.Random, time_s: float, iterations: int | None) -> list[Action]:
         kind = playout_kind(view.state)  # players, and how far it reaches: a longer reach, a longer play-out

@@ -571,14 +571,23 @@ def test_a_master_turn_keeps_to_its_time_budget(made_by: str, monkeypatch: pytes
     assert player.playout_times.typical(playout_kind(start)) >= 0.05
 
 
-def test_a_master_turn_before_an_income_searches_longer_within_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A master turn whose play-outs go on through the next income (round 3, ``search.reach``) is
-    given ``MASTER_REACH_SHARE`` of its budget at its start, another (round 2) ``MASTER_START_SHARE``;
-    a turn searches for no more than ``MASTER_TURN_CAP`` of it in all, however many calls it takes."""
+@pytest.mark.parametrize("switched", [False, True])
+def test_a_master_turn_before_an_income_may_search_longer_within_its_budget(
+    switched: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """By default a master turn is given ``MASTER_START_SHARE`` of its budget at its start in any
+    round and searches for no more than strong's ``TURN_CAP`` of it in all. With the switches as
+    measured, a turn whose play-outs go on through the next income (round 3, ``search.reach``) is
+    given ``MASTER_REACH_SHARE`` = 0.9 at its start, another (round 2) still ``MASTER_START_SHARE``,
+    and a turn searches for no more than ``MASTER_TURN_CAP`` = 0.95 in all, however many calls it takes."""
     from bot.ai import players as players_module
-    from bot.ai.players import MASTER_REACH_SHARE, MASTER_START_SHARE, MASTER_TURN_CAP
+    from bot.ai.players import MASTER_START_SHARE, TURN_CAP
     from bot.ai.search import reach
 
+    reach_share, cap = (0.9, 0.95) if switched else (MASTER_START_SHARE, TURN_CAP)
+    if switched:
+        monkeypatch.setattr(players_module, "MASTER_REACH_SHARE", reach_share)
+        monkeypatch.setattr(players_module, "MASTER_TURN_CAP", cap)
     real = players_module.analyse_view
     given: list[float] = []
 
@@ -600,8 +609,8 @@ def test_a_master_turn_before_an_income_searches_longer_within_its_budget(monkey
             calls += 1
         starts[round_] = given[0]
         assert calls >= 2 and len(given) >= 2
-        assert sum(given) <= MASTER_TURN_CAP * 0.5 + 1e-9
-    assert starts == {2: pytest.approx(MASTER_START_SHARE * 0.5), 3: pytest.approx(MASTER_REACH_SHARE * 0.5)}
+        assert sum(given) <= cap * 0.5 + 1e-9
+    assert starts == {2: pytest.approx(MASTER_START_SHARE * 0.5), 3: pytest.approx(reach_share * 0.5)}
 
 
 # ---------------------------------------------------------------------------------------------
