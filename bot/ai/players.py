@@ -108,19 +108,20 @@ class GreedyPlayer:
 #: in the middle of one
 START_SHARE = 0.65
 REPLAN_SHARE = 0.2
+#: strong: the most of ``budget_s`` one turn may spend planning in all
+TURN_CAP = 0.85
 #: master: the share of ``budget_s`` for the search at the start of a turn (a turn's calls after it
 #: are answered from the plan; the median turn stays under 0.75 × ``budget_s``)
 MASTER_START_SHARE = 0.7
 #: master: the share at the start of a turn whose play-outs go on through the next income (``search.reach``:
-#: rounds 3 and 6), and the most of ``budget_s`` one turn may spend searching in all — switches for
-#: experiments. Such a play-out costs about twice a short one, and those turns are where more play-outs
-#: change the choice most; two turns of seven, so the median turn keeps to ``MASTER_START_SHARE``.
-#: Measured at 0.9 and 0.95 (docs/ai.md, "What more time buys"): +0.036 (s.e. 0.023) wins with three
-#: players, −0.035 (0.033) with four; left as strong's
+#: rounds 3 and 6), and the most of ``budget_s`` one turn may spend searching in all: the defaults of
+#: ``MasterPlayer.reach_share`` and ``MasterPlayer.turn_cap``, switches for experiments. Such a play-out
+#: costs about twice a short one, and those turns are where more play-outs change the choice most; two
+#: turns of seven, so the median turn keeps to ``MASTER_START_SHARE``. Measured at 0.9 and 0.95
+#: (docs/ai.md, "What more time buys"): +0.036 (s.e. 0.023) wins with three players, −0.024 (0.026)
+#: with four; left as every other turn's share and strong's cap
 MASTER_REACH_SHARE = MASTER_START_SHARE
-MASTER_TURN_CAP = 0.85
-#: strong: the most of ``budget_s`` one turn may spend planning in all
-TURN_CAP = 0.85
+MASTER_TURN_CAP = TURN_CAP
 #: strong: a turn's planning time is added up over calls at most this long after its first planning
 TURN_WINDOW_S = 20.0
 #: strong: how many planned steps, and how many turns' planning times, a player remembers
@@ -179,7 +180,7 @@ class StrongPlayer:
         if now - first > TURN_WINDOW_S:  # the same key long after: another game's turn
             first, spent = now, 0.0
         share = self._start_share(s) if fresh_turn else self.replan_share
-        time_s = max(0.0, min(budget_s * share, budget_s * self._turn_cap() - spent))
+        time_s = max(0.0, min(budget_s * share, budget_s * self.turn_cap - spent))
         began = self._clock()
         actions = self._plan(view, seat, rng, time_s, iterations)
         with self._lock:
@@ -192,10 +193,6 @@ class StrongPlayer:
     def _start_share(self, s: GameState) -> float:
         """The share of the budget for the plan at the start of a turn in position ``s``."""
         return self.start_share
-
-    def _turn_cap(self) -> float:
-        """The most of the budget one turn may spend planning in all."""
-        return self.turn_cap
 
     def _plan(self, view: View, seat: int, rng: random.Random, time_s: float, iterations: int | None) -> list[Action]:
         """The plan for the rest of the turn (``levels.strong_plan``)."""
@@ -248,23 +245,22 @@ class StrongPlayer:
 class MasterPlayer(StrongPlayer):
     """The ``master`` level (``search``): information-set Monte Carlo tree search over whole-turn
     plans from the seat's view, with progressive widening and play-outs cut at the seat's next turn.
-    It plans and remembers its plans as ``StrongPlayer`` does (its own budget shares: ``MASTER_START_SHARE``,
-    ``MASTER_REACH_SHARE``, ``MASTER_TURN_CAP``), in one process:
+    It plans and remembers its plans as ``StrongPlayer`` does (its own budget shares: ``start_share``,
+    ``reach_share``, ``turn_cap``), in one process:
     ``workers`` is accepted for the common signature and not used. ``analyse`` is the interface
     for a hint or a review (``search.Analysis``)."""
 
     level = "master"
     start_share = MASTER_START_SHARE
+    reach_share = MASTER_REACH_SHARE
+    turn_cap = MASTER_TURN_CAP
 
     def __init__(self, *, workers: int = 1, clock: Clock = time.perf_counter) -> None:
         super().__init__(workers=1, clock=clock)
 
     def _start_share(self, s: GameState) -> float:
         """More of the budget for a turn whose play-outs go on through the next income."""
-        return MASTER_REACH_SHARE if reach(s) is not None else self.start_share
-
-    def _turn_cap(self) -> float:
-        return MASTER_TURN_CAP  # (read at every turn: a switch for experiments)
+        return self.reach_share if reach(s) is not None else self.start_share
 
     def _plan(self, view: View, seat: int, rng: random.Random, time_s: float, iterations: int | None) -> list[Action]:
         kind = playout_kind(view.state)  # players, and how far it reaches: a longer reach, a longer play-out

@@ -578,16 +578,16 @@ def test_a_master_turn_before_an_income_may_search_longer_within_its_budget(
     """By default a master turn is given ``MASTER_START_SHARE`` of its budget at its start in any
     round and searches for no more than strong's ``TURN_CAP`` of it in all. With the switches as
     measured, a turn whose play-outs go on through the next income (round 3, ``search.reach``) is
-    given ``MASTER_REACH_SHARE`` = 0.9 at its start, another (round 2) still ``MASTER_START_SHARE``,
-    and a turn searches for no more than ``MASTER_TURN_CAP`` = 0.95 in all, however many calls it takes."""
+    given ``reach_share`` = 0.9 at its start, another (round 2) still ``MASTER_START_SHARE``, and a
+    turn searches for no more than ``turn_cap`` = 0.95 in all, however many calls it takes."""
     from bot.ai import players as players_module
     from bot.ai.players import MASTER_START_SHARE, TURN_CAP
     from bot.ai.search import reach
 
     reach_share, cap = (0.9, 0.95) if switched else (MASTER_START_SHARE, TURN_CAP)
     if switched:
-        monkeypatch.setattr(players_module, "MASTER_REACH_SHARE", reach_share)
-        monkeypatch.setattr(players_module, "MASTER_TURN_CAP", cap)
+        monkeypatch.setattr(MasterPlayer, "reach_share", reach_share)
+        monkeypatch.setattr(MasterPlayer, "turn_cap", cap)
     real = players_module.analyse_view
     given: list[float] = []
 
