@@ -66,7 +66,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bot.ai import LEVEL_NAMES, Players, StrongPlayer, get_level  # noqa: E402
+from bot.ai import Players, StrongPlayer, get_level  # noqa: E402
 from bot.config import default_ai_processes  # noqa: E402
 from rules import apply, legal_actions, new_game  # noqa: E402
 
@@ -271,10 +271,13 @@ def main() -> None:
     for item in args.budget_of:
         level, _, secs = item.partition("=")
         try:
-            budgets[level] = float(secs)
             get_level(level)
+        except ValueError as err:
+            ap.error(str(err))
+        try:
+            budgets[level] = float(secs)
         except ValueError:
-            ap.error(f"--budget-of wants LEVEL=SECONDS with a level of {', '.join(LEVEL_NAMES)}, not {item!r}")
+            ap.error(f"--budget-of wants LEVEL=SECONDS, not {item!r}")
     for spec in args.matchups:
         for level in spec.split(","):
             try:
