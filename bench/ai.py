@@ -31,6 +31,12 @@ does, and both figures are wall seconds. A helper process (``--workers`` above 1
 remaining budget as wall-clock seconds either way; for a machine-independent figure use
 ``--workers 1``. The clock is recorded in the run's header (``clock``).
 
+**The machine's pace.** A CPU second buys different machines different numbers of play-outs (the same
+code has made 17 master play-outs a CPU second on one and 53 on another), so a run first measures
+what one buys here (``bench/pace.py``: master's play-outs per CPU second from two three-player
+positions, a few seconds) and records it in its header (``master_playouts_per_cpu_second_3p``;
+``--no-pace`` skips it). Win rates from two machines compare only beside it.
+
 ``--workers`` is how many processes a strong player's play-outs use at once (its helpers,
 ``bot.ai.Helpers``; default: one per core, at most two, as the bot does). ``--jobs`` is how many
 games are played at once, each in its own process; a matchup with a strong player plays
@@ -66,6 +72,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.pace import master_playouts_per_second  # noqa: E402
 from bot.ai import Players, StrongPlayer, get_level  # noqa: E402
 from bot.config import default_ai_processes  # noqa: E402
 from rules import apply, legal_actions, new_game  # noqa: E402
@@ -257,6 +264,8 @@ def main() -> None:
     ap.add_argument("--iterations", type=int, default=None, help="fixed play-outs instead of a time budget")
     ap.add_argument("--matchups", nargs="*", default=DEFAULT_MATCHUPS)
     ap.add_argument("--check", action="store_true", help="also check every action is in legal_actions")
+    ap.add_argument("--no-pace", dest="pace", action="store_false",
+                    help="do not measure what a CPU second buys here (the header's master_playouts_per_cpu_second_3p)")
     ap.add_argument("--jobs", type=int, default=1, help="games played at once, in that many processes")
     ap.add_argument("--workers", type=int, default=default_ai_processes(),
                     help="processes a strong player's play-outs use at once (default: cores, at most 2)")
@@ -297,10 +306,16 @@ def main() -> None:
         "workers": args.workers,
         "jobs": args.jobs,
         "load_average_at_start": _load(),
+        # what a second of this machine's core buys the master level (bench/pace.py): budgets are CPU
+        # seconds, so figures from two machines compare only beside it
+        "master_playouts_per_cpu_second_3p": master_playouts_per_second(3) if args.pace else None,
         "command": " ".join(["python", "bench/ai.py", *sys.argv[1:]]),
         "matchups": {},
     }
     matchups: dict[str, object] = {}
+    if args.pace:
+        print(f"a CPU second here buys master {report['master_playouts_per_cpu_second_3p']} play-outs "
+              "(three players, bench/pace.py)", flush=True)
     players = Players(workers=args.workers, clock=CLOCKS[args.clock])
     for spec in args.matchups:
         levels = spec.split(",")
