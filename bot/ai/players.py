@@ -111,17 +111,19 @@ REPLAN_SHARE = 0.2
 #: strong: the most of ``budget_s`` one turn may spend planning in all
 TURN_CAP = 0.85
 #: master: the share of ``budget_s`` for the search at the start of a turn (a turn's calls after it
-#: are answered from the plan; the median turn stays under 0.75 × ``budget_s``)
+#: are answered from the plan; the median turn stays under 0.75 × ``budget_s``: the longer turns,
+#: ``MASTER_REACH_SHARE``, are two of seven)
 MASTER_START_SHARE = 0.7
 #: master: the share at the start of a turn whose play-outs go on through the next income (``search.reach``:
 #: rounds 3 and 6), and the most of ``budget_s`` one turn may spend searching in all: the defaults of
-#: ``MasterPlayer.reach_share`` and ``MasterPlayer.turn_cap``, switches for experiments. Such a play-out
-#: costs about twice a short one, and those turns are where more play-outs change the choice most; two
-#: turns of seven, so the median turn keeps to ``MASTER_START_SHARE``. Measured at 0.9 and 0.95
-#: (docs/ai.md, "What more time buys"): +0.036 (s.e. 0.023) wins with three players, −0.024 (0.026)
-#: with four; left as every other turn's share and strong's cap
-MASTER_REACH_SHARE = MASTER_START_SHARE
-MASTER_TURN_CAP = TURN_CAP
+#: ``MasterPlayer.reach_share`` and ``MasterPlayer.turn_cap``. Such a play-out costs about twice a short
+#: one, and those turns are where more play-outs change the choice most; two turns of seven, so the
+#: median turn keeps to ``MASTER_START_SHARE``. Measured against ``MASTER_START_SHARE`` and strong's
+#: ``TURN_CAP`` on two machines (docs/ai.md, "The turns before an income search longer"): +0.034
+#: (s.e. 0.020) wins with three players over 292 games, −0.003 (0.021) with four over 248, +0.025
+#: (0.066) head to head over 60; the slowest turn 1.9–2.1 s of a 2 s budget
+MASTER_REACH_SHARE = 0.9
+MASTER_TURN_CAP = 0.95
 #: strong: a turn's planning time is added up over calls at most this long after its first planning
 TURN_WINDOW_S = 20.0
 #: strong: how many planned steps, and how many turns' planning times, a player remembers

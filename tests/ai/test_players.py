@@ -571,21 +571,22 @@ def test_a_master_turn_keeps_to_its_time_budget(made_by: str, monkeypatch: pytes
     assert player.playout_times.typical(playout_kind(start)) >= 0.05
 
 
-@pytest.mark.parametrize("switched", [False, True])
+@pytest.mark.parametrize("switched_off", [False, True])
 def test_a_master_turn_before_an_income_may_search_longer_within_its_budget(
-    switched: bool, monkeypatch: pytest.MonkeyPatch
+    switched_off: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """By default a master turn is given ``MASTER_START_SHARE`` of its budget at its start in any
-    round and searches for no more than strong's ``TURN_CAP`` of it in all. With the switches as
-    measured, a turn whose play-outs go on through the next income (round 3, ``search.reach``) is
-    given ``reach_share`` = 0.9 at its start, another (round 2) still ``MASTER_START_SHARE``, and a
-    turn searches for no more than ``turn_cap`` = 0.95 in all, however many calls it takes."""
+    """A master turn whose play-outs go on through the next income (round 3, ``search.reach``) is
+    given ``MASTER_REACH_SHARE`` = 0.9 of its budget at its start, another (round 2)
+    ``MASTER_START_SHARE``, and a turn searches for no more than ``MASTER_TURN_CAP`` = 0.95 of it in
+    all, however many calls it takes. Switched off (``reach_share`` and ``turn_cap`` set to
+    ``MASTER_START_SHARE`` and strong's ``TURN_CAP``), every turn is given the same share at its start
+    and no more than strong's cap in all."""
     from bot.ai import players as players_module
     from bot.ai.players import MASTER_START_SHARE, TURN_CAP
     from bot.ai.search import reach
 
-    reach_share, cap = (0.9, 0.95) if switched else (MASTER_START_SHARE, TURN_CAP)
-    if switched:
+    reach_share, cap = (MASTER_START_SHARE, TURN_CAP) if switched_off else (0.9, 0.95)
+    if switched_off:
         monkeypatch.setattr(MasterPlayer, "reach_share", reach_share)
         monkeypatch.setattr(MasterPlayer, "turn_cap", cap)
     real = players_module.analyse_view
