@@ -119,8 +119,8 @@ MASTER_START_SHARE = 0.7
 #: ``MasterPlayer.reach_share`` and ``MasterPlayer.turn_cap``. Such a play-out costs about twice a short
 #: one, and those turns are where more play-outs change the choice most; two turns of seven, so the
 #: median turn keeps to ``MASTER_START_SHARE``. Measured against ``MASTER_START_SHARE`` and strong's
-#: ``TURN_CAP`` on two machines (docs/ai.md, "The turns before an income search longer"): +0.034
-#: (s.e. 0.020) wins with three players over 292 games, −0.003 (0.021) with four over 248, +0.025
+#: ``TURN_CAP`` on two machines (docs/ai.md, "The turns before an income search longer"): +0.029
+#: (s.e. 0.017) wins with three players over 392 games, +0.009 (0.018) with four over 348, +0.025
 #: (0.066) head to head over 60; the slowest turn 1.9–2.1 s of a 2 s budget
 MASTER_REACH_SHARE = 0.9
 MASTER_TURN_CAP = 0.95
