@@ -284,10 +284,21 @@ class Board:
     checked: tuple[tuple[tuple[int, ...], ...], frozenset[int]] = ((), frozenset())
     #: (version, the blocks of each size whose cells are all free then), found by rules.legal as asked
     free: tuple[int, dict[int, tuple[Block, ...]]] | None = None
+    #: (version, ``contents()`` then), kept as it was asked for
+    kept_contents: tuple[int, tuple[Building, ...]] | None = None
 
     def clone(self) -> Board:
         return Board(self.age, dict(self.buildings), list(self.grid), self.version, self.cache, self.clean,
-                     self.moved, self.checked, self.free)
+                     self.moved, self.checked, self.free, self.kept_contents)
+
+    def contents(self) -> tuple[Building, ...]:
+        """The buildings in the order the board lists them, as one value: equal for two boards of one
+        Age that hold the same buildings in the same order (the grid follows from them), whatever led
+        to each."""
+        kept = self.kept_contents
+        if kept is None or kept[0] != self.version:
+            kept = self.kept_contents = (self.version, tuple(self.buildings.values()))
+        return kept[1]
 
     def at(self, index: int) -> Building | None:
         bid = self.grid[index]

@@ -230,6 +230,9 @@ def facts(s: GameState) -> tuple[BoardFacts, BoardFacts, BoardFacts]:
 
 Facts = tuple[BoardFacts, BoardFacts, BoardFacts]
 
+#: what a move changed of every player, in seat order: (Ecus, cubes in supply, cards in hand)
+Moved = tuple[tuple[int, int, int], ...]
+
 
 def facts_after(parent: GameState, known: Facts, child: GameState) -> Facts:
     """``facts(child)`` for a state reached from ``parent`` by actions, reusing ``known`` (the
@@ -271,8 +274,11 @@ def value(
     return v
 
 
-def values(s: GameState, w: Weights, f: Facts) -> list[float]:
-    """``value`` of every player, in seat order (the same sums in the same order, the position read once)."""
+def values(s: GameState, w: Weights, f: Facts, moved: Moved | None = None) -> list[float]:
+    """``value`` of every player, in seat order (the same sums in the same order, the position read once).
+    ``moved``: the values of the position reached from ``s`` by a move that changed every player's Ecus,
+    cubes in supply and cards in hand by these amounts and the boards to ``f`` (and nothing else that a
+    value reads: not whose turn it is, the round or the pawns)."""
     players = s.players
     if s.finished:
         return [float(p.ecus) for p in players]
@@ -284,7 +290,11 @@ def values(s: GameState, w: Weights, f: Facts) -> list[float]:
     k0, k1, k2 = 1.0 - w.risk[0], 1.0 - w.risk[1], 1.0 - w.risk[2]
     out = []
     for player, p in enumerate(players):
-        v = float(p.ecus)
+        ecus, supply, cards = p.ecus, p.supply, p.hand.total
+        if moved is not None:
+            d_ecus, d_supply, d_cards = moved[player]
+            ecus, supply, cards = ecus + d_ecus, supply + d_supply, cards + d_cards
+        v = float(ecus)
         # income_events
         pos = (player - first) % n
         later = 0
@@ -303,16 +313,18 @@ def values(s: GameState, w: Weights, f: Facts) -> list[float]:
             doms = f0.domains[player] + f1.domains[player]
             levels = f0.levels[player] + f1.levels[player]
             v += w.control * doms + w.security * levels
-        v += w.cube * p.supply + w.card * p.hand.total
+        v += w.cube * supply + w.card * cards
         out.append(v)
     return out
 
 
-def score(s: GameState, player: int, w: Weights = DEFAULT, known: Facts | None = None) -> float:
+def score(s: GameState, player: int, w: Weights = DEFAULT, known: Facts | None = None,
+          moved: Moved | None = None) -> float:
     """``player``'s value minus ``rivalry`` times the mean value of the others, moved by ``lead``
-    towards the value of the best-placed of them. ``known``: ``facts(s)`` if already found."""
+    towards the value of the best-placed of them. ``known``: ``facts(s)`` if already found; ``moved``:
+    as ``values`` (then ``known`` is the facts of the position moved to)."""
     f = known if known is not None else facts(s)
-    every = values(s, w, f)
+    every = values(s, w, f, moved)
     mine = every[player]
     others = [v for j, v in enumerate(every) if j != player]
     if not others:

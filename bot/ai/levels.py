@@ -19,22 +19,28 @@ from dataclasses import dataclass, field, replace
 from rules import (
     INCOME_ROUNDS,
     Action,
+    Building,
     Cards,
     Choose,
+    Construct,
+    Demolish,
     EndTurn,
     Exchange,
     Family,
     GameState,
+    Populate,
+    Renovate,
     RuleError,
     Swap,
     Travel,
+    Upgrade,
     apply,
     apply_first,
     legal_actions,
 )
 
 from .common import View, candidates, determinize, end_turn, fingerprint, mix_seed, resolve_pending
-from .evaluate import DEFAULT, Weights, facts, facts_after, score
+from .evaluate import DEFAULT, BoardFacts, Facts, Moved, Weights, facts, facts_after, score
 from .helpers import EARLY_S, Batch, Helpers
 
 #: a clock for the strong level's budget: seconds from any fixed point (``time.perf_counter``)
@@ -143,22 +149,139 @@ def _after(s: GameState, a: Action, choose: Callable[[GameState], Choose] = best
     return s2
 
 
+class Effects:
+    """What ``greedy_step`` worked out when judging quickly, kept for the play-outs of one search,
+    which keep coming back to the same boards on different deals (the same plan, the same greedy
+    replies):
+
+    * ``moves``: what a move did — the facts of the boards it led to and what it changed of every
+      player's Ecus, cubes and cards — by the boards, the stock, everyone's cubes, the round, the
+      mover, and the move with the number of cards that pay it (``_move``). A move's effect depends
+      on nothing else (its bonus, ripples, downsizings and the first options of the questions it
+      raises follow from the boards, in the order the boards list their buildings; its cost is
+      fixed), so a move judged before is scored again without being played: a quarter to two fifths
+      of the moves a search's play-outs judge.
+    * ``steps``: the move chosen, by all that the choice reads (the above, everyone's Ecus, cards in
+      hand and pawns, the mover's hand and the cards his pawns have played, what he has done this
+      turn): a tenth to a third of the steps of a search.
+
+    ``greedy_step`` finds the same move with it or without it (tested)."""
+
+    __slots__ = ("boards", "changes", "moves", "numbers", "steps")
+
+    #: the most moves kept (about 30 MB with four players: a round-7 search plays hundreds of play-outs)
+    LIMIT = 60_000
+
+    def __init__(self) -> None:
+        #: a small number for each set of buildings met, so that keys hash quickly
+        self.boards: dict[tuple[Building, ...], int] = {}
+        self.moves: dict[tuple[tuple[object, ...], tuple[object, ...]], tuple[Facts, Moved]] = {}
+        self.steps: dict[tuple[object, ...], Action] = {}
+        #: the facts of a board (numbers only) and the changes of the players that ``moves`` holds,
+        #: each kept once
+        self.numbers: dict[tuple[object, ...], BoardFacts] = {}
+        self.changes: dict[Moved, Moved] = {}
+
+    def where(self, s: GameState, seat: int) -> tuple[object, ...]:
+        """What the effect of a move of ``seat`` in ``s`` may depend on."""
+        ids = self.boards
+        return (*(ids.setdefault(b.contents(), len(ids)) for b in s.boards), *s.stock.values(),
+                *(p.supply for p in s.players), s.round, seat)
+
+    @staticmethod
+    def step(where: tuple[object, ...], s: GameState, seat: int, travel: bool, per_signature: int) -> \
+            tuple[object, ...]:
+        """What the move ``greedy_step`` chooses for ``seat`` in ``s`` may depend on, ``where`` being
+        the ``where`` of the position."""
+        p = s.players[seat]
+        return (where, *(q.ecus for q in s.players), *(q.hand.total for q in s.players),
+                *(a for q in s.players for a in q.pawns), p.hand, *p.played, s.first, s.acted, s.exchanged,
+                s.swapped, travel, per_signature)
+
+
+def _move(a: Action) -> tuple[object, ...]:
+    """A move as ``Effects.moves`` knows it: all but the cards that pay it, of which only the number
+    counts (a surcharge takes cards of any colour, every other payment cards of a fixed colour),
+    so that the same move paid from two hands is one."""
+    if isinstance(a, Construct):
+        return (Construct, a.age, a.kind, a.origin, a.payment.cards.total)
+    if isinstance(a, Upgrade):
+        return (Upgrade, a.age, a.target, a.kind, a.origin, a.payment.cards.total)
+    if isinstance(a, Demolish):
+        return (Demolish, a.age, a.target, a.payment.cards.total)
+    if isinstance(a, (Populate, Renovate)):
+        return (type(a), a.target, a.payment.cards.total)
+    return (a,)
+
+
+def _effect(s: GameState, s2: GameState, f2: Facts, effects: Effects) -> tuple[Facts, Moved] | None:
+    """What ``Effects`` keeps of a move from ``s`` to ``s2`` (whose facts are ``f2``): the facts of the
+    boards, their numbers only, and what changed of every player, each kept once in ``effects`` for
+    all the moves that lead to it (most lead to what others do); None if the move changed more than
+    ``values`` can be told."""
+    if s2.finished or s2.pending is not None or s2.active != s.active or s2.round != s.round or \
+            s2.first != s.first or any(p2.pawns != p.pawns for p, p2 in zip(s.players, s2.players, strict=True)):
+        return None
+    moved = tuple((p2.ecus - p.ecus, p2.supply - p.supply, p2.hand.total - p.hand.total)
+                  for p, p2 in zip(s.players, s2.players, strict=True))
+    numbers = effects.numbers
+    kept = []
+    for f in f2:
+        key = (f.income, f.hold, f.domains, f.levels)
+        plain = numbers.get(key)
+        if plain is None:
+            plain = numbers[key] = BoardFacts(f.income, f.hold, f.domains, f.levels)
+        kept.append(plain)
+    return (kept[0], kept[1], kept[2]), effects.changes.setdefault(moved, moved)
+
+
 def greedy_step(
-    s: GameState, seat: int, *, per_signature: int = 1, travel: bool = True, quick: bool = False
+    s: GameState, seat: int, *, per_signature: int = 1, travel: bool = True, quick: bool = False,
+    effects: Effects | None = None,
 ) -> Action:
     """The action with the best immediate score, or the end of the turn when nothing gains. With
     ``quick`` (for play-outs), the decisions a move would raise are taken to be answered with their
     first option when the move is judged, instead of with the best one: about half the work, and
-    the same move in most positions."""
+    the same move in most positions; with ``effects`` too, what was worked out before from the
+    same position is not worked out again (``Effects``)."""
+    if effects is None or not quick:
+        return _greedy_step(s, seat, per_signature, travel, _first_option if quick else best_choice, None, ())
+    where = effects.where(s, seat)
+    key = Effects.step(where, s, seat, travel, per_signature)
+    found = effects.steps.get(key)
+    if found is None:
+        found = effects.steps[key] = _greedy_step(s, seat, per_signature, travel, _first_option, effects, where)
+    return found
+
+
+def _greedy_step(
+    s: GameState, seat: int, per_signature: int, travel: bool, choose: Callable[[GameState], Choose],
+    effects: Effects | None, where: tuple[object, ...],
+) -> Action:
+    """``greedy_step``, the moves' effects kept in and taken from ``effects`` if given (``where``: the
+    position's ``Effects.where``)."""
     best: Action = end_turn(s, seat)
     known = facts(s)
     best_v = score(s, seat, known=known) + 1e-9
-    choose = _first_option if quick else best_choice
+    moves = effects.moves if effects is not None else None
     for a in candidates(s, seat, per_signature=per_signature, travel=travel):
+        if moves is not None:
+            key = (where, _move(a))
+            effect = moves.get(key)
+            if effect is not None:
+                v = score(s, seat, known=effect[0], moved=effect[1])
+                if v > best_v:
+                    best, best_v = a, v
+                continue
         s2 = _after(s, a, choose)
         if s2 is None:
             continue
-        v = score(s2, seat, known=facts_after(s, known, s2))
+        f2 = facts_after(s, known, s2)
+        if moves is not None and effects is not None:
+            effect = _effect(s, s2, f2, effects)
+            if effect is not None and len(moves) < Effects.LIMIT:
+                moves[key] = effect
+        v = score(s2, seat, known=f2)
         if v > best_v:
             best, best_v = a, v
     return best
@@ -290,17 +413,18 @@ def play_out_turn(s: GameState, seat: int, actions: list[Action]) -> GameState:
     return s
 
 
-def play_greedily(s: GameState, go_on: Callable[[GameState], bool], *, quick: bool, max_actions: int) -> GameState:
+def play_greedily(s: GameState, go_on: Callable[[GameState], bool], *, quick: bool, max_actions: int,
+                  effects: Effects | None = None) -> GameState:
     """Turns played by ``greedy_step`` for whoever is active (travelling only in an income round,
     ``quick`` judging if asked), the questions they raise answered with the best option for whoever
     decides, while ``go_on`` holds of the position, the game is not over and fewer than
-    ``max_actions`` moves were made."""
+    ``max_actions`` moves were made (``effects``: as ``greedy_step``'s)."""
     n = 0
     while not s.finished and go_on(s) and n < max_actions:
         if s.pending is not None:
             s, _ = resolve_pending(s, best_choice)
             continue
-        s, _ = apply(s, greedy_step(s, s.active, travel=s.round in INCOME_ROUNDS, quick=quick))
+        s, _ = apply(s, greedy_step(s, s.active, travel=s.round in INCOME_ROUNDS, quick=quick, effects=effects))
         n += 1
     return s
 
@@ -535,6 +659,7 @@ def _pick(plans: list[Plan]) -> Plan:
 
 __all__ = [
     "Clock",
+    "Effects",
     "Plan",
     "PlayoutTimes",
     "Rounds",

@@ -71,6 +71,7 @@ from .evaluate import Facts, Weights, facts, fitted_score, fitted_value, score, 
 from .levels import (
     STRONG_WEIGHTS,
     Clock,
+    Effects,
     Plan,
     beam_plans,
     best_choice,
@@ -237,6 +238,8 @@ class Search:
         self.playouts = 0
         self.slowest = 0.0
         self.spent = 0.0
+        #: what the play-outs' greedy steps judged, for the later play-outs of this search
+        self.effects = Effects()
 
     def deal(self, j: int) -> GameState:
         """Deal ``j``: the unseen cards dealt again, from a generator seeded by the seed and ``j``."""
@@ -274,7 +277,7 @@ class Search:
     def play(self, k: int, clock: Clock) -> None:
         """One play-out of plan ``k`` on its next deal."""
         began = clock()
-        end = play_out(self.deal(len(self.samples[k])), self.seat, self.plans[k][0])
+        end = play_out(self.deal(len(self.samples[k])), self.seat, self.plans[k][0], self.effects)
         self.samples[k].append(leaf_score(end, self.seat) if end is not None else -1e9)
         self.ecus[k].append(estimate(end, self.seat) if end is not None else 0.0)
         took = clock() - began
@@ -394,11 +397,12 @@ def playout_kind(s: GameState) -> tuple[int, int]:
     return (len(s.players), 0 if through is None else through - s.round)
 
 
-def play_out(det: GameState, seat: int, actions: Sequence[Action]) -> GameState | None:
+def play_out(det: GameState, seat: int, actions: Sequence[Action], effects: Effects | None = None) -> GameState | None:
     """A plan played on a deal: the plan (a paid exchange: then a greedy turn), the end of the turn,
     the other players' turns played greedily (judged quickly) until the seat's next turn — with two
     players, ``ROUNDS`` turns of each — then, if an income is near (``reach``), every player's turns
-    played so to the end of its round; the position reached, or None if the plan cannot be played."""
+    played so to the end of its round; the position reached, or None if the plan cannot be played.
+    ``effects``: what the greedy steps of the search's earlier play-outs judged (``greedy_step``)."""
     through = reach(det)
     head = actions[0] if actions else None
     if isinstance(head, Exchange):
@@ -409,29 +413,29 @@ def play_out(det: GameState, seat: int, actions: Sequence[Action]) -> GameState 
         s = play_out_turn(det, seat, list(actions))
     rounds = ROUNDS.get(len(s.players), 1)
     for r in range(rounds):
-        s = _others(s, seat)
+        s = _others(s, seat, effects)
         if r + 1 < rounds and not s.finished:
-            s = _own_turn(s, seat)
+            s = _own_turn(s, seat, effects)
     if through is not None:
-        s = _through(s, through)
+        s = _through(s, through, effects)
     return s
 
 
-def _through(s: GameState, last_round: int, max_actions: int = 300) -> GameState:
+def _through(s: GameState, last_round: int, effects: Effects | None, max_actions: int = 300) -> GameState:
     """Every player's turns, each played by ``greedy_step`` judged quickly (as ``_others``), until
     the end of round ``last_round`` (the first turn of the next round) or of the game."""
-    return play_greedily(s, lambda t: t.round <= last_round, quick=True, max_actions=max_actions)
+    return play_greedily(s, lambda t: t.round <= last_round, quick=True, max_actions=max_actions, effects=effects)
 
 
-def _others(s: GameState, seat: int, max_actions: int = 40) -> GameState:
+def _others(s: GameState, seat: int, effects: Effects | None, max_actions: int = 40) -> GameState:
     """The other players' turns, each played by ``greedy_step`` judged quickly, until it is
     ``seat``'s turn again or the game ends."""
-    return play_greedily(s, lambda t: t.active != seat, quick=True, max_actions=max_actions)
+    return play_greedily(s, lambda t: t.active != seat, quick=True, max_actions=max_actions, effects=effects)
 
 
-def _own_turn(s: GameState, seat: int, max_actions: int = 12) -> GameState:
+def _own_turn(s: GameState, seat: int, effects: Effects | None, max_actions: int = 12) -> GameState:
     """The seat's own later turn, played greedily (judged quickly)."""
-    return play_greedily(s, lambda t: t.active == seat, quick=True, max_actions=max_actions)
+    return play_greedily(s, lambda t: t.active == seat, quick=True, max_actions=max_actions, effects=effects)
 
 
 def root_plans(view: View, seat: int, *, deadline: float, clock: Clock) -> list[tuple[list[Action], float]]:

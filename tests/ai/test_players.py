@@ -545,10 +545,10 @@ def test_a_master_turn_keeps_to_its_time_budget(made_by: str, monkeypatch: pytes
     real = search_module.play_out
     made: list[int] = []
 
-    def costly(det: GameState, seat: int, actions: Any) -> GameState | None:
+    def costly(det: GameState, seat: int, actions: Any, effects: Any = None) -> GameState | None:
         clock.now += 0.05
         made.append(1)
-        return real(det, seat, actions)
+        return real(det, seat, actions, effects)
 
     monkeypatch.setattr(search_module, "play_out", costly)
     if made_by == "MasterPlayer":
