@@ -463,10 +463,20 @@ def describe_hit(s: GameState, change: EconomyChange, seat: int, *, named: bool 
             said.append(f"{you} lost control of the {h.age.title} domain of {b.origin}")
     if not said:
         return ""
-    was, now = sum(change.before.outlooks[seat].by_age), sum(change.after.outlooks[seat].by_age)
+    before, after = change.before.outlooks[seat], change.after.outlooks[seat]
     their, them = ("their", "them") if named else ("your", "you")
-    cost = (f" — {their} domains would pay {was - now} {ecu_word(was - now)} less at income ({was} → {now})"
-            if now < was else f" — it costs {them} nothing at income")
+    was, now = before.total, after.total  # (what they would collect: boards with a pawn of theirs, R73)
+    was_all, now_all = sum(before.by_age), sum(after.by_age)
+    if now < was:
+        cost = f" — {their} domains would pay {was - now} {ecu_word(was - now)} less at income ({was} → {now})"
+    elif now_all < was_all:
+        away = " and ".join(age.title for age, a, b, p in zip((Age.MIGHT, Age.FAITH, Age.REASON), before.by_age,
+                                                            after.by_age, after.present, strict=True)
+                            if b < a and not p)
+        cost = (f" — it costs {them} nothing at income now, {was_all - now_all} {ecu_word(was_all - now_all)} "
+                f"with a pawn on {away}")
+    else:
+        cost = f" — it costs {them} nothing at income"
     return "; ".join(dict.fromkeys(said)) + cost
 
 

@@ -255,16 +255,18 @@ class Herald:
         ``tips`` option is off. A failure is logged and costs only the tips."""
         if not tips_on(game.options) or first_tip(events, ()) is None:  # (no tip fits: nobody's is read)
             return []
-        out: list[Text] = []
+        given: dict[str, tuple[Text, list[str]]] = {}  # the people given each tip, by its key
         try:
             lessons = Lessons(self.games.storage, render=False)
             for seat in {s.user_id: s for s in game.seats if not is_ai(s)}.values():
                 tip = await lessons.tip(seat.user_id, events)
                 if tip is not None:
-                    out.append(say("{who}: {tip}", who=Name(seat.name), tip=tip.text))
+                    given.setdefault(tip.key, (tip.text, []))[1].append(seat.name)
         except Exception:
             log.exception("could not give the first-time tips of game %s", game.id)
-        return out
+        return [say("{who}: {tip}", who=text(*[part for i, name in enumerate(names)
+                                                for part in ((", " if i else ""), Name(name))]), tip=tip)
+                for tip, names in given.values()]
 
     async def final_post(self, game: GameRecord, state: GameState, narration: Sequence[Text | str],
                          events: Sequence[ev.Event] = ()) -> Post:

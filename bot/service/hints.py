@@ -123,12 +123,12 @@ def why_words(state: GameState, seat: int, analysis: Analysis) -> Text:
     turn it starts leaves the player."""
     action, best = analysis.best_action, analysis.best
     ecus = max(0, round(best.ecus))
-    expect = say("the search expects you to finish with about {ecus} {word}", ecus=ecus, word=ecu_word(ecus))
+    expect = say("the AI expects you to finish with about {ecus} {word}", ecus=ecus, word=ecu_word(ecus))
     others = [a for a in analysis.alternatives[1:] if a.visits or a.ecus]
     if others:
         ahead = round(best.ecus - max(a.ecus for a in others))
         if ahead > 0:
-            expect = say("{expect}, {ahead} more than with the next best plan it found", expect=expect, ahead=ahead)
+            expect = say("{expect}, {ahead} more than with the next best turn it found", expect=expect, ahead=ahead)
     try:
         change = action_economy(state, action)
         pending = apply(state, action)[0].pending
@@ -138,7 +138,7 @@ def why_words(state: GameState, seat: int, analysis: Analysis) -> Text:
     gained = economy_words(state, action, change) if change is not None else ""
     hurt = hurts_words(state, change, seat, within=True) if change is not None else ""
     income = best.income
-    after = say("your domains would pay {income} {word} at income", income=income, word=ecu_word(income))
+    after = say("your two best boards would pay {income} {word} at income", income=income, word=ecu_word(income))
     if gained:
         gain, _, what = gained.partition(": ") if gained[0] in "+-" else ("", "", gained)
         if what.startswith("in "):  # (a domain it strengthens without changing who controls it)
@@ -153,9 +153,9 @@ def why_words(state: GameState, seat: int, analysis: Analysis) -> Text:
         if hurt:
             reason = say("{reason} ({hurt})", reason=reason, hurt=hurt)
         if asks is not None:
-            reason = (say("{reason}, then asks you a question; answered as the search would, {after}",
+            reason = (say("{reason}, then asks you a question; answered as the AI would, {after}",
                           reason=reason, after=after) if asks == seat
-                      else say("{reason}, then asks {who} a question; answered as the search would, {after}",
+                      else say("{reason}, then asks {who} a question; answered as the AI would, {after}",
                                reason=reason, who=Name(state.players[asks].name), after=after))
         return say("Why: {reason}; {expect}.", reason=reason, expect=expect)
     if isinstance(action, Exchange):  # (a plan stops at an exchange: what it draws is not known yet)
@@ -169,7 +169,7 @@ def why_words(state: GameState, seat: int, analysis: Analysis) -> Text:
     if isinstance(action, Choose):
         return say("Why: of the choices, it leaves you best placed: {after}; {expect}.", after=after, expect=expect)
     if isinstance(action, Travel) and len(best.actions) > 1:
-        return say("Why: it starts the best turn the search found, {steps} actions long, after which {after}; "
+        return say("Why: it starts the best turn the AI found, {steps} actions long, after which {after}; "
                    "{expect}.", steps=len(best.actions), after=after, expect=expect)
     return say("Why: after it, {after}; {expect}.", after=after, expect=expect)
 

@@ -238,7 +238,7 @@ def turn_words(step: Step, cost: TurnCost, place: int) -> Text:
                           PLAIN))
     head = say("{where} about {ecus} {word} lost.", where=where, ecus=ecus, word=ecu_word(ecus))
     return lines([head, say("Played: {played}", played=played_words(step)),
-                  say("The top level instead: {better}", better=better_words(step, cost.better))])
+                  say("The top level would have played: {better}", better=better_words(step, cost.better))])
 
 
 def seat_words(steps: Sequence[Step], costs: Sequence[TurnCost], seat: int, iterations: int, title: str) -> Text:
@@ -248,15 +248,16 @@ def seat_words(steps: Sequence[Step], costs: Sequence[TurnCost], seat: int, iter
     name = who(final, seat)
     if iterations == 1:
         head = say("{game} — the review of {who}'s turns by the AI's top level, each from what they saw then "
-                   "(one play-out a turn):", game=Strong(title), who=name)
+                   "(one imagined game a turn):", game=Strong(title), who=name)
     else:
         head = say("{game} — the review of {who}'s turns by the AI's top level, each from what they saw then "
-                   "({n} play-outs a turn):", game=Strong(title), who=name, n=iterations)
+                   "({n} imagined games a turn, not those of a hint: it may prefer another turn than a hint "
+                   "showed):", game=Strong(title), who=name, n=iterations)
     skipped = _played_for_words(turns_played_for(steps, seat), name)
     worst = costliest(costs, seat)
     if not worst:
         return lines([head, *skipped, say("No turn of {who}'s clearly cost half an Ecu or more by its reckoning "
-                                          "(beyond the play-outs' luck): well played.", who=name)])
+                                          "(beyond the luck of its imagined games): well played.", who=name)])
     by_index = {s.index: s for s in steps}
     return lines([head, *skipped, *(turn_words(by_index[c.step], c, i) for i, c in enumerate(worst, 1))])
 

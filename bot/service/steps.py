@@ -278,7 +278,7 @@ def _pay(a: Action) -> Payment:
 
 
 #: R16, said where a player picks the pawns that pay
-ALLOWANCE = "Each pawn plays at most 2 cards a turn, on the board where it stands (R16)."
+ALLOWANCE = "Each pawn plays at most 2 cards a turn, on the board where it stands."
 PAYMENT = _Level(f"Pay another way? {ALLOWANCE}", lambda s, a: pay_key(_pay(a)), lambda s, a: pay_label(_pay(a)),
                  pay_left, suggested=True)
 
@@ -700,15 +700,16 @@ def _where(a: Action) -> tuple[Age, Cell] | None:
 
 def economy_words(state: GameState, a: Action, change: EconomyChange) -> str:
     """What an action does to its player's economy, in a few words: ``+3 Ecus at income: joins the Faith
-    domain of F3 (worth 3, yours)`` (the change is what the domains would pay them, pawns aside)."""
+    domain of F3 (worth 3, yours)``. The change is what the player would collect (boards with a pawn of
+    theirs, R73); a change on a board without one is said as such: ``+1 Ecu at income with a pawn on
+    Faith``, ``+3 Ecus at income (+5 with a pawn on Faith)``."""
     where = _where(a)
     if where is None:
         return ""
     age, cell = where
-    delta = sum(change.delta(a.player))
     # (an action that stops at a decision leaves its board unsettled, worth nothing until the answer, R78:
     # the change in between is no gain or loss of the action's)
-    gain = f"{delta:+d} {ecu_word(abs(delta))} at income" if delta and not change.pending else ""
+    gain = "" if change.pending else income_change_words(change, a.player)
     d = change.after.domain_at(age, cell)
     if d is None:  # (demolished)
         was = change.before.domain_at(age, cell)
@@ -726,6 +727,23 @@ def economy_words(state: GameState, a: Action, change: EconomyChange) -> str:
         worth = f"worth {d.value}, " if d.controllers else ""
         what = f"{verb} the {age.title} domain of {name} ({worth}{controlled_by(state, d.controllers, a.player)})"
     return ": ".join(x for x in (gain, what) if x)
+
+
+def income_change_words(change: EconomyChange, player: int) -> str:
+    """``+3 Ecus at income``, ``+1 Ecu at income with a pawn on Faith``, ``+3 Ecus at income (+5 with a
+    pawn on Faith)``: what ``change`` does to what ``player`` would collect (boards with a pawn of theirs,
+    R73), and to what the boards without one would pay; empty if nothing."""
+    delta = change.delta(player)
+    present = change.after.outlooks[player].present
+    here = sum(d for d, p in zip(delta, present, strict=True) if p)
+    total = sum(delta)
+    if here == total:
+        return f"{here:+d} {ecu_word(abs(here))} at income" if here else ""
+    ages = (Age.MIGHT, Age.FAITH, Age.REASON)
+    away = " and ".join(age.title for age, d, p in zip(ages, delta, present, strict=True) if d and not p)
+    if not here:
+        return f"{total:+d} {ecu_word(abs(total))} at income with a pawn on {away}"
+    return f"{here:+d} {ecu_word(abs(here))} at income ({total:+d} with a pawn on {away})"
 
 
 def hurts_words(state: GameState, change: EconomyChange, player: int, *, within: bool = False) -> str:

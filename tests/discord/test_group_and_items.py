@@ -301,3 +301,21 @@ def test_every_lesson_s_custom_ids_fit_discord_s_100_characters() -> None:
             for item in (LessonPick(lesson.key, stage, path), LessonBack(lesson.key, stage, path),
                          LessonConfirm(lesson.key, stage, path)):
                 assert len(item.custom_id) <= 100, item.custom_id
+
+
+def test_a_long_post_is_cut_before_its_last_paragraph_which_names_whose_turn_it_is() -> None:
+    """A busy turn's post cut to fit one message keeps its end (the ping of the player to move) and
+    leaves out lines before it."""
+    from bot.discord.sending import trim
+
+    narration = "\n".join(f"Magpie does thing number {n}." for n in range(120))
+    post = f"{narration}\n\nScores: alice 3 · bob 5\n\n<@1>, your turn (round 7 of 7)."
+    cut = trim(post)
+    assert len(cut) <= MAX_TEXT
+    assert cut.startswith("Magpie does thing number 0.")
+    assert cut.endswith("\n\n<@1>, your turn (round 7 of 7).")
+    assert re.search(r"\n… \(\d+ more lines\)\n\n<@1>", cut)
+    left = int(re.search(r"… \((\d+) more lines\)", cut).group(1))  # type: ignore[union-attr]
+    assert left == len(post.split("\n")) - len(cut.split("\n")) + 1
+    no_break = "\n".join(f"line {n} of a long list" for n in range(300))
+    assert trim(no_break).endswith("more lines)") and len(trim(no_break)) <= MAX_TEXT

@@ -117,7 +117,7 @@ def test_a_hint_to_exchange_cards_says_why_an_exchange_not_that_nothing_is_worth
     plan = Alternative((exchange,), visits=9, value=15.0, gain=0.0, ecus=18.2, income=0, domains=0, prior=0.0)
     said = render(why_words(state, seat, Analysis(seat, exchange, 15.0, (plan,), 9)), PLAIN)
     assert said == ("Why: the cards it draws should serve you better than those you give up, for what it costs; "
-                    "the search expects you to finish with about 18 Ecus."), said
+                    "the AI expects you to finish with about 18 Ecus."), said
 
 
 def test_r62_a_hint_that_raises_a_question_gives_the_income_once_it_is_answered() -> None:
@@ -138,8 +138,8 @@ def test_r62_a_hint_that_raises_a_question_gives_the_income_once_it_is_answered(
     # within the sentence (no capital), and within the domain's own brackets: never ") (" side by side
     assert " domain of F3 (no one's; 💥 hurts Ben: loses the Might domain of F3), then " in said, said
     assert ") (" not in said, said
-    assert said.endswith(", then asks Ben a question; answered as the search would, your domains would pay 7 Ecus "
-                         "at income; the search expects you to finish with about 30 Ecus."), said
+    assert said.endswith(", then asks Ben a question; answered as the AI would, your two best boards would pay 7 Ecus "
+                         "at income; the AI expects you to finish with about 30 Ecus."), said
     assert " Ecus at income:" not in said and "-" not in said.split("(")[0], said
 
 

@@ -5,6 +5,7 @@ same on purpose. The channel says so each time, and nothing of the hand is shown
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -311,3 +312,20 @@ async def test_the_one_play_path_lets_the_ai_play_a_persons_seat_only_while_it_s
     t.ai.hold.set()
     await t.settle()
     assert t.ai.asked == [(0, "greedy")] and await t.waiting() == BEN
+
+
+def test_the_final_word_on_a_stand_in_speaks_of_the_rating_only_in_a_rated_game() -> None:
+    """With an AI player seated the game is not rated (the final post says so): the word on the seat
+    the AI stood in for does not say it is."""
+    from bot.service.warm import final_note
+    from bot.storage import GameRecord, SeatRecord, Status
+    from bot.words import PLAIN, render
+
+    seats = (SeatRecord(1, "Ana", "Red"), SeatRecord(2, "Ben", "White"))
+    game = GameRecord(1, 1, 1, 1, Status.FINISHED, {}, seats, 0, 0.0, 0.0, None, 0, None, False,
+                      stand_ins=(StandIn(0, stood=True),))
+    with_ai = dataclasses.replace(game, seats=(*seats, SeatRecord(0, "Magpie", "Green", ai_level="greedy")))
+    rated, unrated = (final_note(g) for g in (game, with_ai))
+    assert rated is not None and unrated is not None
+    assert "rated as usual" in render(rated, PLAIN)
+    assert render(unrated, PLAIN) == "🤖 The AI stood in for Ana for part of the game."

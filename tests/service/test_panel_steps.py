@@ -18,10 +18,13 @@ from rules import (
     Age,
     Cards,
     Construct,
+    Demolish,
     GameState,
     Kind,
     Payment,
+    Upgrade,
     action_economy,
+    economy_change,
     legal_actions,
     new_game,
 )
@@ -209,7 +212,7 @@ def test_the_ways_to_pay_explain_the_pawns_allowance_r16() -> None:
     state, _ = play("map: plain 15x12\nRed: hand=MMMR pawns=M,M\n")
     s = step(state, 0, ("build", "WATCHTOWER", "a00", "C3"))
     assert s.preview is not None
-    assert s.question == "Pay another way? Each pawn plays at most 2 cards a turn, on the board where it stands (R16)."
+    assert s.question == "Pay another way? Each pawn plays at most 2 cards a turn, on the board where it stands."
     assert s.chosen[-1] == "M, through pawn 1"  # the suggested way; the other is offered, with what it leaves
     assert [(c.label, c.detail) for c in s.choices] == [
         ("M, through pawn 2", "then pawn 1 may play 2 more cards, pawn 2 may play 1")]
@@ -379,3 +382,58 @@ def test_r78_a_place_that_raises_a_question_shows_no_income_lost_while_its_board
     assert change.pending and sum(change.delta(0)) < 0
     said = panel.economy_words(s, hamlet, change)
     assert said == "joins C4 and E4 into the Might domain of C4 (no one's)", said
+
+
+def test_r73_the_income_a_place_promises_is_what_its_player_would_collect_and_a_board_without_a_pawn_is_named() -> None:
+    """"+N Ecus at income" counts the boards where the player has a pawn, as the panel's income line
+    does (R73: only those pay); what a board without one would add is said with it: "+1 Ecu at income
+    with a pawn on Faith", "+3 Ecus at income (+5 with a pawn on Faith)"."""
+    seen = {"here": 0, "away only": 0, "both": 0}
+    steps = [step_ for seed in (31, 32, 33) for step_ in random_game(seed, 3, holdem=False)]
+    for s in (step_.before for step_ in steps if step_.before.pending is None):
+        for a in islice((x for x in legal_actions(s) if isinstance(x, (Construct, Upgrade, Demolish))), 0, None, 4):
+            change = action_economy(s, a)
+            if change.pending:
+                continue
+            said = panel.economy_words(s, a, change)
+            here, delta = change.total_delta(a.player), change.delta(a.player)
+            present = change.after.outlooks[a.player].present
+            away = [age.title for age, d, p in zip((Age.MIGHT, Age.FAITH, Age.REASON), delta, present, strict=True)
+                    if d and not p]
+            if not away:
+                assert said.startswith(f"{here:+d} Ecu") if here else "at income" not in said, said
+                seen["here"] += bool(here)
+            elif here:
+                assert said.startswith(f"{here:+d} Ecu") and f"with a pawn on {' and '.join(away)})" in said, said
+                seen["both"] += 1
+            else:
+                assert said.startswith(f"{sum(delta):+d} Ecu") and f"at income with a pawn on {' and '.join(away)}" \
+                    in said, said
+                seen["away only"] += 1
+    assert all(n > 0 for n in seen.values()), seen
+
+
+def test_r73_what_a_move_costs_another_player_is_what_they_would_collect_and_a_board_without_a_pawn_is_named() -> None:
+    """The 💥 line's "would pay N Ecus less at income (was → now)" is the players' income line's figure
+    (boards with a pawn, R73); a loss only on boards without one says so instead of a figure that the
+    income line never showed."""
+    from bot.texts import describe_hit
+
+    seen = {"collected": 0, "away only": 0}
+    for seed in range(31, 43):
+        for step_ in random_game(seed, 4, holdem=False):
+            change = economy_change(step_.before, step_.after, step_.events)
+            for seat in range(4):
+                said = describe_hit(step_.after, change, seat)
+                if not said or seat == step_.action.player:
+                    continue
+                was, now = change.before.outlooks[seat].total, change.after.outlooks[seat].total
+                if now < was:
+                    assert said.endswith(f" less at income ({was} → {now})"), said
+                    seen["collected"] += 1
+                elif sum(change.after.outlooks[seat].by_age) < sum(change.before.outlooks[seat].by_age):
+                    assert " nothing at income now, " in said and " with a pawn on " in said, said
+                    seen["away only"] += 1
+                else:
+                    assert said.endswith(" — it costs you nothing at income"), said
+    assert all(n > 0 for n in seen.values()), seen

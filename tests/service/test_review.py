@@ -159,7 +159,7 @@ def test_a_review_names_each_players_costliest_turns_with_the_top_levels_instead
         headings = re.findall(r"^(\d)\. Round (\d), turn (\d+): about (\d+) Ecus? lost\.$", said, re.M)
         assert headings == [(str(i), str(c.round), str(c.step), str(max(1, round(c.cost))))
                             for i, c in enumerate(worst, 1)]
-        assert said.count("\nPlayed: ") == said.count("\nThe top level instead: ") == len(worst)
+        assert said.count("\nPlayed: ") == said.count("\nThe top level would have played: ") == len(worst)
         assert len(part.gallery) == len(worst) and not part.public
         for picture in part.gallery:
             with Image.open(io.BytesIO(picture.png)) as im:
@@ -309,10 +309,11 @@ def test_the_top_levels_turn_that_leaves_a_question_says_the_answer_it_reckons_o
 
 
 async def test_the_review_counts_its_play_outs_in_words_one_or_many(service: Tiempo) -> None:
-    """The review's heading says how many play-outs a turn it made: "one play-out", "2 play-outs"."""
+    """The review's heading says how many play-outs a turn it made, in a player's words: "one imagined
+    game", "2 imagined games", not those of a hint."""
     line = await service.replays.timeline(await service.storage.get_game(1))
     seat = line.steps[0].player
     one = render(seat_words(line.steps, [], seat, 1, "Game #1"), PLAIN)
     two = render(seat_words(line.steps, [], seat, 2, "Game #1"), PLAIN)
-    assert "(one play-out a turn)" in one and "play-outs" not in one.split("\n")[0]
-    assert "(2 play-outs a turn)" in two
+    assert "(one imagined game a turn)" in one and "games" not in one.split("\n")[0]
+    assert "(2 imagined games a turn, not those of a hint: it may prefer another turn" in two
