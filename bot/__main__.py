@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
+import shutil
 import sys
 
 from .config import Config, ConfigError, load_config
@@ -23,14 +25,31 @@ Tiempo needs a Discord bot token to go online.
   2. In "Bot", press "Reset Token" and copy the token.
   3. In "Installation" (or OAuth2), the bot needs the scopes "bot" and "applications.commands";
      once it runs, it logs the exact invite link with the permissions it needs.
-  4. Start Tiempo with it:   DISCORD_TOKEN=<your token> tiempo-bot
+  4. Start Tiempo with it:   DISCORD_TOKEN=<your token> {prog}
      (or copy config.example.toml to tiempo.toml and put the token there)
 
 Try the game offline meanwhile, with no Discord at all:
 
-  tiempo-bot console                    # a table in this terminal: you against two AI players
-  tiempo-bot selfplay --players 4       # watch four AI players play a whole game
+  {prog} console{pad}# a table in this terminal: you against two AI players
+  {prog} selfplay --players 4{pad2}# watch four AI players play a whole game
 """
+
+
+def prog() -> str:
+    """How to start this program again from where it was started: ``tiempo-bot`` if that is what the
+    shell finds, else its path (``.venv/bin/tiempo-bot`` in a virtual environment not activated)."""
+    me = sys.argv[0] if os.path.basename(sys.argv[0]) == "tiempo-bot" else \
+        os.path.join(os.path.dirname(sys.executable), "tiempo-bot")
+    found = shutil.which("tiempo-bot")
+    if found is not None and os.path.realpath(found) == os.path.realpath(me):
+        return "tiempo-bot"
+    return me if os.path.exists(me) else "tiempo-bot"
+
+
+def no_token() -> str:
+    """What to do without a token, with the commands as this shell runs them."""
+    name = prog()
+    return NO_TOKEN.format(prog=name, pad=" " * max(1, 30 - len(name)), pad2=" " * max(1, 17 - len(name)))
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -81,7 +100,7 @@ def run_bot(config_path: str | None) -> int:
         sys.stderr.write(f"{err}\n")
         return 2
     if not config.token:
-        sys.stderr.write(NO_TOKEN)
+        sys.stderr.write(no_token())
         return 2
     try:
         wanted_loop()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 import time
 
@@ -22,7 +23,11 @@ from .storage.community import PlayerRecords
 
 async def ratings(database: str, *, rebuild: bool) -> str:
     """Rebuild the ratings of ``database`` if asked; what they hold, in a sentence. Raises
-    DatabaseUnusableError."""
+    DatabaseUnusableError (also for a SQLite file that does not exist: asked about ratings, Tiempo
+    does not create an empty database and report none)."""
+    if not is_postgres_url(database) and not os.path.isfile(database):
+        raise DatabaseUnusableError(f"There is no database file {database}: name the one Tiempo uses "
+                                    "(--database, or run this where its tiempo.toml is).")
     await check_database(database)
     storage = await Storage.open(database)
     try:

@@ -272,14 +272,17 @@ async def run_command(table: ConsoleTable, command: ConsoleCommand, options: Opt
     caller = table.caller_for(at)
     table.held = []
     reply: Reply | None
+    refused: Text | None = None  # (said aside: the panel or question shown stays the one to act on)
     try:
         reply = await HANDLERS[command.word](Request(table, at, caller, command, options))
     except Refusal as refusal:
-        reply = Reply(refusal.text)
+        reply, refused = None, refusal.text
     except StorageError as err:
         reply = Reply(as_text(str(err)))
     finally:
         posts, table.held = table.held, None
+    if refused is not None:
+        table.whisper(refused)
     after = await table.where()
     passed = after is not None and (after.is_over or after.seats[after.waiting_on].user_id != caller.user_id)
     if reply is not None and passed:  # the keyboard passes on: first the last words for who typed

@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import sqlite3
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
@@ -16,7 +17,18 @@ from typing import TextIO
 
 from ..config import MAX_AI_PROCESSES, default_ai_processes
 from ..loop import EventLoopError, loop_factory
-from ..service import AI_LEVELS, Caller, Chooser, Storage, StorageError, TableState, Tiempo, new_seed
+from ..service import (
+    AI_LEVELS,
+    Caller,
+    Chooser,
+    DatabaseUnusableError,
+    Storage,
+    StorageError,
+    TableState,
+    Tiempo,
+    check_database,
+    new_seed,
+)
 from ..words import Code, Command, Text, say
 from .commands import help_text
 from .handlers import run_command, suggest
@@ -127,8 +139,13 @@ def play(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextI
     with tempfile.TemporaryDirectory(prefix="tiempo-console-") as tmp, asyncio.Runner(loop_factory=new_loop) as runner:
         db = Path(args.db) if args.db else Path(tmp) / "table.sqlite3"
         try:
+            if args.db:  # (as the bot checks its own: a missing folder made, anything else said in a sentence)
+                runner.run(check_database(str(db)))
             storage = runner.run(Storage.open(str(db)))
-        except (StorageError, OSError) as err:
+        except DatabaseUnusableError as err:
+            sys.stderr.write(f"tiempo-bot console: {err}\n")
+            return 2
+        except (StorageError, OSError, sqlite3.Error) as err:
             sys.stderr.write(f"tiempo-bot console: cannot open {db}: {err}\n")
             return 2
         outbox = TerminalOutbox()

@@ -72,12 +72,13 @@ class ConsoleTable:
     def show(self, post: Post, *, public: bool, to: Caller | None = None) -> None:
         """A post (public) or a reply (private: indented) as the terminal shows it; ``to`` names who a
         private reply is for when several people share the keyboard. A private reply's controls become
-        what ``yes`` and the panel's words act on."""
+        what ``yes`` and the panel's words act on; a private reply with none (a look at the hand, the
+        rules) leaves the panel and the question shown before as they were, as on Discord."""
         several = to is not None and len(self.humans) > 1
         self.screen.post(post, public=public, for_name=to.name if several and to is not None else None)
         if public:
             self.last_board = None
-        else:
+        elif post.controls:
             self.unconfirmed, self.unconfirmed_cancel, self.panel, self.lesson = None, None, None, None
         for control in post.controls:
             match control:

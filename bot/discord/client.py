@@ -10,6 +10,7 @@ import logging
 import sys
 from typing import Any
 
+import aiohttp
 import discord
 from discord import app_commands
 
@@ -148,8 +149,10 @@ def serve(config: Config) -> int:
     """Connect to Discord with ``config.token`` and serve until stopped (the logging is set up by the
     caller), on the event loop of ``bot.loop`` (uvloop's where installed). Ctrl-C and SIGTERM close the
     bot (the games, the outbox's sent posts, the connection) and return 0. Returns the exit code: 2
-    when Discord refuses the token."""
+    when Discord refuses the token, 1 when it cannot be reached (a service manager may try again)."""
     assert config.token
+    # Tiempo uses no voice: discord.py's warnings that its voice libraries are missing would only worry a host
+    discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
     bot = TiempoBot(config)
     try:
         run(online(bot, config.token))
@@ -158,6 +161,10 @@ def serve(config: Config) -> int:
     except discord.LoginFailure:
         sys.stderr.write("Discord refused the token. Copy it again from the developer portal (Bot → Reset Token).\n")
         return 2
+    except (aiohttp.ClientError, OSError) as err:  # (no network, no DNS, a firewall: before the bot went online)
+        sys.stderr.write(f"Cannot reach Discord ({err.__class__.__name__}: {err}): check this machine's network "
+                         "connection and DNS, then start Tiempo again.\n")
+        return 1
     return 0
 
 

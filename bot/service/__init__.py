@@ -42,6 +42,7 @@ from ..ai import Chooser
 from ..play import Disagreement, Refusal, RefusalCode, Stale
 from ..storage import MODES as NOTIFY_MODES
 from ..storage import DatabaseBusyError, DatabaseFaultError, GameRecord, Storage, StorageError
+from ..storage.check import DatabaseUnusableError, check_database
 from .catalogue import CATALOGUE, PATHS, Entry, Person
 from .clock import TurnClock
 from .community import Community
@@ -400,10 +401,38 @@ class Tiempo:
         return await self.herald.reminders.choose(caller, mode)
 
 
-__all__ = ["AI_LEVELS", "AI_NAMES", "CATALOGUE", "SEP", "Answers", "Caller",
-           "CancelButton", "Choice", "ConfirmButton", "Control", "Disagreement", "HandButtons", "LobbyButtons",
-           "Outbox", "PanelControls", "PanelView", "Picture", "PlayButton", "Post", "Refusal", "RefusalCode",
-           "RematchButton", "Reply", "SendLater", "Stale", "StorageError", "Tiempo", "version_of"]
+__all__ = [
+    "AI_LEVELS",
+    "AI_NAMES",
+    "CATALOGUE",
+    "SEP",
+    "Answers",
+    "Caller",
+    "CancelButton",
+    "Choice",
+    "ConfirmButton",
+    "Control",
+    "DatabaseUnusableError",
+    "Disagreement",
+    "HandButtons",
+    "LobbyButtons",
+    "Outbox",
+    "PanelControls",
+    "PanelView",
+    "Picture",
+    "PlayButton",
+    "Post",
+    "Refusal",
+    "RefusalCode",
+    "RematchButton",
+    "Reply",
+    "SendLater",
+    "Stale",
+    "StorageError",
+    "Tiempo",
+    "check_database",
+    "version_of",
+]
 # what the console reads (its import of the service is all it imports of the project, with the words and settings)
 __all__ += ["AGE_NAMES", "BUILDING_NAMES", "RULE_TOPICS", "Chooser", "Storage", "TableState",
             "new_seed", "panel_pick", "parse_age"]

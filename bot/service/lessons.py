@@ -39,7 +39,10 @@ def _reply(body: Text, *, gallery: tuple[Picture, ...] = (), view: LessonView | 
 
 
 def _lesson(key: str) -> Lesson:
+    """The lesson named ``key``, or numbered ``key`` (``1`` for the first, as the list of lessons shows)."""
     lesson = COURSE.get(key)
+    if lesson is None and key.strip().isdigit() and 1 <= int(key) <= len(LESSONS):
+        lesson = LESSONS[int(key) - 1]
     if lesson is None:
         raise Refusal(say("There is no lesson {key}. See the lessons with {learn}.", key=key,
                           learn=Command("learn")))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import pwd
+import re
 import sqlite3
 from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlsplit
@@ -141,7 +142,15 @@ async def _check_postgres(url: str) -> None:
     """Open and close the PostgreSQL database; every refusal becomes one sentence without the password."""
     import asyncpg
 
+    if _unencoded(url):
+        raise DatabaseUnusableError(
+            "The PostgreSQL URL has a user or password with a character a URL reserves (@, /, :, ? or #): write "
+            "it %-encoded (@ as %40, / as %2F, : as %3A, ? as %3F, # as %23), e.g. "
+            "postgresql://tiempo:p%40ss@localhost/tiempo.")
     name = without_password(url)
+
+    def detail(err: BaseException) -> str:
+        return _hide_password(str(err), url)
     try:
         storage = await Storage.open(url)
     except SchemaError:
@@ -150,29 +159,42 @@ async def _check_postgres(url: str) -> None:
             f"{schema.SCHEMA_VERSION}): upgrade Tiempo, or point database at a backup made by this version."
         ) from None
     except asyncpg.InvalidAuthorizationSpecificationError as err:  # a wrong password, an unknown user
-        problem = (f"PostgreSQL refused the user or password of {name} ({err}): fix them in the URL, or create "
+        problem = (f"PostgreSQL refused the user or password of {name} ({detail(err)}): fix them in the URL, or create "
                    f"the user ({HOW_TO_SET_UP}).")
     except asyncpg.InvalidCatalogNameError as err:
-        problem = (f"The PostgreSQL database of {name} does not exist ({err}): create it ({HOW_TO_SET_UP}), or "
+        problem = (f"The PostgreSQL database of {name} does not exist ({detail(err)}): create it ({HOW_TO_SET_UP}), or "
                    "fix its name in the URL.")
     except asyncpg.InsufficientPrivilegeError as err:
-        problem = (f"The user of {name} may not create Tiempo's tables ({err}): make it the database's owner "
+        problem = (f"The user of {name} may not create Tiempo's tables ({detail(err)}): make it the database's owner "
                    "(ALTER DATABASE … OWNER TO …).")
     except (OSError, TimeoutError) as err:
         problem = (f"Cannot reach the PostgreSQL server of {name} ({_reason(err) or 'no answer'}): start it, or "
                    "fix the host and port in the URL.")
     except (asyncpg.PostgresError, asyncpg.InterfaceError, ValueError) as err:
-        problem = f"Cannot use the PostgreSQL database {name} ({err}): check the URL and the server's log."
+        problem = f"Cannot use the PostgreSQL database {name} ({detail(err)}): check the URL and the server's log."
     else:
         await storage.close()
         return
-    raise DatabaseUnusableError(_hide_password(problem, url)) from None
+    raise DatabaseUnusableError(problem) from None
 
 
 def _hide_password(text: str, url: str) -> str:
-    """``text`` with the URL's password, should an error message have quoted it, replaced by ``***``."""
+    """``text`` (an error message of the server or the driver) with the URL's password, should it quote
+    it, replaced by ``***``: where it stands as a word of its own (a short password is not hidden
+    inside other words, which it would garble), and not where it is also the user's or the database's
+    name (which the message names anyway)."""
     parts = urlsplit(url)
     secrets = {parts.password or ""} | {v for k, v in parse_qsl(parts.query) if k == "password"}
-    for secret in sorted(filter(None, secrets | {unquote(s) for s in secrets}), key=len, reverse=True):
-        text = text.replace(secret, "***")
+    shown = {unquote(parts.username or ""), unquote(parts.path.lstrip("/"))}
+    for secret in sorted(filter(None, (secrets | {unquote(s) for s in secrets}) - shown), key=len, reverse=True):
+        text = re.sub(rf"(?<![A-Za-z0-9]){re.escape(secret)}(?![A-Za-z0-9])", "***", text)
     return text
+
+
+def _unencoded(url: str) -> bool:
+    """Whether the URL's user or password holds a character the URL's syntax reserves, not %-encoded:
+    an ``@`` too many before the host, or the user part cut short by a ``/``, ``?`` or ``#``."""
+    rest = url.partition("://")[2]
+    authority = re.split(r"[/?#]", rest, maxsplit=1)[0]
+    return rest.count("@", 0, rest.find("?") if "?" in rest else len(rest)) > 1 or (
+        "@" not in authority and "@" in rest.split("?", 1)[0])

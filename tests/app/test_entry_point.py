@@ -38,6 +38,28 @@ def test_no_token_explains_how_to_get_one_and_how_to_play_offline(
     assert "DISCORD_TOKEN=" in err and "tiempo-bot console" in err
 
 
+def test_no_token_names_the_program_as_the_shell_can_run_it(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Started as ``.venv/bin/tiempo-bot`` with the environment not activated, ``tiempo-bot console``
+    would be "command not found": the text says ``.venv/bin/tiempo-bot console``; on the PATH, the name."""
+    monkeypatch.delenv("DISCORD_TOKEN", raising=False)
+    monkeypatch.delenv("TIEMPO_CONFIG", raising=False)
+    monkeypatch.chdir(tmp_path)
+    program = tmp_path / ".venv" / "bin" / "tiempo-bot"
+    program.parent.mkdir(parents=True)
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+    monkeypatch.setattr(sys, "argv", [".venv/bin/tiempo-bot"])
+    monkeypatch.setenv("PATH", "/nowhere")
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert "DISCORD_TOKEN=<your token> .venv/bin/tiempo-bot\n" in err and "  .venv/bin/tiempo-bot console " in err
+    assert "  tiempo-bot console" not in err
+    monkeypatch.setenv("PATH", str(program.parent))
+    assert main([]) == 2
+    assert "  tiempo-bot console " in capsys.readouterr().err
+
+
 def test_a_broken_config_file_is_named(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                        capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.delenv("DISCORD_TOKEN", raising=False)
@@ -266,6 +288,33 @@ def test_an_unreachable_postgresql_server_is_explained_without_the_password(
     one_sentence(err, f"Cannot reach the PostgreSQL server of postgresql://tiempo@127.0.0.1:{port}/tiempo",
                  "start it, or fix the host and port")
     assert "s3cret" not in err and offline == []
+
+
+def test_a_postgresql_password_with_a_reserved_character_not_encoded_is_explained_without_it(
+        tmp_path: Path, offline: list[Config], capsys: pytest.CaptureFixture[str]) -> None:
+    """``p@ss/wd`` written as it is cuts the URL in the wrong places: the sentence says to %-encode it,
+    and quotes no part of it (nor "cannot reach the server", which would send the host astray)."""
+    for url in ("postgresql://tiempo:p@ss/wd@localhost:5499/tiempo", "postgresql://tiempo:p#ss@localhost/tiempo"):
+        assert start(tmp_path, url) == 2
+        err = capsys.readouterr().err
+        one_sentence(err, "The PostgreSQL URL has a user or password with a character a URL reserves",
+                     "@ as %40, / as %2F")
+        assert "ss/wd" not in err and "p#ss" not in err and "Cannot reach" not in err and offline == []
+
+
+def test_a_short_password_or_one_like_the_user_name_is_hidden_without_garbling_the_sentence() -> None:
+    """A server's message quoting the password has it hidden where it stands as a word; a one-letter
+    password is not cut out of other words, and a password that is also the user's name leaves the
+    name (shown anyway) as it is."""
+    from bot.storage.check import _hide_password
+
+    assert _hide_password('password "s3cret" refused for user "tiempo"', "postgresql://tiempo:s3cret@h/db") == \
+        'password "***" refused for user "tiempo"'
+    said = "connection to postgresql at port 5499 failed: password p refused"
+    assert _hide_password(said, "postgresql://tiempo:p@h:5499/db") == \
+        "connection to postgresql at port 5499 failed: password *** refused"
+    assert _hide_password('password authentication failed for user "tiempo"',
+                          "postgresql://tiempo:tiempo@h/tiempo") == 'password authentication failed for user "tiempo"'
 
 
 def test_postgresql_refusals_are_explained_without_the_password(

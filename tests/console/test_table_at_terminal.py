@@ -271,6 +271,23 @@ def test_a_kept_game_resumes_where_it_was(tmp_path: Path) -> None:
     assert "takes back" in again and "Undone." in again
 
 
+def test_a_database_in_a_new_folder_is_made_and_one_that_cannot_be_used_is_one_sentence(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--db saves/new/game.db`` makes its folders, as the bot does; a file that is not a database, or
+    a folder, is said in one sentence (exit 2), never a traceback."""
+    new = tmp_path / "saves" / "new" / "game.db"
+    assert f"Game #1 is saved in {new}" in run_console(tmp_path, "quit\n", "--no-pictures", "--db", str(new))
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a database\n" * 50)
+    for wrong, said in ((notes, "is not a Tiempo database"), (tmp_path, "is a folder, not a file")):
+        out = io.StringIO()
+        assert console.play(args(tmp_path, "--db", str(wrong)), stdin=io.StringIO("quit\n"), stdout=out) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"tiempo-bot console: The database {wrong} {said}") or \
+            err.startswith(f"tiempo-bot console: {wrong} {said}"), err
+        assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and not out.getvalue(), err
+
+
 def test_bad_seats_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert console.play(args(tmp_path, "--seats", "Ana"), stdin=io.StringIO(""), stdout=io.StringIO()) == 2
     assert "2 to 5 players" in capsys.readouterr().err
@@ -312,6 +329,16 @@ def test_the_turn_panel_at_the_console_builds_by_numbers_and_ok(tmp_path: Path) 
     assert "First pick an area of the board." in out and "1. Columns A–E, rows 1–4" in out
     assert "To play it, type `ok`" in out and "press Confirm" not in out
     assert "Done." in out
+    assert "Ana (Red) builds a Watchtower at A1 on Might with MC, 1 of them for the forest at A1." in out
+
+
+def test_a_stray_number_or_a_look_at_the_hand_leaves_the_panel_to_act_on(tmp_path: Path) -> None:
+    """As on Discord, where a refusal or one's hand is a message of its own: the previewed action is
+    still there to confirm with `ok`."""
+    out = run_console(tmp_path, "play\n2\n1\n1\n7\nhand\nok\nquit\n", "--seats", "Ana,ai:greedy", "--seed",
+                      "3", "--no-pictures")
+    assert "There is nothing to pick now." in out or "Pick a number from 1 to" in out
+    assert "Open the turn panel first" not in out and "Done." in out
     assert "Ana (Red) builds a Watchtower at A1 on Might with MC, 1 of them for the forest at A1." in out
 
 

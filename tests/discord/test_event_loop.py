@@ -108,3 +108,27 @@ def test_a_switch_naming_no_loop_stops_the_bot_at_start(monkeypatch: pytest.Monk
     monkeypatch.setattr(sys, "stderr", err)
     assert main(["run"]) == 2
     assert "TIEMPO_EVENT_LOOP=tokio names no event loop" in err.getvalue()
+
+
+async def test_discord_out_of_reach_at_start_is_one_sentence_and_exit_1(tmp_path: Path) -> None:
+    """No network (here: nothing listening where Discord should be) is said in one sentence, not a
+    traceback, and exits 1, so that a service manager tries again; nor does the host read warnings
+    about voice, which Tiempo never uses."""
+    import socket
+
+    with socket.socket() as s:  # a loopback port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    environ = {**os.environ, "PYTHONPATH": str(ROOT), "DISCORD_TOKEN": "x.y.z",
+               "TIEMPO_DATABASE": str(tmp_path / "games.sqlite3")}
+    environ.pop("TIEMPO_CONFIG", None)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tests.support.served_bot", f"http://127.0.0.1:{port}/api/v10",
+        f"ws://127.0.0.1:{port}/", cwd=tmp_path, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        env=environ)
+    _, err = await asyncio.wait_for(proc.communicate(), 60)
+    said = err.decode()
+    assert proc.returncode == 1, said
+    assert "Traceback" not in said and "voice" not in said, said
+    assert said.strip().splitlines()[-1].startswith("Cannot reach Discord (") and said.strip().endswith(
+        "check this machine's network connection and DNS, then start Tiempo again."), said

@@ -374,6 +374,9 @@ async def test_the_ratings_command_rebuilds_them_from_the_stored_games(service: 
     (tmp_path / "notes.txt").write_text("not a database\n" * 100)
     assert await asyncio.to_thread(cli, ["ratings", "--database", str(tmp_path / "notes.txt")]) == 2
     assert capsys.readouterr().err.strip()  # one sentence saying why
+    missing = tmp_path / "typo.sqlite3"  # not created empty, and reported as holding no ratings
+    assert await asyncio.to_thread(cli, ["ratings", "--database", str(missing)]) == 2
+    assert f"There is no database file {missing}" in capsys.readouterr().err and not missing.exists()
 
 
 async def test_a_finished_game_left_unrecorded_by_a_crash_is_recorded_at_start_up(service: Tiempo) -> None:

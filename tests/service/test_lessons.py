@@ -192,6 +192,18 @@ async def test_an_unknown_lesson_or_a_stale_path_is_answered(service: Tiempo) ->
     assert "pick again" in words(reply.text) and view(reply).path == ()
 
 
+async def test_a_lesson_is_found_by_its_number_in_the_list(service: Tiempo) -> None:
+    """``learn 1``, as the list numbers them, is the first lesson; a number past the last is refused."""
+    from bot.play import Refusal
+    from bot.service.course import LESSONS
+
+    for n in (1, len(LESSONS)):
+        assert view(await service.learn_lesson(ANA, str(n))).lesson == LESSONS[n - 1].key
+    for wrong in ("0", str(len(LESSONS) + 1)):
+        with pytest.raises(Refusal, match=f"There is no lesson {wrong}"):
+            await service.learn_lesson(ANA, wrong)
+
+
 async def test_lesson_pictures_are_drawn(tmp_path: Path) -> None:
     storage = await Storage.open(str(tmp_path / "pics.db"))
     tiempo = Tiempo(storage, Silent(), render=True, seed_source=lambda: 1)
