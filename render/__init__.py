@@ -73,12 +73,13 @@ def places_card(state: GameState, age: Age, places: Sequence[Cell], kind: Kind |
                 viewer: int | None = None, *, heading: str = "Pick a place") -> bytes:
     """One Age as a card with ``places`` (the cells a list offers) ringed and named on the board and
     listed in the side column: a ``kind`` to build there as "Keep on C4-D5", otherwise the building
-    that stands on each (with its owner). ``heading`` replaces the round line."""
+    that stands on each (with its owner). ``heading`` replaces the round line. With no ``places``, the
+    board as it stands for a list of its areas (columns and rows, named on its edges)."""
     scene = make_scene(state, viewer)
     boards = list(scene.boards)
     boards[age] = replace(boards[age], choices=tuple(places))
     scene = replace(scene, boards=(boards[0], boards[1], boards[2]), placing=kind)
-    return _card(scene, Age(age), heading, False, "The places in the list:")
+    return _card(scene, Age(age), heading, False, "The places in the list:" if places else "Pick an area:")
 
 
 def turn_cards(state: GameState, events: Sequence[Event] = (), viewer: int | None = None

@@ -145,6 +145,9 @@ def rows(scene: Scene, board: BoardScene, heading: str | None, last_turn: bool, 
     """The side column's list: what changed (a preview's changes, or the last turn's), then the
     candidates of a pending decision on this board; or, with ``pick``, the places a list offers."""
     if pick is not None:
+        if not board.choices:  # (a list of the board's areas)
+            return [("title", pick), ("note", "by its columns (letters)"), ("note", "and rows (numbers),"),
+                    ("note", "as on the board's edges;"), ("note", "then its places are ringed.")]
         return [("title", pick), *candidates(board, scene.placing)]
     out: list[Row] = []
     if heading is not None or (last_turn and not board.choices):

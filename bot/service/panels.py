@@ -100,7 +100,8 @@ class Panels:
             heading = f"Where: {places.kind.value}" if places.kind is not None else "Which building?"
             return (Picture(places_card(state, places.age, places.cells, places.kind, seat, heading=heading),
                             f"tiempo-{game_id}-places-{places.age.title.lower()}.png",
-                            f"{places.age.title}: the places in the list are ringed and named"),)
+                            f"{places.age.title}: the places in the list are ringed and named" if places.cells
+                            else f"{places.age.title} as it stands: its columns and rows name the areas"),)
         return ()
 
     async def show(self, caller: Caller, game_id: int | None = None, version: str | None = None,

@@ -106,7 +106,7 @@ class Preview:
 @dataclass(frozen=True)
 class Places:
     """The cells a list of places offers on the board of ``age``: top-left cells of a ``kind`` to
-    build, or (``kind`` None) buildings to pick."""
+    build, or (``kind`` None) buildings to pick; none for a list of the board's areas."""
 
     age: Age
     kind: Kind | None
@@ -782,8 +782,10 @@ def _ask(state: GameState, level: _Level, actions: list[Action], keys: list[str]
             Choice(k, _area_label(state, k), f"{len(keys)} places") if len(keys) > 1 else  # one place: itself
             _choice(state, level, keys[0], first[keys[0]], known)
             for k, keys in sorted(areas.items(), key=lambda kv: (kv[0][2], kv[0][1])))
+        a = next(iter(first.values()))
         return Step(taken, _question(level, state, actions) + " First pick an area of the board.", chosen, choices,
-                    back=back)
+                    back=back, places=Places(getattr(a, "age", Age.REASON), getattr(a, "kind", None) if level.builds
+                                             else None, ()))
     if area is not None:
         first = {k: a for k, a in first.items() if _in_area(k, area)}
     choices = tuple(_choice(state, level, k, a, known) for k, a in first.items())

@@ -4,6 +4,7 @@ says what an action does and when it harms its own player."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from itertools import islice
 
@@ -333,7 +334,7 @@ def test_a_list_of_places_comes_with_its_board() -> None:
     there named; a menu shows no board."""
     state, _ = play("map: plain 15x12\nRed: hand=MRRC pawns=F,F\nF: Chapel[Red]@C4 Chapel[Red]@H8\n")
     s = step(state, 0, ("build", "CHAPEL"))
-    if s.places is None:  # more than 25 places: an area first
+    if s.places is not None and not s.places.cells:  # more than 25 places: an area first (the board unringed)
         s = step(state, 0, (*s.path, s.choices[0].key))
     assert s.places is not None and s.places.age is Age.FAITH and s.places.kind is Kind.CHAPEL
     assert [str(c) for c in s.places.cells] == [c.key for c in s.choices]
@@ -437,3 +438,48 @@ def test_r73_what_a_move_costs_another_player_is_what_they_would_collect_and_a_b
                 else:
                     assert said.endswith(" — it costs you nothing at income"), said
     assert all(n > 0 for n in seen.values()), seen
+
+
+def test_a_list_of_areas_comes_with_the_board_whose_edges_name_them() -> None:
+    """Picking an area (more places than a list holds) is not done blind: the board as it stands comes
+    with the list, its columns and rows named on its edges, no place ringed yet; then the area's places
+    are ringed."""
+    import io
+
+    from PIL import Image
+
+    s = new_game(["Ana", "Ben", "Cy"], seed=5)
+    areas = step(s, s.active, ("build", "WATCHTOWER", "M"))
+    assert areas.question.endswith("First pick an area of the board.") and areas.places is not None
+    assert areas.places.cells == () and areas.places.age is Age.MIGHT and areas.places.kind is Kind.WATCHTOWER
+    (picture,) = Panels.pictures(1, s, s.active, areas)
+    assert picture.description == "Might as it stands: its columns and rows name the areas"
+    assert Image.open(io.BytesIO(picture.png)).size == (1140, 680)
+    inside = step(s, s.active, ("build", "WATCHTOWER", "M", areas.choices[0].key))
+    assert inside.places is not None and len(inside.places.cells) == int(areas.choices[0].detail.split()[0])
+    (ringed,) = Panels.pictures(1, s, s.active, inside)
+    assert ringed.description == "Might: the places in the list are ringed and named" and ringed.png != picture.png
+
+
+def test_a_question_to_an_ai_player_shows_no_buttons_and_says_it_is_choosing() -> None:
+    """The channel's post of a question an AI player answers has no answer buttons (no one at the table
+    may press them) and pings no one; a person's has them, and a Play button."""
+    from bot.service.herald import Herald
+    from bot.storage import GameRecord, SeatRecord, Status
+    from bot.words import PLAIN, render
+    from rules import apply
+
+    s = new_game(["Magpie", "Ben"], seed=5, game_map=demo_map())
+    for kind, where in ((Kind.WATCHTOWER, "C4"), (Kind.HAMLET, "C5"), (Kind.WATCHTOWER, "E4"), (Kind.HAMLET, "E5")):
+        put(s, Age.MIGHT, kind, where, owner=0)
+    settle(s)
+    asked, _ = apply(s, hamlet_of_first(s, "D4"))
+    assert asked.pending is not None and asked.pending.decision.player == 0
+    seats = (SeatRecord(0, "Magpie", "Red", ai_level="greedy"), SeatRecord(2, "Ben", "White"))
+    game = GameRecord(1, 1, 1, 1, Status.PLAYING, {}, seats, 5, 0.0, 0.0, None, 3, None, False)
+    post = Herald.decision_post(None, game, asked, [])  # type: ignore[arg-type]  # (it reads nothing of its own)
+    said = render(post.text, PLAIN)
+    assert said.startswith("Magpie (AI) is choosing: ") and post.controls == () and post.mentions == ()
+    person = dataclasses.replace(game, seats=(SeatRecord(1, "Magpie", "Red"), seats[1]))
+    theirs = Herald.decision_post(None, person, asked, [])  # type: ignore[arg-type]
+    assert theirs.controls and theirs.mentions == (1,) and "(AI)" not in render(theirs.text, PLAIN)
