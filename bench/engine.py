@@ -145,12 +145,21 @@ def measure(games: int, positions_wanted: int) -> dict[str, object]:
         "strong_playouts_per_second_3p": playouts_per_second(),
         "master_playouts_per_cpu_second_3p": master_playouts_per_second(3),
         "master_playouts_per_cpu_second_4p": master_playouts_per_second(4),
+        # a turn's search: as many play-outs from one position as a 2 s turn makes (the later ones of a
+        # search reuse what the earlier ones judged, levels.Effects)
+        "master_playouts_per_cpu_second_3p_turn": master_playouts_per_second(3, n=TURN_PLAYOUTS),
+        "master_playouts_per_cpu_second_4p_turn": master_playouts_per_second(4, n=TURN_PLAYOUTS),
     }
+
+
+#: play-outs of a turn's search (``master_playouts_per_cpu_second_*_turn``): about what 2 s of a core makes
+TURN_PLAYOUTS = 48
 
 
 #: figures where more is better (the others are times or counts)
 HIGHER_IS_BETTER = ("random_4p_games_per_second", "strong_playouts_per_second_3p",
-                    "master_playouts_per_cpu_second_3p", "master_playouts_per_cpu_second_4p")
+                    "master_playouts_per_cpu_second_3p", "master_playouts_per_cpu_second_4p",
+                    "master_playouts_per_cpu_second_3p_turn", "master_playouts_per_cpu_second_4p_turn")
 #: figures that are counts, the same before and after (not timed)
 COUNTS = ("actions_per_game", "positions", "legal_actions_busiest_quarter_min_count", "legal_actions_count_median")
 
