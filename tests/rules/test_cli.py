@@ -37,6 +37,19 @@ def test_legal_lists_actions_that_apply_accepts(tmp_path: Path) -> None:
     assert "M: Hamlet@" in out.stdout
 
 
+def test_a_reader_that_stops_early_is_no_error(tmp_path: Path) -> None:
+    """``python -m rules legal game.txt | head -1``: the listing stops quietly, exit 0."""
+    game = tmp_path / "game.txt"
+    game.write_text(run("new", "--players", "4", "--seed", "1").stdout)
+    out = subprocess.run(f"'{sys.executable}' -m rules legal '{game}' | head -1", shell=True, capture_output=True,
+                         text=True, timeout=60, cwd=Path(__file__).resolve().parents[2],
+                         executable="/bin/bash")
+    assert len(out.stdout.splitlines()) == 1 and out.stderr == "", out.stderr
+    piped = subprocess.run(["bash", "-o", "pipefail", "-c", f"'{sys.executable}' -m rules legal '{game}' | head -1"],
+                           capture_output=True, text=True, timeout=60, cwd=Path(__file__).resolve().parents[2])
+    assert piped.returncode == 0, piped.stderr
+
+
 def test_r27_a_rule_error_names_the_line_and_the_rule_and_exits_1(tmp_path: Path) -> None:
     game = tmp_path / "game.txt"
     game.write_text(run("new", "--players", "3", "--seed", "1").stdout)  # Green to play, hand MCCC
