@@ -268,14 +268,15 @@ def _optional(options: Mapping[str, Value], name: str, example: str) -> int | No
 
 
 def _yes(options: Mapping[str, Value], name: str, default: bool) -> bool:
-    """A yes/no option: ``True``/``False`` as given, or typed (``yes``, ``off``…)."""
+    """A yes/no option: ``True``/``False`` as given, or typed (``yes``, ``off``…; its own name, as the
+    console's ``replay 1 5 hands`` gives it, is yes)."""
     value = options.get(name)
     if value is None or value == "":
         return default
     if isinstance(value, bool):
         return value
     word = str(value).strip().lower()
-    if word in ("true", "yes", "on", "1"):
+    if word in ("true", "yes", "on", "1", name.lower()):
         return True
     if word in ("false", "no", "off", "0"):
         return False

@@ -25,8 +25,8 @@ def stored(tmp_path: Path) -> Path:
 
 def test_replay_steps_with_next_and_prev_and_writes_the_pictures(tmp_path: Path) -> None:
     db = stored(tmp_path)
-    out = run_console(tmp_path, "replay 1 0\nnext\nnext\nprev\nreplay 1 999 hands:yes\nnext\nreplay game:99\n"
-                                "replay\nquit\n", "--db", str(db), "--seats", "Ana,ai:greedy")
+    out = run_console(tmp_path, "replay 1 0\nnext\nnext\nprev\nreplay 1 999 hands\nnext\nreplay game:99\n"
+                                "replay\nquit\n", "--db", str(db), "--seats", "Ana,ai:greedy")  # (hands: as help says)
     assert "Game #1 — the deal." in out
     turns = int(re.search(r"the deal\. \w+ \(\w+\) plays first; (\d+) turns follow\.", out)[1])  # type: ignore[index]
     headings = re.findall(rf"Game #1 — turn (\d+) of {turns}, round \d of 7", out)
