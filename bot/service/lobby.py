@@ -76,8 +76,9 @@ class Lobby:
         for s in game.seats:
             tag = f" — AI ({s.ai_level})" if is_ai(s) else ""
             out.append(say("• {colour} {name}{tag}", colour=s.colour, name=Name(s.name), tag=tag))
-        out.append(say("Join with {join}; the opener starts with {start} once 2–5 players are seated.",
-                       join=Command("join", or_button=True), start=Command("start")))
+        out.append(say("Join with {join}; the opener starts with {start} once {least} players are seated.",
+                       join=Command("join", or_button=True), start=Command("start"),
+                       least=f"2–{seats}" if seats > 2 else "2"))
         return lines(out)
 
     def _reply(self, game: GameRecord, headline: Text | str) -> Reply:

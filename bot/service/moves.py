@@ -272,7 +272,7 @@ class Moves:
             own = without_dot(text(*[part for i, line in enumerate(narration(before, taken[0][2])[:2])
                                       for part in ((" " if i else ""), line)]))
             answers = [(a.player, a.cell) for _, a, _ in taken[1:] if isinstance(a, Choose)]
-            told = say("↩️ {who} takes back their last action (it was: {what}).", who=who(before, seat), what=own)
+            told = say("↩️ {who} takes back their last action: “{what}”.", who=who(before, seat), what=own)
             if answers:
                 told = told + " The answers given to it are taken back too: " + text(*[
                     part for i, (p, cell) in enumerate(answers)

@@ -558,7 +558,8 @@ async def test_a_turn_played_action_by_action_is_told_in_one_message_that_grows(
     (live,) = public(sim)[before:]  # one message for the three
     lines = live.content.splitlines()
     # the undo's line takes the place of the travel's: the account does not stutter
-    assert len(lines) == 2 and "builds" in lines[0] and "takes back" in lines[1] and "(it was: " in lines[1]
+    assert len(lines) == 2 and "builds" in lines[0]
+    assert "takes back their last action: “" in lines[1] and lines[1].endswith("”.")
     assert lines[1].count("sends pawn") == 1
     assert live.edits == 2
     # once players have written below it, the turn goes on in a new message (an edit above would go unseen)

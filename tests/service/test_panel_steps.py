@@ -483,3 +483,16 @@ def test_a_question_to_an_ai_player_shows_no_buttons_and_says_it_is_choosing() -
     person = dataclasses.replace(game, seats=(SeatRecord(1, "Magpie", "Red"), seats[1]))
     theirs = Herald.decision_post(None, person, asked, [])  # type: ignore[arg-type]
     assert theirs.controls and theirs.mentions == (1,) and "(AI)" not in render(theirs.text, PLAIN)
+
+
+def test_the_lobby_says_how_many_players_its_seats_take() -> None:
+    """A table of three seats starts with 2–3 players seated, not "2–5"; of two, with 2."""
+    from bot.service.lobby import Lobby
+    from bot.storage import GameRecord, SeatRecord, Status
+    from bot.words import PLAIN, render
+
+    seats = (SeatRecord(1, "Ana", "Red"),)
+    for size, said in ((3, "once 2–3 players are seated."), (2, "once 2 players are seated."),
+                       (5, "once 2–5 players are seated.")):
+        game = GameRecord(1, 1, 1, 1, Status.LOBBY, {"seats": size}, seats, 5, 0.0, 0.0, None, 0, None, False)
+        assert render(Lobby.describe(game), PLAIN).endswith(said)
