@@ -9,7 +9,7 @@ import logging
 from collections.abc import Sequence
 
 from render import age_card, changed_ages, turn_cards, warm_up
-from rules import Age, Choose, GameState, economy_change
+from rules import Age, Choose, GameState, describe_decision, economy_change
 from rules import events as ev
 
 from ..storage import GameRecord, Letter, SeatRecord
@@ -206,10 +206,9 @@ class Herald:
         answers = (Answers(game.id, version_of(game), choices),) if choices else ()
         if stands_in(game, d.player):  # the AI answers for a person away: no ping, no Play button
             return Post(lines([*before, ask, turn_note(game, d.player)]), controls=answers)
-        if is_ai(seat):  # no buttons no one at the table may press: the AI answers in a moment (the line
-            # above says what it must choose: "Magpie (Green) must choose which … is downsized")
-            return Post(lines([*before, say("{who} (AI) is choosing on {age}…", who=Name(seat.name),
-                                            age=Age(d.age).title)]), key=ask_key(game.id))
+        if is_ai(seat):  # no buttons no one at the table may press: the AI answers in a moment
+            return Post(lines([*before, say("{who} (AI) is about to {what}.", who=Name(seat.name),
+                                            what=describe_decision(state, d))]), key=ask_key(game.id))
         play = (PlayButton(game.id),)
         return Post(lines([*before, ask]), controls=(*answers, *play),
                     mentions=(seat.user_id,) if not is_ai(seat) else (), key=ask_key(game.id))

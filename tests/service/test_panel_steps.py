@@ -479,7 +479,8 @@ def test_a_question_to_an_ai_player_shows_no_buttons_and_says_it_is_choosing() -
     game = GameRecord(1, 1, 1, 1, Status.PLAYING, {}, seats, 5, 0.0, 0.0, None, 3, None, False)
     post = Herald.decision_post(None, game, asked, [])  # type: ignore[arg-type]  # (it reads nothing of its own)
     said = render(post.text, PLAIN)
-    assert said == "Magpie (AI) is choosing on Might…" and post.controls == () and post.mentions == ()
+    assert said == ("Magpie (AI) is about to choose which Military building on Might is downsized (C4, E4).")
+    assert post.controls == () and post.mentions == ()
     person = dataclasses.replace(game, seats=(SeatRecord(1, "Magpie", "Red"), seats[1]))
     theirs = Herald.decision_post(None, person, asked, [])  # type: ignore[arg-type]
     assert theirs.controls and theirs.mentions == (1,) and "(AI)" not in render(theirs.text, PLAIN)
