@@ -204,7 +204,7 @@ def summary(result: Result, stream: TextIO) -> None:
     if result.pictures:
         stream.write(f"  {len(result.pictures)} pictures, {result.pictures[0].name} … {result.pictures[-1].name}\n")
     stream.write("  start.txt, actions.txt, final.txt, ranking.json\n"
-                 f"Replay it: python -m rules apply {out / 'start.txt'} {out / 'actions.txt'}\n")
+                 f"Replay it: {sys.executable} -m rules apply {out / 'start.txt'} {out / 'actions.txt'}\n")
 
 
 def review(result: Result, stream: TextIO, *, seed: int = 0, iterations: int | None = None,

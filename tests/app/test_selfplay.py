@@ -106,7 +106,13 @@ def test_the_command_line(tmp_path: Path) -> None:
     assert out.stderr.startswith("Self-play, seed 4: Dice 1 (Red, random), Dice 2 (White, random).")
     assert "14/14 turns  game over" in out.stderr
     assert "Game over after 14 turns" in out.stdout and "🥇" in out.stdout
-    assert f"python -m rules apply {tmp_path / 'g' / 'start.txt'}" in out.stdout
+    # (the Python that ran it, which has the engine: a bare `python` may not)
+    g = tmp_path / "g"
+    replay = f"Replay it: {sys.executable} -m rules apply {g / 'start.txt'} {g / 'actions.txt'}"
+    assert replay in out.stdout
+    again = subprocess.run(replay.removeprefix("Replay it: ").split(), capture_output=True, text=True, timeout=60,
+                           cwd=tmp_path)
+    assert again.returncode == 0 and again.stdout == (g / "final.txt").read_text(), again.stderr
     assert len(list((tmp_path / "g").glob("turn-*.png"))) == 15
 
 
