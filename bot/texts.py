@@ -470,9 +470,9 @@ def describe_hit(s: GameState, change: EconomyChange, seat: int, *, named: bool 
     if now < was:
         cost = f" — {their} domains would pay {was - now} {ecu_word(was - now)} less at income ({was} → {now})"
     elif now_all < was_all:
-        away = " and ".join(age.title for age, a, b, p in zip((Age.MIGHT, Age.FAITH, Age.REASON), before.by_age,
-                                                            after.by_age, after.present, strict=True)
-                            if b < a and not p)
+        away = in_a_series([age.title for age, a, b, p in zip((Age.MIGHT, Age.FAITH, Age.REASON), before.by_age,
+                                                             after.by_age, after.present, strict=True)
+                            if b < a and not p])
         cost = (f" — it costs {them} nothing at income now, {was_all - now_all} {ecu_word(was_all - now_all)} "
                 f"with a pawn on {away}")
     else:

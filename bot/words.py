@@ -146,6 +146,16 @@ def text(*parts: Text | Part) -> Text:
     return Text(tuple(out))
 
 
+def listed(items: Iterable[Text | Part]) -> Text:
+    """Items one after the other, separated by commas: ``alice, bob``."""
+    out: list[Text | Part] = []
+    for i, item in enumerate(items):
+        if i:
+            out.append(", ")
+        out.append(item)
+    return text(*out)
+
+
 def lines(items: Iterable[Text | Part]) -> Text:
     """Items one per line."""
     out: list[Text | Part] = []
@@ -227,4 +237,4 @@ def render(t: Text, style: Style) -> str:
 
 
 __all__ = ["HERE", "PLAIN", "Button", "Code", "Command", "Here", "Mention", "Name", "Part", "Place", "Strong", "Style",
-           "Text", "as_text", "lines", "render", "say", "text", "with_article"]
+           "Text", "as_text", "lines", "listed", "render", "say", "text", "with_article"]

@@ -263,11 +263,10 @@ def _greedy_step(
     best: Action = end_turn(s, seat)
     known = facts(s)
     best_v = score(s, seat, known=known) + 1e-9
-    moves = effects.moves if effects is not None else None
     for a in candidates(s, seat, per_signature=per_signature, travel=travel):
-        if moves is not None:
+        if effects is not None:
             key = (where, _move(a))
-            effect = moves.get(key)
+            effect = effects.moves.get(key)
             if effect is not None:
                 v = score(s, seat, known=effect[0], moved=effect[1])
                 if v > best_v:
@@ -277,10 +276,10 @@ def _greedy_step(
         if s2 is None:
             continue
         f2 = facts_after(s, known, s2)
-        if moves is not None and effects is not None:
+        if effects is not None and len(effects.moves) < Effects.LIMIT:
             effect = _effect(s, s2, f2, effects)
-            if effect is not None and len(moves) < Effects.LIMIT:
-                moves[key] = effect
+            if effect is not None:
+                effects.moves[key] = effect
         v = score(s2, seat, known=f2)
         if v > best_v:
             best, best_v = a, v

@@ -23,7 +23,7 @@ from ..play import Refusal
 from ..storage import GameRecord, Status
 from ..storage.community import PlayerRecords, RatingChange, RatingRecord, ResultRecord, Totals
 from ..texts import ecu_word, ranking
-from ..words import Command, Mention, Name, Part, Place, Strong, Text, lines, say, text
+from ..words import Command, Mention, Name, Part, Place, Strong, Text, lines, listed, say, text
 from .games import Games, find_seat, is_ai
 from .messages import Caller, Reply
 from .ratings import FIRST, rate, shown
@@ -109,10 +109,9 @@ async def final_lines(games: Games, game: GameRecord, state: GameState, events: 
         had = await PlayerRecords(games.storage.database).ratings_of(game.guild_id, [r.user_id for r in results])
         changes, _ = rating_update(results, {r.user_id: had.get(r.user_id) for r in results})
         by_user = {c.user_id: c for c in changes}
-        out.append(say("📈 Ratings: {list}.", list=text(*[
-            part for i, r in enumerate(results) for part in (
-                (", " if i else ""), Name(r.name),
-                f" {by_user[r.user_id].rating_after} ({_signed(by_user[r.user_id])})")])))
+        out.append(say("📈 Ratings: {list}.", list=listed(
+            text(Name(r.name), f" {by_user[r.user_id].rating_after} ({_signed(by_user[r.user_id])})")
+            for r in results)))
     elif any(is_ai(s) for s in game.seats):
         out.append(say("This game is not rated: an AI player took part."))
     return out

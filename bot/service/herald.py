@@ -14,7 +14,7 @@ from rules import events as ev
 
 from ..storage import GameRecord, Letter, SeatRecord
 from ..texts import describe_hit, describe_status, ecu_word, narration, ranking, who
-from ..words import Button, Command, Mention, Name, Part, Strong, Text, lines, say, text
+from ..words import Button, Command, Mention, Name, Part, Strong, Text, lines, listed, say, text
 from .community import final_lines, record_finished
 from .courier import Courier
 from .course import first_tip, tips_on
@@ -267,9 +267,7 @@ class Herald:
                     given.setdefault(tip.key, (tip.text, []))[1].append(seat.name)
         except Exception:
             log.exception("could not give the first-time tips of game %s", game.id)
-        return [say("{who}: {tip}", who=text(*[part for i, name in enumerate(names)
-                                                for part in ((", " if i else ""), Name(name))]), tip=tip)
-                for tip, names in given.values()]
+        return [say("{who}: {tip}", who=listed(Name(name) for name in names), tip=tip) for tip, names in given.values()]
 
     async def final_post(self, game: GameRecord, state: GameState, narration: Sequence[Text | str],
                          events: Sequence[ev.Event] = ()) -> Post:

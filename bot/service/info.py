@@ -10,7 +10,7 @@ from rules import Age, Choose, economy_change
 from ..play import Refusal, RefusalCode
 from ..storage import GameRecord, Status
 from ..texts import RULES, describe_hand, describe_hit, describe_status, narration, who
-from ..words import PLAIN, Code, Command, Strong, Text, as_text, lines, render, say, text
+from ..words import PLAIN, Code, Command, Strong, Text, as_text, lines, listed, render, say, text
 from .games import Games, History, find_seat, version_of
 from .herald import Herald
 from .messages import Caller, HandButtons, Reply
@@ -127,7 +127,7 @@ class Info:
 def rules_reference(topic: str | None) -> Reply:
     """The short rules reference: a topic, or the list of topics and the turn."""
     if topic is None or topic not in RULES:
-        topics = text(*[part for i, t in enumerate(RULES) for part in ((", " if i else ""), Code(t))])
+        topics = listed(Code(t) for t in RULES)
         head = "" if topic is None else f"No topic {topic!r}. "
         return Reply(say("{head}Topics: {topics}. Ask with {ask}.\n\n", head=head, topics=topics,
                          ask=Command("rules", "topic:<topic>")) + RULES["turn"])

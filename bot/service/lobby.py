@@ -11,7 +11,7 @@ from ..ai import LEVEL_NAMES, LEVELS
 from ..play import Refusal, RefusalCode
 from ..storage import ChannelBusyError, GameRecord, Letter, SeatRecord, Status
 from ..texts import who
-from ..words import HERE, Button, Command, Here, Mention, Name, Strong, Text, as_text, lines, say, text
+from ..words import HERE, Button, Command, Here, Mention, Name, Strong, Text, as_text, lines, listed, say
 from .games import Games, is_ai, turn_deadline
 from .herald import Herald
 from .messages import Caller, CancelButton, LobbyButtons, Post, Reply, encode_post
@@ -202,7 +202,7 @@ class Lobby:
         self.herald.courier.kick_letters()
         await self.herald.courier.flush(game.channel_id)
         self.drive(game.id)
-        seated = text(*[part for i in range(len(state.players)) for part in ((", " if i else ""), who(state, i))])
+        seated = listed(who(state, i) for i in range(len(state.players)))
         return Reply(say("Game #{id} started: {seated}. Its first board is posted below.", id=game.id, seated=seated))
 
     async def rematch(self, caller: Caller, game_id: int) -> Reply:

@@ -15,7 +15,7 @@ from rules import events as ev
 from ..play import Disagreement, Refusal, RefusalCode, Stale, act, refused_or_applied, undo_span
 from ..storage import KEEP, GameRecord, Letter, StandIn, Status
 from ..texts import describe_draw, describe_hand, describe_status, narration, who, without_dot
-from ..words import Button, Command, Strong, lines, say, text
+from ..words import Button, Command, Strong, lines, listed, say, text
 from .games import Games, History, find_seat, is_ai, turn_deadline, version_of
 from .herald import Herald, ask_key, live_key, mention
 from .messages import Caller, ConfirmButton, Post, Reply, encode_post
@@ -274,9 +274,8 @@ class Moves:
             answers = [(a.player, a.cell) for _, a, _ in taken[1:] if isinstance(a, Choose)]
             told = say("↩️ {who} takes back their last action: “{what}”.", who=who(before, seat), what=own)
             if answers:
-                told = told + " The answers given to it are taken back too: " + text(*[
-                    part for i, (p, cell) in enumerate(answers)
-                    for part in ((", " if i else ""), mention(game.seats[p]), f" chose {cell}")]) + "."
+                told = told + " The answers given to it are taken back too: " + listed(
+                    text(mention(game.seats[p]), f" chose {cell}") for p, cell in answers) + "."
             others = tuple(dict.fromkeys(game.seats[p].user_id for p, _ in answers if p != seat
                                          and not is_ai(game.seats[p])))
             # told in the turn's running account, unless it takes back others' answers: they are pinged

@@ -740,7 +740,7 @@ def income_change_words(change: EconomyChange, player: int) -> str:
     if here == total:
         return f"{here:+d} {ecu_word(abs(here))} at income" if here else ""
     ages = (Age.MIGHT, Age.FAITH, Age.REASON)
-    away = " and ".join(age.title for age, d, p in zip(ages, delta, present, strict=True) if d and not p)
+    away = in_a_series([age.title for age, d, p in zip(ages, delta, present, strict=True) if d and not p])
     if not here:
         return f"{total:+d} {ecu_word(abs(total))} at income with a pawn on {away}"
     return f"{here:+d} {ecu_word(abs(here))} at income ({total:+d} with a pawn on {away})"
@@ -782,18 +782,20 @@ def _ask(state: GameState, level: _Level, actions: list[Action], keys: list[str]
             Choice(k, _area_label(state, k), f"{len(keys)} places") if len(keys) > 1 else  # one place: itself
             _choice(state, level, keys[0], first[keys[0]], known)
             for k, keys in sorted(areas.items(), key=lambda kv: (kv[0][2], kv[0][1])))
-        a = next(iter(first.values()))
         return Step(taken, _question(level, state, actions) + " First pick an area of the board.", chosen, choices,
-                    back=back, places=Places(getattr(a, "age", Age.REASON), getattr(a, "kind", None) if level.builds
-                                             else None, ()))
+                    back=back, places=_places(level, next(iter(first.values())), ()))
     if area is not None:
         first = {k: a for k, a in first.items() if _in_area(k, area)}
     choices = tuple(_choice(state, level, k, a, known) for k, a in first.items())
     places = None
     if level.cells and first and not isinstance(a := next(iter(first.values())), Choose):  # (a question shows its own)
-        places = Places(getattr(a, "age", Age.REASON), getattr(a, "kind", None) if level.builds else None,
-                        tuple(Cell.parse(k) for k in first))
+        places = _places(level, a, tuple(Cell.parse(k) for k in first))
     return Step(taken, _question(level, state, actions), chosen, choices, back=back, places=places)
+
+
+def _places(level: _Level, a: Action, cells: tuple[Cell, ...]) -> Places:
+    """The ``Places`` of a list of ``level`` whose first action is ``a``: its board, the kind it builds."""
+    return Places(getattr(a, "age", Age.REASON), getattr(a, "kind", None) if level.builds else None, cells)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -196,5 +196,5 @@ def _unencoded(url: str) -> bool:
     an ``@`` too many before the host, or the user part cut short by a ``/``, ``?`` or ``#``."""
     rest = url.partition("://")[2]
     authority = re.split(r"[/?#]", rest, maxsplit=1)[0]
-    return rest.count("@", 0, rest.find("?") if "?" in rest else len(rest)) > 1 or (
-        "@" not in authority and "@" in rest.split("?", 1)[0])
+    before_query = rest.split("?", 1)[0]
+    return before_query.count("@") > 1 or ("@" not in authority and "@" in before_query)
