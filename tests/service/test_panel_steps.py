@@ -389,6 +389,8 @@ def test_r73_the_income_a_place_promises_is_what_its_player_would_collect_and_a_
     """"+N Ecus at income" counts the boards where the player has a pawn, as the panel's income line
     does (R73: only those pay); what a board without one would add is said with it: "+1 Ecu at income
     with a pawn on Faith", "+3 Ecus at income (+5 with a pawn on Faith)"."""
+    from bot.texts import in_a_series
+
     seen = {"here": 0, "away only": 0, "both": 0}
     steps = [step_ for seed in (31, 32, 33) for step_ in random_game(seed, 3, holdem=False)]
     for s in (step_.before for step_ in steps if step_.before.pending is None):
@@ -405,10 +407,10 @@ def test_r73_the_income_a_place_promises_is_what_its_player_would_collect_and_a_
                 assert said.startswith(f"{here:+d} Ecu") if here else "at income" not in said, said
                 seen["here"] += bool(here)
             elif here:
-                assert said.startswith(f"{here:+d} Ecu") and f"with a pawn on {' and '.join(away)})" in said, said
+                assert said.startswith(f"{here:+d} Ecu") and f"with a pawn on {in_a_series(away)})" in said, said
                 seen["both"] += 1
             else:
-                assert said.startswith(f"{sum(delta):+d} Ecu") and f"at income with a pawn on {' and '.join(away)}" \
+                assert said.startswith(f"{sum(delta):+d} Ecu") and f"at income with a pawn on {in_a_series(away)}" \
                     in said, said
                 seen["away only"] += 1
     assert all(n > 0 for n in seen.values()), seen
