@@ -146,24 +146,24 @@ def text(*parts: Text | Part) -> Text:
     return Text(tuple(out))
 
 
-def listed(items: Iterable[Text | Part]) -> Text:
-    """Items one after the other, separated by commas: ``alice, bob``."""
+def joined(items: Iterable[Text | Part], separator: str) -> Text:
+    """Items one after the other, ``separator`` between each two."""
     out: list[Text | Part] = []
     for i, item in enumerate(items):
         if i:
-            out.append(", ")
+            out.append(separator)
         out.append(item)
     return text(*out)
+
+
+def listed(items: Iterable[Text | Part]) -> Text:
+    """Items one after the other, separated by commas: ``alice, bob``."""
+    return joined(items, ", ")
 
 
 def lines(items: Iterable[Text | Part]) -> Text:
     """Items one per line."""
-    out: list[Text | Part] = []
-    for i, item in enumerate(items):
-        if i:
-            out.append("\n")
-        out.append(item)
-    return text(*out)
+    return joined(items, "\n")
 
 
 _FORMATTER = string.Formatter()
