@@ -211,9 +211,10 @@ def review(result: Result, stream: TextIO, *, seed: int = 0, iterations: int | N
            deals: int | None = None, progress: TextIO | None = None, pictures: bool = True) -> None:
     """The review after the game (as ``/tiempo records review`` gives it, for every seat): each player's
     three costliest turns by the AI's top level, written to ``stream`` (its progress to ``progress``);
-    with ``pictures``, the top level's turn instead as ``review-NNN.png`` in the game's folder.
+    with ``pictures``, the top level's turn instead as ``review-NNN-AGE.png`` in the game's folder (one
+    for each Age it builds on).
     ``iterations`` and ``deals``: the play-outs a turn and the common deals (None: the bot's)."""
-    from .service import REVIEW_DEALS, REVIEW_ITERATIONS, costliest, cut, review_costs, seat_words, turn_picture
+    from .service import REVIEW_DEALS, REVIEW_ITERATIONS, costliest, cut, review_costs, seat_words, turn_pictures
     from .words import PLAIN, render
 
     assert result.first is not None
@@ -233,7 +234,8 @@ def review(result: Result, stream: TextIO, *, seed: int = 0, iterations: int | N
         words = seat_words(steps, costs, seat, play_outs, f"Self-play, seed {seed}")
         stream.write("\n" + render(words, PLAIN) + "\n")
         for c in costliest(costs, seat) if pictures else ():
-            (result.out / f"review-{c.step:03d}.png").write_bytes(turn_picture(by_index[c.step], c, 0).png)
+            for picture in turn_pictures(by_index[c.step], c, 0):  # (named tiempo-0-review-N-AGE.png)
+                (result.out / f"review-{c.step:03d}-{picture.filename.rsplit('-', 1)[1]}").write_bytes(picture.png)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -260,7 +262,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-pictures", action="store_true", help="write no pictures (faster)")
     parser.add_argument("--review", action="store_true",
                         help="after the game, each player's three costliest turns by the AI's top level (and, with "
-                        "pictures, the top level's turn instead as review-NNN.png)")
+                        "pictures, the top level's turn instead as review-NNN-AGE.png)")
     parser.add_argument("--review-iterations", type=int, metavar="N",
                         help="the review's play-outs a turn (default: the bot's)")
     parser.add_argument("--review-deals", type=int, metavar="N",

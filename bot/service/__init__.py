@@ -83,7 +83,7 @@ from .messages import (
 from .moves import Moves
 from .panels import Panels
 from .replay import Replays, cut
-from .review import REVIEW_DEALS, REVIEW_ITERATIONS, Reviews, costliest, review_costs, seat_words, turn_picture
+from .review import REVIEW_DEALS, REVIEW_ITERATIONS, Reviews, costliest, review_costs, seat_words, turn_pictures
 from .seats import AISeats
 from .standins import StandIns
 from .steps import SEP, Choice
@@ -441,4 +441,4 @@ __all__ += ["PATHS", "Entry", "Person"]
 __all__ += ["Attachment", "Progress", "ReplayButton", "ReplayControls", "ReplayView"]
 __all__ += ["NOTIFY_MODES", "DMClosed", "DirectOutbox"]
 # the review after the game, as self-play gives it (bot/selfplay.py)
-__all__ += ["REVIEW_DEALS", "REVIEW_ITERATIONS", "costliest", "cut", "review_costs", "seat_words", "turn_picture"]
+__all__ += ["REVIEW_DEALS", "REVIEW_ITERATIONS", "costliest", "cut", "review_costs", "seat_words", "turn_pictures"]

@@ -287,28 +287,38 @@ def review_costs(steps: Sequence[Step], seats: Sequence[int], *, base: int, iter
     return costs
 
 
-def turn_picture(step: Step, cost: TurnCost, game_id: int) -> Picture:
-    """The Age card the top level's turn changes first where it differs from the turn played (else
-    the first it changes at all), drawn for no viewer (no hand, the deck as a
-    count), its changes ringed; when its turn changes no board (it would have ended the turn), the
-    card the turn as played changed, ringed the same way."""
-    name = f"tiempo-{game_id}-review-{cost.step}.png"
+def turn_pictures(step: Step, cost: TurnCost, game_id: int) -> tuple[Picture, ...]:
+    """The Age cards of the top level's turn, drawn for no viewer (no hand, the deck as a count), its
+    changes ringed: one for each Age it builds on (or upgrades, or demolishes) where it differs from
+    the turn played, in the order it does so — its pawns stand on two Ages at most, so two cards at
+    most — else the Age it changes first where it differs (a travel), else the first it changes at
+    all; when its turn changes no board (it would have ended the turn), the card the turn as played
+    changed, ringed the same way."""
     done, _ = _plan_played_out(step.before, cost.better)
     after, events = _after(step.before, done)
     played = {a for _, a in step.actions if a.player == step.player}
     # (done may stop short of the plan: at an exchange, whose draw is hidden)
     differs = [e for (_, said), a in zip(done, cost.better, strict=False) if a not in played for e in said]
-    ages = _first_changed(after, differs) or _first_changed(after, events)
+    ages = _built_on(differs) or _first_changed(after, differs)[:1] or _first_changed(after, events)[:1]
     if ages:
         heading = render(say("Instead, round {round}", round=cost.round), PLAIN)
-        what = say("{age}: the top level's turn in round {round}, what it changes ringed", age=ages[0].title,
-                   round=cost.round)
-        return Picture(age_card(after, ages[0], None, events, heading=heading), name, render(what, PLAIN))
+        return tuple(Picture(age_card(after, age, None, events, heading=heading),
+                             f"tiempo-{game_id}-review-{cost.step}-{age.title.lower()}.png",
+                             render(say("{age}: the top level's turn in round {round}, what it changes ringed",
+                                        age=age.title, round=cost.round), PLAIN))
+                     for age in ages)
     after, events = _after(step.before, _played(step))
     age = next(iter(_first_changed(after, events)), Age.MIGHT)
     heading = render(say("Round {round}, as played", round=cost.round), PLAIN)
     what = say("{age}: turn {turn} as played, what it changed ringed", age=age.title, turn=cost.step)
-    return Picture(age_card(after, age, None, events, heading=heading), name, render(what, PLAIN))
+    return (Picture(age_card(after, age, None, events, heading=heading),
+                    f"tiempo-{game_id}-review-{cost.step}-{age.title.lower()}.png", render(what, PLAIN)),)
+
+
+def _built_on(events: Sequence[ev.Event]) -> list[Age]:
+    """The Ages on which ``events`` put up, upgrade or pull down a building (not a ripple's copy), in
+    the order they first do."""
+    return list(dict.fromkeys(e.age for e in events if isinstance(e, (ev.Built, ev.Upgraded, ev.Demolished))))
 
 
 def _after(before: GameState, done: Sequence[Done]) -> tuple[GameState, list[ev.Event]]:
@@ -335,7 +345,7 @@ class Made:
 
     costs: tuple[TurnCost, ...]
     play_outs: int
-    pictures: dict[int, Picture] = dataclasses.field(default_factory=dict)
+    pictures: dict[int, tuple[Picture, ...]] = dataclasses.field(default_factory=dict)
 
 
 class Reviews:
@@ -416,16 +426,16 @@ class Reviews:
         return costs
 
     async def _part(self, line: Timeline, made: Made, seat: int) -> Reply:
-        """One player's part: their costliest turns in words, each with its picture."""
+        """One player's part: their costliest turns in words, each with its pictures."""
         words = seat_words(line.steps, made.costs, seat, made.play_outs, f"Game #{line.game.id}")
         if not self.render_pictures:
             return Reply(words)
         steps = {s.index: s for s in line.steps}
-        gallery = []
+        gallery: list[Picture] = []
         for c in costliest(made.costs, seat):
             if c.step not in made.pictures:
-                made.pictures[c.step] = await asyncio.to_thread(turn_picture, steps[c.step], c, line.game.id)
-            gallery.append(made.pictures[c.step])
+                made.pictures[c.step] = await asyncio.to_thread(turn_pictures, steps[c.step], c, line.game.id)
+            gallery.extend(made.pictures[c.step])
         return Reply(words, gallery=tuple(gallery))
 
 
@@ -454,7 +464,7 @@ __all__ = [
     "seat_words",
     "together",
     "turn_cost",
-    "turn_picture",
+    "turn_pictures",
     "turns_played_for",
     "turns_to_review",
 ]

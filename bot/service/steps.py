@@ -182,17 +182,6 @@ def pay_key(p: Payment) -> str:
     return f"{p.cards}{p.pawns[0]}{p.pawns[1]}"
 
 
-def pay_label(p: Payment) -> str:
-    """``MM, 1 through each pawn`` / ``MMR, 2 through pawn 1 and 1 through pawn 2`` / ``RR, both
-    through pawn 1``."""
-    a, b = p.pawns
-    if a and b:
-        how = f"{a} through each pawn" if a == b else f"{a} through pawn 1 and {b} through pawn 2"
-    else:
-        how = f"{'both ' if a + b == 2 else ''}through pawn {1 if a else 2}"
-    return f"{p.cards}, {how}"
-
-
 def pay_left(s: GameState, a: Action) -> str:
     """What a payment leaves of each pawn's allowance this turn (R16: at most 2 cards a pawn):
     ``then pawn 1 may play 0 more cards, pawn 2 may play 2``."""
@@ -215,7 +204,7 @@ def pay_words(p: Payment) -> str:
         how = (f"{a} card{'s' if a != 1 else ''} through each pawn" if a == b
                else f"{a} through pawn 1 and {b} through pawn 2")
     else:
-        how = f"{'all ' if c.total > 1 else ''}through pawn {1 if a else 2}"
+        how = f"{'both ' if c.total > 1 else ''}through pawn {1 if a else 2}"  # (a pawn plays 2 cards at most)
     return f"{cards}, {how}"
 
 
@@ -279,7 +268,7 @@ def _pay(a: Action) -> Payment:
 
 #: R16, said where a player picks the pawns that pay
 ALLOWANCE = "Each pawn plays at most 2 cards a turn, on the board where it stands."
-PAYMENT = _Level(f"Pay another way? {ALLOWANCE}", lambda s, a: pay_key(_pay(a)), lambda s, a: pay_label(_pay(a)),
+PAYMENT = _Level(f"Pay another way? {ALLOWANCE}", lambda s, a: pay_key(_pay(a)), lambda s, a: pay_words(_pay(a)),
                  pay_left, suggested=True)
 
 

@@ -49,7 +49,7 @@ async def test_a_review_is_answered_in_time_shows_its_progress_then_comes_privat
     assert bobs.startswith("**Game #1** — the review of bob (")
     for words, part in zip((bobs, alices), pictured(), strict=True):
         turns = len(re.findall(r"\*\*\d\. Round \d, turn \d+:\*\* about \d+ Ecus? lost\.", words))
-        assert 1 <= turns <= 3 and len(part.attachments) == turns, words
+        assert 1 <= turns <= 3 and turns <= len(part.attachments) <= 2 * turns, words  # one or two Ages a turn
         assert part.v2 and [a.filename for a in part.attachments] == [f for g in part.gallery() for f in g]
 
     stranger = sim.add_user("zed")

@@ -214,9 +214,9 @@ def test_the_ways_to_pay_explain_the_pawns_allowance_r16() -> None:
     s = step(state, 0, ("build", "WATCHTOWER", "a00", "C3"))
     assert s.preview is not None
     assert s.question == "Pay another way? Each pawn plays at most 2 cards a turn, on the board where it stands."
-    assert s.chosen[-1] == "M, through pawn 1"  # the suggested way; the other is offered, with what it leaves
+    assert s.chosen[-1] == "1 Military card, through pawn 1"  # suggested; the other offered with what it leaves
     assert [(c.label, c.detail) for c in s.choices] == [
-        ("M, through pawn 2", "then pawn 1 may play 2 more cards, pawn 2 may play 1")]
+        ("1 Military card, through pawn 2", "then pawn 1 may play 2 more cards, pawn 2 may play 1")]
 
 
 def test_the_preview_warns_when_a_ripple_removes_the_players_own_building() -> None:
@@ -260,7 +260,7 @@ def test_a_payment_is_said_in_words() -> None:
     assert panel.pay_words(Payment(Cards(2, 0, 1), (2, 1))) == (
         "2 Military + 1 Civil cards, 2 through pawn 1 and 1 through pawn 2")
     assert panel.pay_words(Payment(Cards(0, 1, 0), (0, 1))) == "1 Religious card, through pawn 2"
-    assert panel.pay_words(Payment(Cards(0, 0, 2), (2, 0))) == "2 Civil cards, all through pawn 1"
+    assert panel.pay_words(Payment(Cards(0, 0, 2), (2, 0))) == "2 Civil cards, both through pawn 1"
     assert panel.pay_words(Payment(Cards(0, 0, 0), (0, 0))) == "no card"
     widest = panel.pay_words(Payment(Cards(1, 2, 1), (2, 2)))
     assert len(f"MRRC 2+2 — {widest}") <= 100  # a Discord choice's name

@@ -30,7 +30,7 @@ from bot.service.review import (
     review_seed,
     seat_words,
     turn_cost,
-    turn_picture,
+    turn_pictures,
     turns_to_review,
 )
 from bot.storage import Storage
@@ -147,6 +147,7 @@ def test_a_review_names_each_players_costliest_turns_with_the_top_levels_instead
             "seed": review_seed(1, step), "iterations": ITERATIONS, "extra": [own_actions(step)], "deals": DEALS}
     costs = [turn_cost(step, got) for step, (_, _, got) in zip(turns, reviewed.calls, strict=True)]
     game = line.game
+    by_step = {s.index: s for s in line.steps}
     seats = [next(i for i, s in enumerate(game.seats) if s.user_id == c.user_id) for c in (BEN, ANA)]
     assert len(parts) == 2
     for part, seat, name in zip(parts, seats, ("ben", "ana"), strict=True):
@@ -160,7 +161,8 @@ def test_a_review_names_each_players_costliest_turns_with_the_top_levels_instead
         assert headings == [(str(i), str(c.round), str(c.step), str(max(1, round(c.cost))))
                             for i, c in enumerate(worst, 1)]
         assert said.count("\nPlayed: ") == said.count("\nThe top level would have played: ") == len(worst)
-        assert len(part.gallery) == len(worst) and not part.public
+        assert not part.public
+        assert part.gallery == tuple(p for c in worst for p in turn_pictures(by_step[c.step], c, 1))
         for picture in part.gallery:
             with Image.open(io.BytesIO(picture.png)) as im:
                 assert im.size == (1140, 680)
@@ -242,7 +244,7 @@ async def test_a_review_never_reveals_what_the_reviewed_player_could_not_see(ser
         words = render(seat_words(_with(line.steps, step), [shown], step.player, ITERATIONS, "Game #1"), PLAIN)
         words_again = render(seat_words(_with(line.steps, other), [shown], step.player, ITERATIONS, "Game #1"), PLAIN)
         assert words == words_again and "Played: " in words
-        assert turn_picture(step, shown, 1) == turn_picture(other, shown, 1)
+        assert turn_pictures(step, shown, 1) == turn_pictures(other, shown, 1)
 
 
 def _with(steps: tuple[Step, ...], step: Step) -> tuple[Step, ...]:
@@ -283,9 +285,37 @@ async def test_the_picture_shows_the_age_where_the_top_levels_turn_differs_from_
         if not elsewhere:
             continue
         cost = TurnCost(step.index, after.round, step.player, 3.0, played, (first, elsewhere[0]))
-        picture = turn_picture(step, cost, 1)
-        assert f"{elsewhere[0].age.title}: the top level's turn" in picture.description
+        (picture,) = turn_pictures(step, cost, 1)  # (its first action is the one played: not drawn)
+        assert picture.description.startswith(f"{elsewhere[0].age.title}: the top level's turn")
+        assert picture.filename == f"tiempo-1-review-{step.index}-{elsewhere[0].age.title.lower()}.png"
         tried += 1
+    assert tried >= 1
+
+
+async def test_a_top_level_turn_that_builds_on_two_ages_is_drawn_on_both_in_its_order(service: Tiempo) -> None:
+    """The top level's turn builds on one Age, then on another, neither as played: one card for
+    each, in the order it builds, each ringing what it changes (review item of a two-board turn)."""
+    line = await service.replays.timeline(await service.storage.get_game(1))
+    tried = 0
+    for step in turns_to_review(line.steps, [0, 1]):
+        played = own_actions(step)
+        firsts = [a for a in legal_actions(step.before) if isinstance(a, Construct) and a not in played]
+        for first in firsts[:3]:
+            after, _ = apply(step.before, first)
+            second = next((a for a in legal_actions(after) if isinstance(a, Construct) and a.age != first.age
+                           and a not in played), None)
+            if second is None:
+                continue
+            cost = TurnCost(step.index, step.before.round, step.player, 3.0, played, (first, second))
+            pictures = turn_pictures(step, cost, 1)
+            assert [p.filename for p in pictures] == [f"tiempo-1-review-{step.index}-{a.age.title.lower()}.png"
+                                                      for a in (first, second)]
+            assert [p.description.split(":")[0] for p in pictures] == [first.age.title, second.age.title]
+            assert pictures[0].png != pictures[1].png
+            tried += 1
+            break
+        if tried >= 2:
+            break
     assert tried >= 1
 
 
