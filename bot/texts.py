@@ -373,14 +373,15 @@ def describe_reserve(s: GameState) -> str:
 
 def outlook_ages(o: Outlook) -> str:
     """``Might 3 · Faith 2 · Reason 0 (no pawn)``: what each Age would pay ``o``'s player if income were
-    counted now; an Age without their pawn pays nothing (R73), and what it would pay with one is said."""
+    counted now; an Age without their pawn pays nothing (R73): ``Faith 0 (2 with a pawn there)`` says what
+    it would pay with one."""
     out: list[str] = []
     for age in (Age.MIGHT, Age.FAITH, Age.REASON):
         v = o.by_age[age]
         if o.present[age]:
             out.append(f"{age.title} {v}")
         else:
-            out.append(f"{age.title} 0 (no pawn{f'; {v} with one' if v else ''})")
+            out.append(f"{age.title} 0 ({v} with a pawn there)" if v else f"{age.title} 0 (no pawn)")
     return " · ".join(out)
 
 

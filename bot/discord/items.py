@@ -158,6 +158,13 @@ class TiempoButton(_Persistent, discord.ui.DynamicItem[discord.ui.Button[discord
         await self._clicked(interaction)
 
 
+def placeholder(question: str) -> str:
+    """A menu's placeholder: its question's first sentence (the panel above it says the whole question;
+    a phone shows a placeholder's first forty characters or so), at most Discord's 150."""
+    first = re.match(r".*?[?.!](?=\s|$)", question)
+    return (first.group(0) if first else question)[:150]
+
+
 class TiempoSelect(_Persistent, discord.ui.DynamicItem[discord.ui.Select[discord.ui.View]], template=r"(?!)"):
     """A persistent menu, declared as a ``TiempoButton`` is; its options come with the question when it
     is drawn, and its ``call`` reads the pick from ``self.item.values``."""
@@ -170,7 +177,7 @@ class TiempoSelect(_Persistent, discord.ui.DynamicItem[discord.ui.Select[discord
         options = [discord.SelectOption(label=c.label, value=c.key, description=c.detail or None,
                                         emoji="⚠️" if c.harms else "💥" if c.hurts else None,  # own harm, others'
                                         default=c.key == chosen) for c in choices]
-        super().__init__(discord.ui.Select(custom_id=custom_id, placeholder=question[:150] or None,
+        super().__init__(discord.ui.Select(custom_id=custom_id, placeholder=placeholder(question) or None,
                                            options=options or [discord.SelectOption(label="-")]))
 
     @classmethod

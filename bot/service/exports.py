@@ -100,7 +100,7 @@ class Exports:
         """The record, the animation and the page of a finished game. ``progress(done, total)`` is
         awaited after each step is drawn. Raises Refusal as ``Replays.find`` does, and for a game that
         is not over."""
-        game = await self.replays.find(caller, game_id)
+        game = await self.replays.find(caller, game_id, "export")
         if game.status is not Status.FINISHED:
             raise Refusal(say("Game #{id} is {how}: only a finished game is exported. {replay} shows it so far.",
                               id=game.id, how="still being played" if game.status is Status.PLAYING else

@@ -127,12 +127,21 @@ class Replays:
         self._timelines: OrderedDict[int, Timeline] = OrderedDict()
         self._pictures: OrderedDict[tuple[int, int, str | None, int], tuple[Picture, ...]] = OrderedDict()
 
-    async def find(self, caller: Caller, game_id: int | None) -> GameRecord:
+    async def find(self, caller: Caller, game_id: int | None, command: str = "replay") -> GameRecord:
         """The game ``game_id`` of the caller's server, or the channel's game (in play, or the last
         that ended there). Raises Refusal for a number that names no game, another server's game, and
-        a game that never started."""
+        a game that never started; and, with no number where no game was played, one that says how to
+        name a game to ``command`` (the one asking: replay, review, export)."""
         if game_id is None:
-            game = await self.games.playing_here(caller)
+            try:
+                game = await self.games.playing_here(caller)
+            except Refusal as refused:
+                if refused.code is not RefusalCode.NO_GAME:
+                    raise
+                raise Refusal(say("No game is in play or over in {here}. Name one by its number: {example} (a game's "
+                                  "number is in its posts, \"Game #12 is over.\"; {profile} lists your last "
+                                  "games).", here=HERE, example=Command(command, "game:12"),
+                                  profile=Command("profile")), RefusalCode.NO_GAME) from None
         else:
             try:
                 found = await self.games.storage.get_game(game_id)

@@ -372,7 +372,7 @@ class Reviews:
         """The review of a finished game for one of its players, one reply per player reviewed, the
         caller's first. Refused (``Replays.find``'s refusals, and) for a game not over, a caller who
         did not play in it, and while the game's review is being worked out for someone else."""
-        game = await self.replays.find(caller, game_id)
+        game = await self.replays.find(caller, game_id, "review")
         if game.status is not Status.FINISHED:
             how = "still being played" if game.status is Status.PLAYING else "cancelled before its end"
             raise Refusal(say("Game #{id} is {how}: a review comes once a game is over. {replay} shows it so far.",

@@ -28,7 +28,7 @@ from ..words import Command, say
 from .games import Games, find_seat
 from .herald import Herald
 from .messages import Caller, Post, Reply, encode_post
-from .warm import AWAY, STAND_IN_LEVEL, back_words, stands_in
+from .warm import AWAY, back_words, stands_in
 
 
 class StandIns:
@@ -63,14 +63,14 @@ class StandIns:
                 raise Refusal(say("The AI already plays your seat; {back} takes it back.", back=Command("back")),
                               RefusalCode.STOOD_IN)
             entry = dataclasses.replace(entry, by=AWAY, back=False, stood=True, misses=0)
-            told = Post(say("🤖 {who} hands their seat to the AI ({level} level) for now. It sees their hand as "
+            told = Post(say("🤖 {who} hands their seat to the AI for now. It sees their hand as "
                             "they would and shows it to no one; {back} gives it back.",
-                            who=game.seats[seat].name, level=STAND_IN_LEVEL, back=Command("back")))
+                            who=game.seats[seat].name, back=Command("back")))
             await self._store(game, with_stand_in(game.stand_ins, entry), [told])
         await self._told(game)
         self.drive(game.id)
-        return Reply(say("The AI ({level} level) plays your seat in game #{id} from now on; your hand stays yours "
-                         "alone. Take your seat back with {back}.", level=STAND_IN_LEVEL, id=game.id,
+        return Reply(say("The AI plays your seat in game #{id} from now on; your hand stays yours "
+                         "alone. Take your seat back with {back}.", id=game.id,
                          back=Command("back")))
 
     async def back(self, caller: Caller) -> Reply:

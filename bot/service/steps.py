@@ -17,7 +17,7 @@ Discord custom id (the panel's list is ``tiempo:pick:<game>:<version>:<path>``, 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypeVar, cast
 
 from rules import (
@@ -47,6 +47,7 @@ from rules import (
     Travel,
     Upgrade,
     apply,
+    apply_first,
     economy,
     economy_change,
     format_action,
@@ -267,9 +268,9 @@ def _pay(a: Action) -> Payment:
 
 
 #: R16, said where a player picks the pawns that pay
-ALLOWANCE = "Each pawn plays at most 2 cards a turn, on the board where it stands."
-PAYMENT = _Level(f"Pay another way? {ALLOWANCE}", lambda s, a: pay_key(_pay(a)), lambda s, a: pay_words(_pay(a)),
-                 pay_left, suggested=True)
+ALLOWANCE = "each pawn plays at most 2 cards a turn, on the board where it stands"
+PAYMENT = _Level(f"Pay another way? {ALLOWANCE[0].upper()}{ALLOWANCE[1:]}.", lambda s, a: pay_key(_pay(a)),
+                 lambda s, a: pay_words(_pay(a)), pay_left, suggested=True)
 
 
 def _board_bonus(s: GameState, a: Action) -> str:
@@ -735,6 +736,50 @@ def income_change_words(change: EconomyChange, player: int) -> str:
     return f"{here:+d} {ecu_word(abs(here))} at income ({total:+d} with a pawn on {away})"
 
 
+#: how many ways of answering the questions that follow an answer are followed to their end
+ANSWERS_FOLLOWED = 32
+
+
+def answer_incomes(state: GameState, a: Choose) -> list[tuple[int, int]]:
+    """What each player would collect if income were counted after the answer ``a`` (boards with a
+    pawn of theirs, R73), as a range: when the answer leads to more questions (where a downsized
+    building goes, which of two still tied is downsized next), the least and the most over all their
+    answers (beyond ``ANSWERS_FOLLOWED`` ways, the first answers stand for the rest); otherwise one
+    figure twice."""
+    outcomes: list[GameState] = []
+    todo = [apply(state, a)[0]]
+    while todo:
+        s = todo.pop()
+        if s.pending is None:
+            outcomes.append(s)
+        elif len(outcomes) + len(todo) < ANSWERS_FOLLOWED:
+            todo.extend(apply(s, Choose(s.pending.decision.player, o))[0] for o in s.pending.decision.options)
+        else:  # (a long chain of questions: its first answers stand for the rest)
+            outcomes.append(apply_first(s, Choose(s.pending.decision.player, s.pending.decision.options[0]))[0])
+    outlooks = [economy(o).outlooks for o in outcomes]
+    return [(min(o[p].total for o in outlooks), max(o[p].total for o in outlooks)) for p in range(len(state.players))]
+
+
+def _with_incomes(state: GameState, choices: tuple[Choice, ...], answers: dict[str, Action]) -> tuple[Choice, ...]:
+    """A question's answers, each saying what the players it matters to would collect at income after
+    it: ``Income if counted then: you 7 · Magpie 9–12``, for the players (the one answering first, as
+    "you") whose figure differs between the answers; as they were if it is the same for everyone."""
+    incomes = {k: answer_incomes(state, _as(a, Choose)) for k, a in answers.items()}
+    player = next(iter(answers.values())).player
+    order = (player, *(p for p in range(len(state.players)) if p != player))
+    differ = [p for p in order if len({got[p] for got in incomes.values()}) > 1]
+    if not differ:
+        return choices
+
+    def words(got: list[tuple[int, int]]) -> str:
+        return "Income if counted then: " + " · ".join(
+            f"{'you' if p == player else state.players[p].name} {got[p][0]}"
+            + (f"–{got[p][1]}" if got[p][1] != got[p][0] else "") for p in differ)
+
+    return tuple(replace(c, detail=_clip(" · ".join(x for x in (words(incomes[c.key]), c.detail) if x)))
+                 for c in choices)
+
+
 def hurts_words(state: GameState, change: EconomyChange, player: int, *, within: bool = False) -> str:
     """``💥 Hurts Bob: Keep at B2 removed; Carol: loses the Faith domain of F3``: whom an action hurts
     and how (the first harm to each); ``within`` a sentence, ``💥 hurts Bob: …``."""
@@ -776,6 +821,8 @@ def _ask(state: GameState, level: _Level, actions: list[Action], keys: list[str]
     if area is not None:
         first = {k: a for k, a in first.items() if _in_area(k, area)}
     choices = tuple(_choice(state, level, k, a, known) for k, a in first.items())
+    if first and isinstance(next(iter(first.values())), Choose):
+        choices = _with_incomes(state, choices, first)
     places = None
     if level.cells and first and not isinstance(a := next(iter(first.values())), Choose):  # (a question shows its own)
         places = _places(level, a, tuple(Cell.parse(k) for k in first))
@@ -850,7 +897,8 @@ def step_words(s: Step) -> list[Text | str]:
         out += ["• " + line for line in s.preview.told]
         out += [say("⚠️ This {harm}.", harm=h) for h in s.preview.harms]
         confirm = Button("Confirm", "ok")
-        out.append(say("To play it, {confirm}; to pay another way, pick it from the list.", confirm=confirm)
+        out.append(say("To play it, {confirm}. Pay another way? Pick it from the list: {allowance}.",
+                       confirm=confirm, allowance=ALLOWANCE)
                    if s.choices else say("To play it, {confirm}.", confirm=confirm))
     else:
         out.append(s.question)

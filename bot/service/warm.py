@@ -56,9 +56,9 @@ def missed(game: GameRecord, seat: int) -> tuple[tuple[StandIn, ...], list[Post]
     if entry.misses >= MISSES_TO_STAND_IN:
         entry = dataclasses.replace(entry, by=TIMED_OUT, back=False, stood=True)
         posts.append(Post(say(
-            "🤖 {who}'s time ran out twice in a row, so the AI ({level} level) plays their seat until they are "
+            "🤖 {who}'s time ran out twice in a row, so the AI plays their seat until they are "
             "back: any command or tap of theirs gives it back. It sees their hand as they would, and shows it to "
-            "no one.", who=Mention(person.user_id, person.name), level=STAND_IN_LEVEL), mentions=(person.user_id,)))
+            "no one.", who=Mention(person.user_id, person.name)), mentions=(person.user_id,)))
     return with_stand_in(game.stand_ins, entry), posts
 
 
@@ -75,8 +75,8 @@ def settled(game: GameRecord, state: GameState) -> tuple[tuple[StandIn, ...], li
 
 def turn_note(game: GameRecord, seat: int) -> Text:
     """What the channel reads when the game comes to a seat the AI stands in for."""
-    return say("🤖 The AI ({level} level) plays for {who}, who is away; {back} gives them their seat back.",
-               level=STAND_IN_LEVEL, who=Name(game.seats[seat].name), back=Command("back"))
+    return say("🤖 The AI plays for {who}, who is away; {back} gives them their seat back.",
+               who=Name(game.seats[seat].name), back=Command("back"))
 
 
 def final_note(game: GameRecord) -> Text | None:

@@ -422,8 +422,8 @@ def test_away_hands_the_seat_to_the_ai_and_back_is_refused_when_the_seat_is_ones
     state, _ = first_build(4, ["Ana", "Ben"])
     first, second = (state.players[state.active], state.players[1 - state.active])
     out = run_console(tmp_path, "away\nback\nquit\n", "--seats", "Ana,Ben", "--seed", "4", "--no-pictures")
-    assert "The AI (greedy level) plays your seat in game #1 from now on" in out
-    assert f"{first.name} hands their seat to the AI (greedy level) for now" in out
+    assert "The AI plays your seat in game #1 from now on" in out
+    assert f"{first.name} hands their seat to the AI for now" in out
     assert "> back" in out and "Your seat in game #1 is yours: the AI does not play it." in out
     assert f"{second.name} ({second.colour.value}) > back" in out
     assert "Your hand" not in out.split("> away", 1)[1]

@@ -123,13 +123,13 @@ async def test_two_time_outs_in_a_row_hand_the_seat_to_the_ai_and_a_tap_gives_it
     heard = len(t.channel.said)
     await t.time_out()  # and again: the AI takes her seat over
     assert await t.stand_in(0) == StandIn(0, misses=2, by="time", stood=True)
-    assert "Ana's time ran out twice in a row, so the AI (greedy level) plays their seat" in t.channel.since(heard)
+    assert "Ana's time ran out twice in a row, so the AI plays their seat" in t.channel.since(heard)
     assert t.ai.asked == []  # her turn ended by the clock; the AI plays from her next turn
     heard = len(t.channel.said)
     await t.end_turn(BEN)
     assert t.ai.asked == [(0, "greedy")]  # it played her turn, at the greedy level, for her seat
     said = t.channel.since(heard)
-    assert "The AI (greedy level) plays for Ana, who is away" in said and await t.waiting() == BEN
+    assert "The AI plays for Ana, who is away" in said and await t.waiting() == BEN
     await t.end_turn(BEN)
     assert t.ai.asked == [(0, "greedy")] * 2  # each turn of hers, until she is back
     # her tap (a look at the board) gives the seat back: at once, since the game waits on Ben
@@ -156,8 +156,8 @@ async def test_a_seat_handed_to_the_ai_and_taken_back(table: Table) -> None:
     t = table
     reply = await t.service.away(ANA)  # in the middle of her own turn: the AI goes on with it
     await t.settle()
-    assert "The AI (greedy level) plays your seat in game #1" in reply.text.plain()
-    assert "Ana hands their seat to the AI (greedy level) for now" in t.channel.since(0)
+    assert "The AI plays your seat in game #1" in reply.text.plain()
+    assert "Ana hands their seat to the AI for now" in t.channel.since(0)
     assert t.ai.asked == [(0, "greedy")] and await t.waiting() == BEN
     assert await t.stand_in(0) == StandIn(0, by="away", stood=True)
     with pytest.raises(Refusal) as again:
@@ -255,7 +255,7 @@ async def test_discord_two_time_outs_hand_the_seat_over_and_a_tap_gives_it_back(
     clock.now += 61
     await bot.service.tick()
     handed = await sim.wait_for_message(lambda m: "ran out twice in a row" in m.content)
-    assert f"<@{quiet.id}>" in handed.content and "AI (greedy level) plays their seat" in handed.content
+    assert f"<@{quiet.id}>" in handed.content and "AI plays their seat" in handed.content
     await answer(sim, sim.slash("tiempo", "end", user=other))
     await bot.service.idle()
     await sim.wait_for_message(lambda m: f"plays for {quiet.name}, who is away" in m.content)

@@ -293,6 +293,28 @@ def test_a_question_the_game_waits_on_is_asked_in_words() -> None:
         "Where does your downsized Keep at F1 on Faith go as a Watchtower (1×1)? Pick its top-left cell")
 
 
+def test_r62_r73_each_answer_says_what_the_players_it_matters_to_would_collect_after_it() -> None:
+    """R62, R73, R78: three tied Keeps joined by Green's Town; the Keep downsized first leaves two still
+    tied, and Green's next answer decides which keeps the domain (worth 2): each answer names, for the
+    players whose income differs between the answers, what they would collect, as a range over the
+    answers still to come. A question whose answers change no one's income says nothing of it."""
+    keeps = PLAIN + "active: Green\nGreen: hand=CC\nM: Keep[Red]@A1 Keep[White]@E1 Keep[Blue]@C4\n"
+    state, _ = play(keeps, "Green build Town C2 on M pay CC 1+1")
+    assert [(c.label, c.detail) for c in step(state, 2, ("choose",)).choices] == [
+        ("A1: Red's Keep", "Income if counted then: Red 0 · White 0–2 · Blue 0–2"),
+        ("E1: White's Keep", "Income if counted then: Red 0–2 · White 0 · Blue 0–2"),
+        ("C4: Blue's Keep", "Income if counted then: Red 0–2 · White 0–2 · Blue 0")]
+    after, _ = play(keeps, "Green build Town C2 on M pay CC 1+1\nGreen choose A1")
+    assert after.pending is not None and after.pending.decision.player == 2  # Green asked again
+    assert [(c.label, c.detail) for c in step(after, 2, ("choose",)).choices] == [
+        ("E1: White's Keep", "Income if counted then: White 0 · Blue 2"),
+        ("C4: Blue's Keep", "Income if counted then: White 2 · Blue 0")]
+    order = PLAIN + ("active: Blue\nBlue: hand=C\nM: Keep[Green]@E3 Hamlet@E5 Watchtower[White]@C5 "
+                     "Watchtower[Red]@D5 Watchtower[Red]@E6 Watchtower[White]@E7\n")
+    state, _ = play(order, "Blue demolish E5 on M pay C")
+    assert [c.detail for c in step(state, 3, ("choose",)).choices] == ["", ""]  # the order changes no income
+
+
 def test_the_header_names_cards_in_words_and_income_only_on_the_players_own_turn() -> None:
     """R73: in an income round the panel says what ending the turn now would collect — to the player
     whose turn it is (in full on the menu, in a few words once an action is being picked), not to
@@ -312,6 +334,8 @@ def test_the_header_names_cards_in_words_and_income_only_on_the_players_own_turn
     head = _header(later, 0).plain()
     assert "\nIncome if counted now: you 3 (Might 3 · Faith 0 (no pawn) · Reason 0 (no pawn)) · " in head
     assert head.endswith(" 0 — next income: round 7")
+    away, _ = play("map: plain 15x12\nround: 5\nRed: hand=M pawns=F,F\nM: Keep[Red]@A1 City@C1\n")
+    assert "you 0 (Might 0 (3 with a pawn there) · Faith 0 · Reason 0 (no pawn)) · " in _header(away, 0).plain()
 
 
 def test_a_place_that_harms_the_player_is_marked_in_the_list() -> None:

@@ -144,13 +144,19 @@ async def test_a_finished_game_shows_the_hands_when_asked(service: Tiempo) -> No
 
 
 async def test_bad_input_is_answered_with_a_sentence(service: Tiempo, stored: Path) -> None:
-    async def refused(caller: Caller, game_id: int, *, export: bool = False) -> str:
+    async def refused(caller: Caller, game_id: int | None, *, export: bool = False) -> str:
         with pytest.raises(Refusal) as e:
             await (service.export(caller, game_id) if export else service.replay(caller, game_id))
         return str(e.value)
 
     assert (await refused(ANA, 999)).startswith("There is no game #999.")
     assert (await refused(ANA, 0)).startswith("There is no game #0.")
+    nowhere = Caller(1, 77, 100, "ana")  # a channel where no game was played: how to name one
+    assert (await refused(nowhere, None)) == (
+        "No game is in play or over in this table. Name one by its number: `replay game:12` (a game's number is "
+        "in its posts, \"Game #12 is over.\"; `profile` lists your last games).")
+    assert (await refused(nowhere, None, export=True)).startswith(
+        "No game is in play or over in this table. Name one by its number: `export game:12` (")
     elsewhere = Caller(7, 70, 100, "ana")
     assert (await refused(elsewhere, 1)) == ("Game #1 is not one of this server's games: a replay shows the games "
                                              "played here.")

@@ -189,6 +189,8 @@ async def test_a_review_is_refused_with_a_sentence(service: Tiempo) -> None:
         (Caller(1, 1, 555, "zed"), 1, "You did not play in game #1: its review is for its players."),
         (Caller(1, 2, 100, "dee"), None, "Game #2 is still being played: a review comes once a game is over."),
         (ANA, 99, "There is no game #99."),
+        (Caller(1, 77, 100, "ana"), None, "No game is in play or over in this table. Name one by its number: "
+                                          "`review game:12` (a game's number is in its posts"),
     ]
     for caller, game_id, words in cases:
         with pytest.raises(Refusal) as refused:

@@ -150,6 +150,8 @@ async def pick_to(sim: DiscordSim, panel: SimMessage, user: SimUser, target: tup
         assert target[:len(done)] == done, (done, target)
         menu = next(c for c in panel.components_flat() if c.get("custom_id") == select)
         assert len(menu["options"]) <= 25
+        # its placeholder is the question's first sentence, short enough for a phone; the panel says it whole
+        assert menu["placeholder"] in panel.content and len(menu["placeholder"]) <= 80, menu["placeholder"]
         if listed is not None:
             listed += menu["options"]
         values = [o["value"] for o in menu["options"]]
