@@ -95,9 +95,11 @@ class Code(_Joins):
 @dataclass(frozen=True, slots=True)
 class Here(_Joins):
     """The place the game is played: "this channel" on Discord, "this table" in the terminal
-    (``capital`` at the start of a sentence)."""
+    (``capital`` at the start of a sentence); ``inside``, with the word that says where something
+    is: "in this channel", "at this table"."""
 
     capital: bool = False
+    inside: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +113,8 @@ class Place(_Joins):
 
 Part = str | Strong | Mention | Name | Command | Button | Code | Here | Place
 HERE = Here()
+#: "in this channel", "at this table"
+IN_HERE = Here(inside=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +201,8 @@ class Style:
     button: str = "type `{command}`"
     code: str = "`{}`"
     here: str = "this table"
+    #: ``here`` with the word that says where something is
+    in_here: str = "at this table"
     #: a person's name (``Name``) as shown: escaped where the front end has markup
     name: Callable[[str], str] = _as_it_is
     #: a channel of a server: ``{guild}`` and ``{channel}`` are their ids
@@ -232,9 +238,10 @@ def render(t: Text, style: Style) -> str:
         elif isinstance(p, Place):
             out.append(style.place.format(guild=p.guild_id, channel=p.channel_id))
         else:
-            out.append(style.here[:1].upper() + style.here[1:] if p.capital else style.here)
+            words = style.in_here if p.inside else style.here
+            out.append(words[:1].upper() + words[1:] if p.capital else words)
     return "".join(out)
 
 
-__all__ = ["HERE", "PLAIN", "Button", "Code", "Command", "Here", "Mention", "Name", "Part", "Place", "Strong", "Style",
-           "Text", "as_text", "lines", "listed", "render", "say", "text", "with_article"]
+__all__ = ["HERE", "IN_HERE", "PLAIN", "Button", "Code", "Command", "Here", "Mention", "Name", "Part", "Place",
+           "Strong", "Style", "Text", "as_text", "lines", "listed", "render", "say", "text", "with_article"]

@@ -29,7 +29,7 @@ from ..service import (
     panel_pick,
     parse_age,
 )
-from ..words import HERE, Command, Text, as_text, lines, say, with_article
+from ..words import IN_HERE, Command, Text, as_text, lines, say, with_article
 from .commands import COMMANDS, ConsoleCommand, help_text
 from .parsing import Options
 from .table import CHANNEL_ID, ConsoleTable
@@ -267,7 +267,7 @@ async def run_command(table: ConsoleTable, command: ConsoleCommand, options: Opt
         return True
     at = await table.where()
     if at is None:
-        table.say(say("No game is running at {here}.", here=HERE))
+        table.say(say("No game is running {here}.", here=IN_HERE))
         return True
     caller = table.caller_for(at)
     table.held = []

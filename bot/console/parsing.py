@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import difflib
 import getpass
 import re
 from dataclasses import dataclass
 
 from ..service import AI_LEVELS
-from ..words import Code, Command, Text, as_text, say
+from ..words import Code, Command, Text, as_text, listed, say, text
 from .commands import ALIASES, COMMANDS, ConsoleCommand
 
 #: a command's options by name, as typed (None: not given)
@@ -22,6 +23,25 @@ class InputError(Exception):
     def __init__(self, text: Text | str) -> None:
         self.text = as_text(text)
         super().__init__(self.text.plain())
+
+
+class UnknownCommand(InputError):
+    """A first word that is no command: the words it is close to, if any, are suggested."""
+
+    def __init__(self, word: str) -> None:
+        self.close = difflib.get_close_matches(word.lower().lstrip("/"), [*COMMANDS, *ALIASES], n=3, cutoff=0.6)
+        self.close = list(dict.fromkeys(ALIASES.get(w, w) for w in self.close))
+        if self.close:
+            super().__init__(say("There is no command {word}. Did you mean {close}? ({help} lists them all.)",
+                                 word=repr(word), close=_either([Command(w) for w in self.close]),
+                                 help=Command("help")))
+        else:
+            super().__init__(say("There is no command {word}.", word=repr(word)))
+
+
+def _either(items: list[Command]) -> Text:
+    """``a``, ``a or b``, ``a, b or c``."""
+    return text(listed(items[:-1]), " or ", items[-1]) if len(items) > 1 else text(items[0])
 
 
 class MissingOption(InputError):
@@ -48,7 +68,7 @@ def parse_line(line: str) -> tuple[ConsoleCommand, Options]:
     word = ALIASES.get(word, word)
     command = COMMANDS.get(word)
     if command is None:
-        raise InputError(say("There is no command {word}.", word=repr(words[0])))
+        raise UnknownCommand(words[0])
     given = _given(command, words[1:])
     options: Options = {o.name: (" ".join(given[o.name]) or None) if o.name in given else None
                         for o in command.options}

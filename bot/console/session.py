@@ -32,7 +32,7 @@ from ..service import (
 from ..words import Code, Command, Text, say
 from .commands import help_text
 from .handlers import run_command, suggest
-from .parsing import InputError, MissingOption, SeatSpec, default_name, parse_line, parse_seats
+from .parsing import InputError, MissingOption, SeatSpec, UnknownCommand, default_name, parse_line, parse_seats
 from .table import CHANNEL_ID, GUILD_ID, ConsoleTable, TerminalOutbox
 from .terminal import Lines, Pictures, Screen
 
@@ -195,6 +195,11 @@ def _loop(runner: asyncio.Runner, table: ConsoleTable, lines: Lines) -> None:
             if err.text:
                 table.whisper(err.text)
             runner.run(suggest(table, err.command, err.options, err.wanted))
+            continue
+        except UnknownCommand as err:  # the words it is close to, or the whole help
+            table.whisper(err.text)
+            if not err.close:
+                table.say(help_text())
             continue
         except InputError as err:
             table.whisper(err.text)

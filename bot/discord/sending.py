@@ -29,7 +29,7 @@ def _name(name: str) -> str:
 
 #: how the service's words look on Discord
 DISCORD = Style(strong="**{}**", mention="<@{id}>", command="`/tiempo {word}{options}`", or_button=" (or the button)",
-                button="press {label}{where}", code="`{}`", here="this channel", name=_name,
+                button="press {label}{where}", code="`{}`", here="this channel", in_here="in this channel", name=_name,
                 place="https://discord.com/channels/{guild}/{channel}",
                 paths=PATHS)
 

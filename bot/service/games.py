@@ -15,7 +15,7 @@ from rules import events as ev
 
 from ..play import Refusal, RefusalCode, start
 from ..storage import ActionRecord, GameRecord, SeatRecord, Status, Storage
-from ..words import HERE, Command, say
+from ..words import IN_HERE, Command, say
 from .messages import Caller
 
 #: how many games' states, histories and turn logs stay in memory (a turn log is a few events: one
@@ -71,7 +71,7 @@ def version_of(game: GameRecord) -> str:
     return f"{game.action_count}-{digest[:6]}"
 
 
-NO_GAME = say("There is no game in {here}. Open one with {new}.", here=HERE, new=Command("new"))
+NO_GAME = say("There is no game {here}. Open one with {new}.", here=IN_HERE, new=Command("new"))
 
 
 class Games:

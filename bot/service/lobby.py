@@ -206,10 +206,11 @@ class Lobby:
         return Reply(say("Game #{id} started: {seated}. Its first board is posted below.", id=game.id, seated=seated))
 
     async def rematch(self, caller: Caller, game_id: int) -> Reply:
-        """A new lobby in the same channel with the same seats (the caller opens it)."""
+        """A new lobby in the same channel with the same seats (the caller opens it), after a game that
+        ended or was cancelled."""
         old = await self.games.storage.get_game(game_id)
-        if old.status is not Status.FINISHED:
-            raise Refusal(f"Game #{old.id} is not over.", RefusalCode.NOT_ALLOWED)
+        if old.status in (Status.LOBBY, Status.PLAYING):
+            raise Refusal(say("Game #{id} is not over.", id=old.id), RefusalCode.NOT_ALLOWED)
         if not any(s.user_id == caller.user_id for s in old.seats if not is_ai(s)):
             raise Refusal(f"Only the players of game #{old.id} can ask for its rematch.", RefusalCode.NOT_ALLOWED)
         seats = [caller_seat := next(s for s in old.seats if s.user_id == caller.user_id)]

@@ -26,7 +26,7 @@ from rules import events as ev
 from ..play import Refusal, RefusalCode
 from ..storage import GameNotFoundError, GameRecord, Status
 from ..texts import cards_in_words, ecu_word, narration, ranking, who
-from ..words import HERE, Command, Part, Strong, Text, lines, say, text
+from ..words import HERE, IN_HERE, Command, Part, Strong, Text, lines, say, text
 from .games import Games
 from .herald import Herald
 from .messages import Caller, Picture, ReplayButton, ReplayControls, ReplayView, Reply
@@ -138,9 +138,9 @@ class Replays:
             except Refusal as refused:
                 if refused.code is not RefusalCode.NO_GAME:
                     raise
-                raise Refusal(say("No game is in play or over in {here}. Name one by its number: {example} (a game's "
+                raise Refusal(say("No game is in play or over {here}. Name one by its number: {example} (a game's "
                                   "number is in its posts, \"Game #12 is over.\"; {profile} lists your last "
-                                  "games).", here=HERE, example=Command(command, "game:12"),
+                                  "games).", here=IN_HERE, example=Command(command, "game:12"),
                                   profile=Command("profile")), RefusalCode.NO_GAME) from None
         else:
             try:

@@ -241,9 +241,11 @@ def turn_words(step: Step, cost: TurnCost, place: int) -> Text:
                   say("The top level would have played: {better}", better=better_words(step, cost.better))])
 
 
-def seat_words(steps: Sequence[Step], costs: Sequence[TurnCost], seat: int, iterations: int, title: str) -> Text:
+def seat_words(steps: Sequence[Step], costs: Sequence[TurnCost], seat: int, iterations: int, title: str,
+               game_id: int | None = None) -> Text:
     """A player's part of the review of the game told by ``steps`` (``title``: "Game #12"): their
-    costliest turns (or that none cost much)."""
+    costliest turns (or that none cost much); with ``game_id`` (a stored game), how to see one of those
+    turns again in the replay, whose steps the turns' numbers are."""
     final = steps[-1].after
     name = who(final, seat)
     if iterations == 1:
@@ -259,7 +261,10 @@ def seat_words(steps: Sequence[Step], costs: Sequence[TurnCost], seat: int, iter
         return lines([head, *skipped, say("No turn of {who}'s clearly cost half an Ecu or more by its reckoning "
                                           "(beyond the luck of its imagined games): well played.", who=name)])
     by_index = {s.index: s for s in steps}
-    return lines([head, *skipped, *(turn_words(by_index[c.step], c, i) for i, c in enumerate(worst, 1))])
+    again = [] if game_id is None else [say("A turn's number is its step in the replay: {replay} shows the first "
+                                            "of these again.", replay=Command("replay",
+                                                                              f"game:{game_id} step:{worst[0].step}"))]
+    return lines([head, *skipped, *(turn_words(by_index[c.step], c, i) for i, c in enumerate(worst, 1)), *again])
 
 
 def _played_for_words(n: int, name: Text) -> list[Text]:
@@ -427,7 +432,7 @@ class Reviews:
 
     async def _part(self, line: Timeline, made: Made, seat: int) -> Reply:
         """One player's part: their costliest turns in words, each with its pictures."""
-        words = seat_words(line.steps, made.costs, seat, made.play_outs, f"Game #{line.game.id}")
+        words = seat_words(line.steps, made.costs, seat, made.play_outs, f"Game #{line.game.id}", line.game.id)
         if not self.render_pictures:
             return Reply(words)
         steps = {s.index: s for s in line.steps}

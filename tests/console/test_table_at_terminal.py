@@ -152,6 +152,7 @@ def test_a_real_terminal_session_in_a_subprocess(tmp_path: Path) -> None:
         "populate A1",                                     # refused, with the rule's reason
         "build Keep",                                      # a missing option: the usage
         "hop",                                             # not a command: the help
+        "biuld",                                           # a slip: the command it is close to
         f"build kind:{build.kind.value} cell:{build.origin} age:Might",
         "board Faith",
         "end",
@@ -168,6 +169,8 @@ def test_a_real_terminal_session_in_a_subprocess(tmp_path: Path) -> None:
     assert "Your hand: " in text and f"(`{state.players[state.active].hand}`)" in text
     assert "`build` needs cell" in text
     assert "There is no command 'hop'." in text and "Commands (the words of /tiempo" in text
+    assert "There is no command 'biuld'. Did you mean `build`? (`help` lists them all.)\n" in text
+    assert text.count("Commands (the words of /tiempo") == 1  # (the help after 'hop' only)
     assert f"{mover} ({state.players[state.active].colour.value}) builds a {build.kind.value} at {build.origin}" in text
     assert "Faith — game #1, round 1 of 7." in text
     assert "Time ripples." in text  # rules ripples
@@ -256,6 +259,19 @@ def test_several_people_share_the_keyboard(tmp_path: Path) -> None:
     assert f"── Pass the keyboard to {second.name} ({second.colour.value})." in text[ended:]
     assert f"[round 1] {second.name} ({second.colour.value}) > hand" in text
     assert f"It is {first.name}" in text or "Your turn" in text
+
+
+def test_after_a_cancelled_game_the_table_says_so_and_new_opens_the_next(tmp_path: Path) -> None:
+    """A game cancelled at the console: ``status`` says there is none at this table and how to open
+    one, and that ``new`` (a rematch with the same seats) opens game #2, which begins at once."""
+    text = run_console(tmp_path, "cancel\nyes\nstatus\nnew\nstatus\n", "--seats", "Ana,Ben", "--seed", "4",
+                       "--no-pictures")
+    cancelled = text.index("Game #1 is cancelled by ")
+    assert "There is no game at this table. Open one with `new`." in text[cancelled:]
+    assert "is not over" not in text
+    rematch = text.index("A rematch: game #2, same seats.", cancelled)
+    assert "Game #2 begins: 2 players, 7 rounds." in text[rematch:]
+    assert "[round 1] " in text[rematch:]
 
 
 def test_a_kept_game_resumes_where_it_was(tmp_path: Path) -> None:

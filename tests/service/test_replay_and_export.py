@@ -153,10 +153,10 @@ async def test_bad_input_is_answered_with_a_sentence(service: Tiempo, stored: Pa
     assert (await refused(ANA, 0)).startswith("There is no game #0.")
     nowhere = Caller(1, 77, 100, "ana")  # a channel where no game was played: how to name one
     assert (await refused(nowhere, None)) == (
-        "No game is in play or over in this table. Name one by its number: `replay game:12` (a game's number is "
+        "No game is in play or over at this table. Name one by its number: `replay game:12` (a game's number is "
         "in its posts, \"Game #12 is over.\"; `profile` lists your last games).")
     assert (await refused(nowhere, None, export=True)).startswith(
-        "No game is in play or over in this table. Name one by its number: `export game:12` (")
+        "No game is in play or over at this table. Name one by its number: `export game:12` (")
     elsewhere = Caller(7, 70, 100, "ana")
     assert (await refused(elsewhere, 1)) == ("Game #1 is not one of this server's games: a replay shows the games "
                                              "played here.")

@@ -161,6 +161,10 @@ def test_a_review_names_each_players_costliest_turns_with_the_top_levels_instead
         assert headings == [(str(i), str(c.round), str(c.step), str(max(1, round(c.cost))))
                             for i, c in enumerate(worst, 1)]
         assert said.count("\nPlayed: ") == said.count("\nThe top level would have played: ") == len(worst)
+        assert said.endswith(f"\nA turn's number is its step in the replay: `replay game:1 step:{worst[0].step}` "
+                             "shows the first of these again.")
+        shown = line.steps[worst[0].step]  # (the replay's step N)
+        assert (shown.index, shown.round, shown.player) == (worst[0].step, worst[0].round, seat)
         assert not part.public
         assert part.gallery == tuple(p for c in worst for p in turn_pictures(by_step[c.step], c, 1))
         for picture in part.gallery:
@@ -189,7 +193,7 @@ async def test_a_review_is_refused_with_a_sentence(service: Tiempo) -> None:
         (Caller(1, 1, 555, "zed"), 1, "You did not play in game #1: its review is for its players."),
         (Caller(1, 2, 100, "dee"), None, "Game #2 is still being played: a review comes once a game is over."),
         (ANA, 99, "There is no game #99."),
-        (Caller(1, 77, 100, "ana"), None, "No game is in play or over in this table. Name one by its number: "
+        (Caller(1, 77, 100, "ana"), None, "No game is in play or over at this table. Name one by its number: "
                                           "`review game:12` (a game's number is in its posts"),
     ]
     for caller, game_id, words in cases:
