@@ -424,8 +424,16 @@ def outlook_line(s: GameState, seat: int, e: Economy | None = None, *, you: bool
 
 def domain_words(s: GameState, d: DomainEconomy, viewer: int | None = None) -> str:
     """``the Faith domain of F3 (worth 2, Bob's)``: a domain, what it would pay and to whom."""
-    return f"the {d.age.title} domain of {d.name} ({'worth ' + str(d.value) + ', ' if d.controllers else ''}" \
-           f"{controlled_by(s, d.controllers, viewer)})"
+    return f"the {d.age.title} domain of {d.name} ({worth_and_owner(s, d, viewer)})"
+
+
+def worth_and_owner(s: GameState, d: DomainEconomy, viewer: int | None = None) -> str:
+    """``worth 2, Bob's``; ``yours, worth nothing yet`` (a top building with nothing to pay for it);
+    ``no one's``: what a domain would pay, and to whom."""
+    owner = controlled_by(s, d.controllers, viewer)
+    if not d.controllers:
+        return owner
+    return f"worth {d.value}, {owner}" if d.value else f"{owner}, worth nothing yet"
 
 
 def controlled_by(s: GameState, seats: Sequence[int], viewer: int | None = None) -> str:

@@ -131,6 +131,9 @@ def play(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextI
     if not 1 <= args.processes <= MAX_AI_PROCESSES:
         sys.stderr.write(f"tiempo-bot console: --processes must be from 1 to {MAX_AI_PROCESSES}\n")
         return 2
+    if not 0 < args.think < float("inf"):
+        sys.stderr.write("tiempo-bot console: --think must be a number of seconds greater than 0, like --think 2.5\n")
+        return 2
     try:
         new_loop = loop_factory()
     except EventLoopError as err:
@@ -234,7 +237,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-pictures", action="store_true", help="do not draw pictures (faster)")
     parser.add_argument("--db", help="keep the game in this SQLite file, and resume it when run again")
     parser.add_argument("--think", type=float, default=2.0, metavar="SECONDS",
-                        help="how long the strong AI may think per turn (default: 2)")
+                        help="how long the strong and master AI levels may think per turn (default: 2)")
     parser.add_argument("--processes", type=int, default=default_ai_processes(), metavar="N",
                         help="how many processes the strong AI's look-ahead uses at once "
                         f"(default here: {default_ai_processes()}, one per core, at most 2)")

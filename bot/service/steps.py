@@ -60,7 +60,7 @@ from rules import (
 )
 from rules import events as ev
 
-from ..texts import cards_in_words, controlled_by, domain_words, ecu_word, in_a_series, narration
+from ..texts import cards_in_words, domain_words, ecu_word, in_a_series, narration, worth_and_owner
 from ..words import PLAIN, Button, Strong, Text, as_text, render, say, text
 
 #: Discord shows at most 25 options in a select menu
@@ -714,8 +714,7 @@ def economy_words(state: GameState, a: Action, change: EconomyChange) -> str:
         name = d.name
         if isinstance(a, Construct) and shift is not None and len(shift.before) == 1:
             verb, name = "joins", shift.before[0].name
-        worth = f"worth {d.value}, " if d.controllers else ""
-        what = f"{verb} the {age.title} domain of {name} ({worth}{controlled_by(state, d.controllers, a.player)})"
+        what = f"{verb} the {age.title} domain of {name} ({worth_and_owner(state, d, a.player)})"
     return ": ".join(x for x in (gain, what) if x)
 
 

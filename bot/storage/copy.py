@@ -66,6 +66,14 @@ def _name(target: str) -> str:
     return without_password(target) if is_postgres_url(target) else target
 
 
+def next_step(source: str, dest: str) -> str:
+    """What the host does after a copy: point the bot at ``dest`` (a URL's password left out, and said
+    to be) and keep ``source`` for now."""
+    password = " (with its password, left out here)" if _name(dest) != dest else ""
+    return (f"Now set database = \"{_name(dest)}\"{password} in the config file (or TIEMPO_DATABASE), start Tiempo, "
+            f"and keep {_name(source)} until you have seen the games go on.")
+
+
 async def copy_games(source: str, dest: str, say: Callable[[str], None] = lambda line: None) -> Copied:
     """Copy every game of ``source`` into ``dest`` (a path or a ``postgresql://`` URL each), telling
     ``say`` how far it got. Raises CopyError (or DatabaseUnusableError) with a sentence to act on.
@@ -260,8 +268,7 @@ def main(source: str, dest: str) -> int:
     print(f"Copied {_count(copied.games, 'game')} ({copied.playing} being played), {_count(copied.actions, 'action')}, "
           f"{_count(copied.posts, 'unsent post')} and {_count(copied.records, 'row')} of results, ratings and the "
           "course's progress; each read back and found the same.")
-    print(f"Now set database = \"{_name(dest)}\" in the config file (or TIEMPO_DATABASE), start Tiempo, and keep "
-          f"{_name(source)} until you have seen the games go on.")
+    print(next_step(source, dest))
     return 0
 
 

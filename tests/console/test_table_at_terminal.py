@@ -65,9 +65,9 @@ def test_input_that_is_not_a_command_says_why() -> None:
 
 def test_the_console_is_built_from_the_command_catalogue() -> None:
     """Every catalogue command but the lobby's (``--seats`` sets the table) is a console command with
-    the catalogue's summary, options in order, required ones and example; the console adds only its
-    words for Discord's buttons."""
-    from bot.console.commands import LOBBY
+    the catalogue's summary (or the table's words for one that speaks of Discord), options in order,
+    required ones and example; the console adds only its words for Discord's buttons."""
+    from bot.console.commands import AT_THE_TABLE, LOBBY
     from bot.service import CATALOGUE
 
     ours = {w: c for w, c in console.COMMANDS.items() if c.entry is not None}
@@ -75,7 +75,11 @@ def test_the_console_is_built_from_the_command_catalogue() -> None:
     assert list(ours) == [w for w in CATALOGUE if w not in LOBBY and w != "back"]
     for word, command in ours.items():
         entry = CATALOGUE[word]
-        assert command.entry is entry and command.summary == entry.summary and command.plays == entry.plays
+        assert command.entry is entry and command.plays == entry.plays
+        assert command.summary == AT_THE_TABLE.get(word, entry.summary)
+        for discord_words in ("channel", "server", "buttons", "taps", "only you see", "DM", "(greedy)"):
+            # (notify's modes are named channel and dm)
+            assert discord_words not in command.summary or word == "notify", (word, command.summary)
         assert [(o.name, o.required, o.service_key) for o in command.options] == \
             [(o.name, o.required, o.service_key) for o in entry.options], word
         assert command.example in entry.examples, word
@@ -330,11 +334,17 @@ def test_a_question_mark_or_a_missing_cell_lists_what_fits_now(tmp_path: Path) -
     assert " card" in pays and "pawn" in pays and "(" in pays, pays  # each way with what it means
 
 
-def test_the_number_of_processes_is_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_number_of_processes_and_the_thinking_time_are_checked(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     assert args(tmp_path).processes == default_ai_processes()
     code = console.play(args(tmp_path, "--processes", "50"), stdin=io.StringIO(""), stdout=io.StringIO())
     assert code == 2
     assert capsys.readouterr().err == "tiempo-bot console: --processes must be from 1 to 8\n"
+    for think in ("0", "-1", "nan"):  # (the config's ai_think_seconds must be above 0 too)
+        code = console.play(args(tmp_path, "--think", think), stdin=io.StringIO(""), stdout=io.StringIO())
+        assert code == 2
+        assert capsys.readouterr().err == ("tiempo-bot console: --think must be a number of seconds greater than 0, "
+                                           "like --think 2.5\n")
 
 
 def test_the_turn_panel_at_the_console_builds_by_numbers_and_ok(tmp_path: Path) -> None:

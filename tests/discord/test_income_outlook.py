@@ -48,7 +48,7 @@ def test_a_place_names_its_domain_controller_and_gain_and_marks_taking_control_f
     assert taking.hurts == ("White",) and not taking.harms
     assert taking.detail.startswith("💥 Hurts White: loses the Might domain of G1 · 3 Military cards")
     alone = by_key["J2"]
-    assert alone.label == "J2–L4 · founds the Might domain of J2 (worth 0, yours)" and alone.hurts == ()
+    assert alone.label == "J2–L4 · founds the Might domain of J2 (yours, worth nothing yet)" and alone.hurts == ()
     assert all(len(c.label) <= 100 and len(c.detail) <= 100 for c in places.choices)
 
 
@@ -183,7 +183,8 @@ async def test_cell_autocompletion_says_what_each_place_does_to_the_score(sim: D
     assert 0 < len(offered) <= 25 and {c["value"] for c in offered} <= legal
     for c in offered:
         assert len(c["name"]) <= 100 and c["name"].startswith(f"{c['value']} · ")
-        assert " the Might domain of " in c["name"] and c["name"].endswith(("yours)", "no one's)", "'s)"))
+        assert " the Might domain of " in c["name"]
+        assert c["name"].endswith(("yours)", "no one's)", "'s)", "worth nothing yet)"))
 
 
 async def test_a_places_list_by_taps_marks_a_place_that_takes_a_domain_from_another_player(

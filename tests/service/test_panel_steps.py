@@ -167,7 +167,7 @@ def test_building_sizes_and_covered_cells_are_named() -> None:
     area = next(c.key for c in places.choices if c.label.startswith("Columns A–E, rows 1–4"))
     cells = step(state, 0, (*places.path, area))
     c4 = next(c for c in cells.choices if c.key == "C4")
-    assert c4.label == "C4–D5 · founds the Might domain of C4 (worth 0, yours)"
+    assert c4.label == "C4–D5 · founds the Might domain of C4 (yours, worth nothing yet)"
     assert c4.detail == "2 Military cards; earns 1 Ecu"
 
 

@@ -116,6 +116,17 @@ def test_the_command_says_what_it_copied_and_what_to_do_next(tmp_path: Path, cap
     assert "already holds 4 games" in capsys.readouterr().err
 
 
+def test_after_a_copy_into_postgresql_the_next_step_says_the_password_was_left_out() -> None:
+    from bot.storage.copy import next_step
+
+    url = "postgresql://tiempo:s3cret@localhost:5432/tiempo"
+    said = next_step("games.sqlite3", url)
+    assert "s3cret" not in said
+    assert said.startswith('Now set database = "postgresql://tiempo@localhost:5432/tiempo" (with its password, '
+                           "left out here) in the config file")
+    assert "(with its password" not in next_step("games.sqlite3", "postgresql://tiempo@localhost/tiempo")
+
+
 async def test_a_copy_goes_on_numbering_posts_after_the_source_s(tmp_path: Path, backend: Backend) -> None:
     """Sent posts are deleted, but Discord remembers their nonces (``tiempo-<id>``) for a while: the
     copy's next post must not take the id of one the old database sent."""
