@@ -246,7 +246,11 @@ def load_config(path: str | None = None, environ: Mapping[str, str] | None = Non
                 number: object = int(value)
             except ValueError:
                 number = value
-            settings[key] = _KEYS[key](key, number, f"the environment variable {name}")
+            try:
+                settings[key] = _KEYS[key](key, number, f"the environment variable {name}")
+            except ConfigError as err:  # (said as the variable is set, not as the file's key)
+                said = str(err).replace(f": '{key}' must", " must")
+                raise ConfigError(said.replace(f"like {key} = ", f"like {name}=")) from None
     try:
         return Config(source=source, **settings)  # type: ignore[arg-type]
     except ConfigError as err:

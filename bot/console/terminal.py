@@ -121,8 +121,9 @@ class Screen:
         buttons = {b.role: b for b in view.buttons}
         hints: list[Text | Part] = [Command(word) for word, role in (("next", "next"), ("prev", "prev"))
                                     if role in buttons and not buttons[role].disabled]
-        hints.append(Command("replay", f"{view.game_id} <step>"))
-        said = say("Type {hints}.", hints=text(*_joined(hints, ", ")))
+        if not hints:  # (the replay's own words say how to ask for any step)
+            return
+        said = say("Type {hints} to step on.", hints=text(*_joined(hints, " or ")))
         if public:
             self.say(said)
         else:

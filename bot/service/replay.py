@@ -238,9 +238,8 @@ class Replays:
             out += [say("{place}. {who} — {ecus} {word}", place=place, who=who(s, seat), ecus=ecus, word=ecu_word(ecus))
                     for place, seat, ecus in ranking(s)]
         if footer:
-            out.append(text("\n", say("Step {step} of {last}; {replay} shows any step.", step=step.index,
-                                      last=line.last, replay=Command("replay", f"game:{game.id} step:<number>",
-                                                                     or_button=True))))
+            out.append(text("\n", say("{replay} shows any turn (step 0 is the deal).",
+                                      replay=Command("replay", f"game:{game.id} step:<number>", or_button=True))))
         return lines(out)
 
 

@@ -12,6 +12,7 @@ not create tables, a newer schema; the URL is shown without its password.
 
 from __future__ import annotations
 
+import errno
 import os
 import pwd
 import re
@@ -79,6 +80,9 @@ def sqlite_problem(path: str) -> str | None:
         try:
             folder.mkdir(parents=True)
         except OSError as err:
+            if err.errno == errno.EROFS:  # (creating it by hand fails the same way)
+                return (f"Cannot create the folder {folder} for the database {path}: it would be on a file system "
+                        "mounted read-only. Set database to a path on a writable disk.")
             return (f"Cannot create the folder {folder} for the database {path} ({_reason(err)}): create it, "
                     "or set database to a path in a folder that exists.")
     header = b""

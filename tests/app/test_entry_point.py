@@ -4,6 +4,7 @@ it cannot use is explained in one sentence before the bot goes online."""
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import os
 import pwd
@@ -379,3 +380,13 @@ def test_a_database_on_a_read_only_mount_is_explained_as_such(tmp_path: Path, mo
     assert problem is not None and "mounted read-only" in problem and "chmod" not in problem
     monkeypatch.setattr(check.os, "statvfs", real)
     assert check.sqlite_problem(str(db)) is None
+    # a folder to make there: creating it by hand would fail the same way, so the sentence does not ask to
+
+    def refused(self: Path, *args: Any, **kwargs: Any) -> None:
+        raise OSError(errno.EROFS, "Read-only file system", str(self))
+
+    monkeypatch.setattr(check.Path, "mkdir", refused)
+    inside = tmp_path / "sub" / "t.sqlite3"
+    assert check.sqlite_problem(str(inside)) == (
+        f"Cannot create the folder {inside.parent} for the database {inside}: it would be on a file system mounted "
+        "read-only. Set database to a path on a writable disk.")

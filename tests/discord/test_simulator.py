@@ -9,6 +9,7 @@ import asyncio
 import io
 import re
 import socket
+from types import SimpleNamespace
 from typing import Any, Literal
 
 import aiohttp
@@ -205,6 +206,23 @@ async def test_slash_command_with_an_ephemeral_reply(discord_sim: DiscordSim) ->
     assert (callback.flags, callback.ephemeral, callback.content) == (EPHEMERAL, True, "pong")
     assert sim.channel_messages() == []  # only alice sees it
     assert [m.id for m in sim.channel_messages(ephemeral=True)] == [reply.id]
+
+
+def test_members_are_ordinary_but_the_servers_owner_and_a_manager_may_manage_its_channels(
+        discord_sim: DiscordSim) -> None:
+    """The stand-in's interactions carry each member's permissions as Discord computes them: the first
+    user owns the server; a member added later is an ordinary one unless made a manager."""
+    from bot.discord.context import caller_of
+
+    sim = discord_sim
+    bob, dora = sim.add_user("bob"), sim.add_user("dora", manager=True)
+    for user, manages in ((sim.user, True), (bob, False), (dora, True)):
+        perms = discord.Permissions(int(sim.member_payload(user)["permissions"]))  # (what an interaction carries)
+        assert (perms.manage_channels or perms.administrator) is manages, user.name
+        assert perms.send_messages and perms.use_application_commands
+        interaction = SimpleNamespace(permissions=perms, guild_id=sim.guild.id, channel_id=sim.channel.id,
+                                      user=SimpleNamespace(id=user.id, display_name=user.name))
+        assert caller_of(interaction).can_manage is manages  # type: ignore[arg-type]
 
 
 async def test_deferred_reply_with_a_png_and_a_button(discord_sim: DiscordSim) -> None:

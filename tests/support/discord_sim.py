@@ -74,6 +74,10 @@ ALLOWED_CALLBACKS: Mapping[int, frozenset[int]] = {
     MODAL_SUBMIT: frozenset({MESSAGE, DEFERRED_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE}),
 }
 ALL_PERMISSIONS = str(discord.Permissions.all().value)
+#: what an ordinary member of a server may do in its channels (no managing of channels or roles)
+MEMBER_PERMISSIONS = str(discord.Permissions(
+    view_channel=True, send_messages=True, send_messages_in_threads=True, read_message_history=True,
+    use_application_commands=True, embed_links=True, attach_files=True, add_reactions=True).value)
 FILE_SIZE_LIMIT = 10 * 1024 * 1024
 COMMAND_NAME = re.compile(r"^[-_\w]{1,32}$")
 #: Discord's cap on the characters of one command's names, descriptions and choice values together
@@ -96,6 +100,8 @@ class SimUser:
     id: int
     name: str
     bot: bool = False
+    #: may manage the server's channels (its owner, an administrator); else an ordinary member
+    manager: bool = False
 
     @property
     def mention(self) -> str:
@@ -496,7 +502,7 @@ class DiscordSim:
         self.channels: dict[int, SimChannel] = {}
         self.guild = self.add_guild(guild_name)
         self.channel = self.add_channel(channel_name)
-        self.user = self.add_user("alice")
+        self.user = self.add_user("alice", manager=True)  # (the server's owner)
         #: registered application commands: None -> global, guild id -> that guild's
         self.commands: dict[int | None, list[JSON]] = {}
         self.requests: list[RecordedRequest] = []
@@ -665,9 +671,9 @@ class DiscordSim:
         self._last_snowflake = max(now, self._last_snowflake + 1)
         return self._last_snowflake
 
-    def add_user(self, name: str) -> SimUser:
-        """A new member of every guild."""
-        user = SimUser(self.snowflake(), name)
+    def add_user(self, name: str, *, manager: bool = False) -> SimUser:
+        """A new member of every guild: an ordinary member, or one who may manage its channels."""
+        user = SimUser(self.snowflake(), name, manager=manager)
         self.users[user.id] = user
         return user
 
@@ -702,7 +708,8 @@ class DiscordSim:
     def member_payload(self, user: SimUser, *, with_user: bool = True) -> JSON:
         """A guild member object for ``user``."""
         data: JSON = {"roles": [], "joined_at": _iso(0), "deaf": False, "mute": False, "flags": 0, "pending": False,
-                      "nick": None, "avatar": None, "premium_since": None, "permissions": ALL_PERMISSIONS}
+                      "nick": None, "avatar": None, "premium_since": None,
+                      "permissions": ALL_PERMISSIONS if user.manager else MEMBER_PERMISSIONS}
         if with_user:
             data["user"] = user.payload()
         return data
@@ -714,7 +721,7 @@ class DiscordSim:
             "id": str(guild.id), "name": guild.name, "icon": None, "owner_id": str(next(iter(self.users), 0)),
             "features": [], "emojis": [], "stickers": [], "threads": [], "voice_states": [], "presences": [],
             "stage_instances": [], "guild_scheduled_events": [], "soundboard_sounds": [],
-            "roles": [{"id": str(guild.id), "name": "@everyone", "permissions": ALL_PERMISSIONS, "position": 0,
+            "roles": [{"id": str(guild.id), "name": "@everyone", "permissions": MEMBER_PERMISSIONS, "position": 0,
                        "color": 0, "hoist": False, "managed": False, "mentionable": False, "flags": 0}],
             "channels": [c.payload() for c in self.channels.values() if c.guild_id == guild.id],
             "members": [self.member_payload(u) for u in members], "member_count": len(members),

@@ -64,7 +64,7 @@ def _restore(sim: DiscordSim, world: dict[str, Any]) -> list[SimUser]:
     sim.guilds = {sim.guild.id: sim.guild}
     sim.channel = SimChannel(world["channel"], "general", world["guild"])
     sim.channels = {sim.channel.id: sim.channel}
-    users = [SimUser(uid, name) for uid, name in world["users"]]
+    users = [SimUser(uid, name, manager=i == 0) for i, (uid, name) in enumerate(world["users"])]  # (the owner first)
     sim.users = {u.id: u for u in users}
     sim.user = users[0]
     return users
