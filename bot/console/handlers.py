@@ -370,7 +370,10 @@ async def suggest(table: ConsoleTable, command: ConsoleCommand, options: Options
     elif wanted == "kind":
         values, what = list(BUILDING_NAMES), say("Buildings")
     if values:
-        more = " …" if len(values) >= 25 else "."  # the service offers 25, as Discord shows
+        more: Text | str = "."
+        if len(values) >= 25:  # the service offers 25, as Discord shows
+            more = (say(" … (the first 25: {play} offers every one, by areas of the board).", play=Command("play"))
+                    if wanted in ("cell", "at") else " …")
         table.whisper(say("{what}: {values}{more}", what=what, values=", ".join(values), more=more))
     elif what:
         about = "pay" if wanted == "pay" else "upgrade-at" if wanted == "at" else word

@@ -146,6 +146,7 @@ class ConsoleTable:
 
     async def prompt(self) -> str:
         """The prompt for the next line; greets a person at the start of their turn."""
+        self.screen.prompted()
         at = await self.where()
         if at is None:
             return "> "

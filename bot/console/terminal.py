@@ -69,6 +69,13 @@ class Screen:
 
     def __init__(self, out: TextIO, pictures: Pictures, *, bold: bool = False) -> None:
         self.out, self.pictures, self.bold = out, pictures, bold
+        #: the lines read by everyone since the last prompt: a private answer does not repeat them (on
+        #: Discord the channel and the panel are two places; here they are one screen)
+        self.heard: set[str] = set()
+
+    def prompted(self) -> None:
+        """A new line is typed: what comes next is new again."""
+        self.heard.clear()
 
     def say(self, text: Text | str = "") -> None:
         self.out.write(self.words(text) + "\n")
@@ -85,6 +92,10 @@ class Screen:
         """A post (public) or a reply (private: indented; ``for_name`` names who it is for when several
         people share the keyboard), with where its pictures were written and the decision's answers."""
         shown = self.words(post.text)
+        if public:
+            self.heard.update(line for line in shown.split("\n") if line.strip())
+        else:
+            shown = "\n".join(line for line in shown.split("\n") if not line.strip() or line not in self.heard)
         if for_name is not None and not public:
             shown = self.words(say("(for {name} only)\n", name=for_name)) + shown
         note = self.pictures.save_post(post)

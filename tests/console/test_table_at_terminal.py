@@ -332,6 +332,10 @@ def test_a_question_mark_or_a_missing_cell_lists_what_fits_now(tmp_path: Path) -
     assert "Cards from your hand: " in text and "Topics: turn, cards," in text and "Buildings: Watchtower," in text
     pays = text.split("Ways to pay (cards, then cards per pawn): ")[1].split("\n")[0]
     assert " card" in pays and "pawn" in pays and "(" in pays, pays  # each way with what it means
+    many = run_console(tmp_path, "build Hamlet ?\n", "--seats", "Ana,Ben", "--seed", "5", "--no-pictures")
+    hamlets = many.split("Cells for a Hamlet now: ")[1].split("\n")[0]  # (more than 25 places on the first turn)
+    listed, more = hamlets.split(" … ")
+    assert len(listed.split(", ")) == 25 and more == "(the first 25: `play` offers every one, by areas of the board)."
 
 
 def test_the_number_of_processes_and_the_thinking_time_are_checked(tmp_path: Path,
@@ -355,7 +359,13 @@ def test_the_turn_panel_at_the_console_builds_by_numbers_and_ok(tmp_path: Path) 
     assert "First pick an area of the board." in out and "1. Columns A–E, rows 1–4" in out
     assert "To play it, type `ok`" in out and "press Confirm" not in out
     assert "Done." in out
-    assert "Ana (Red) builds a Watchtower at A1 on Might with MC, 1 of them for the forest at A1." in out
+    built = "Ana (Red) builds a Watchtower at A1 on Might with MC, 1 of them for the forest at A1."
+    after = out[out.index("> ok"):]
+    assert after.count(built) == 1  # said to the table, not again in the panel's answer below it
+    assert after.index(built) < after.index("Done.")
+    again = run_console(tmp_path, "play\n2\n1\n1\nok\nlog\nquit\n", "--seats", "Ana,ai:greedy", "--seed", "3",
+                        "--no-pictures")
+    assert again[again.index("> log"):].count(built) == 1  # a later look at the log says it again
 
 
 def test_a_stray_number_or_a_look_at_the_hand_leaves_the_panel_to_act_on(tmp_path: Path) -> None:
