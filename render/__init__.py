@@ -18,14 +18,17 @@ Layout and look: ``docs/render.md``.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
 
+from PIL import Image
+
 from rules import Age, Cell, GameState, Kind, new_game
 from rules.events import Event
 
-from .card import ages_changed, sketch_card
+from .card import ZOOM, ages_changed, sketch_card, zoom_box
 from .paint import paint_board, paint_game
 from .png import encode, encode_sketch
 from .scene import BoardScene, Scene, make_scene
@@ -80,6 +83,19 @@ def places_card(state: GameState, age: Age, places: Sequence[Cell], kind: Kind |
     boards[age] = replace(boards[age], choices=tuple(places))
     scene = replace(scene, boards=(boards[0], boards[1], boards[2]), placing=kind)
     return _card(scene, Age(age), heading, False, "The places in the list:" if places else "Pick an area:")
+
+
+def places_zoom(state: GameState, age: Age, places: Sequence[Cell], kind: Kind | None = None,
+                viewer: int | None = None, *, heading: str = "Pick a place") -> bytes | None:
+    """The part of ``places_card`` (same arguments) around its places, ``ZOOM`` times its size, so that
+    their names read on a phone; None when the places spread over most of the board."""
+    box = zoom_box(state.map, Age(age), list(places), kind.level if kind is not None else 1)
+    if box is None:
+        return None
+    card = places_card(state, age, places, kind, viewer, heading=heading)
+    with Image.open(io.BytesIO(card)) as im:  # (in the card's palette: each pixel made a square, no new colour)
+        part = im.crop(box)
+    return encode(part.resize((part.width * ZOOM, part.height * ZOOM), Image.Resampling.NEAREST))
 
 
 def turn_cards(state: GameState, events: Sequence[Event] = (), viewer: int | None = None
@@ -153,4 +169,4 @@ def warm_up() -> None:
 
 
 __all__ = ["Scene", "age_card", "board_picture", "changed_ages", "game_picture", "make_scene", "places_card",
-           "turn_cards", "warm_up"]
+           "places_zoom", "turn_cards", "warm_up"]

@@ -112,6 +112,28 @@ def sketch_card(scene: Scene, age: Age, *, heading: str | None = None, last_turn
     return ground, sketch
 
 
+#: how many times its size the part of a card around a list's places is shown (``zoom_box``)
+ZOOM = 2
+#: the most of a board's width or height a list's places may span to be shown closer
+ZOOM_MOST = 0.6
+
+
+def zoom_box(game_map: GameMap, age: Age, cells: list[Cell], level: int) -> tuple[int, int, int, int] | None:
+    """The part of a card of ``age`` that holds the places ``cells`` (the top-left cells of a building
+    ``level`` cells wide) and a cell around them, in the card's pixels; None when they spread over
+    most of the board (``ZOOM_MOST``), where the card itself is as close as it gets."""
+    if not cells:
+        return None
+    c0, r0 = min(c.col for c in cells), min(c.row for c in cells)
+    c1, r1 = max(c.col for c in cells) + level - 1, max(c.row for c in cells) + level - 1
+    if c1 - c0 + 1 > ZOOM_MOST * game_map.width or r1 - r0 + 1 > ZOOM_MOST * game_map.height:
+        return None
+    lay = replace(board_layout(game_map, age, 1, 0, 0), board_y=tuple(MARGIN if a is age else None for a in Age))  # type: ignore[arg-type]
+    x0, y0, _, _ = lay.cell_box(age, Cell(max(0, c0 - 1), max(0, r0 - 1)))
+    _, _, x1, y1 = lay.cell_box(age, Cell(min(game_map.width - 1, c1 + 1), min(game_map.height - 1, r1 + 1)))
+    return x0, y0, x1, y1
+
+
 #: card grounds remembered (one per map, Age and size of the colour key; about 2.3 MB each)
 GROUNDS_KEPT = 24
 
@@ -308,4 +330,5 @@ def _name(kind: Kind) -> str:
     return str(kind.value)
 
 
-__all__ = ["CARD_W", "Line", "Mark", "ages_changed", "candidates", "changes", "paint_card", "rows", "sketch_card"]
+__all__ = ["CARD_W", "ZOOM", "Line", "Mark", "ages_changed", "candidates", "changes", "paint_card", "rows",
+           "sketch_card", "zoom_box"]

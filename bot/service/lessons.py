@@ -13,7 +13,7 @@ import asyncio
 import logging
 from collections.abc import Sequence
 
-from render import age_card, changed_ages, places_card
+from render import age_card, changed_ages, places_card, places_zoom
 from rules import Action, GameState, NotationError, RuleError, apply, parse_action
 from rules import events as ev
 
@@ -23,7 +23,7 @@ from ..texts import narration
 from ..words import Button, Command, Strong, Text, lines, say, text
 from .course import COURSE, LESSONS, Lesson, Task, Tip, first_tip, lesson_number, next_lesson, play_lines
 from .messages import Caller, Control, LessonControls, LessonView, Picture, Reply
-from .steps import Choice, StalePath, Step, step, step_words
+from .steps import Choice, Places, StalePath, Step, step, step_words
 
 log = logging.getLogger("tiempo.lessons")
 
@@ -224,6 +224,23 @@ class Lessons:
             return ()
 
 
+def places_pictures(state: GameState, places: Places, seat: int, heading: str, stem: str) -> tuple[Picture, ...]:
+    """A list of places' pictures, in a lesson and in the turn panel (``stem``: the files' names begin
+    so): their board, each ringed and named (the board alone for a list of its areas); first, when they
+    lie in one part of it, that part closer, where their names read on a phone (the whole card's are a
+    few pixels high there)."""
+    age = places.age.title
+    card = Picture(places_card(state, places.age, places.cells, places.kind, seat, heading=heading),
+                   f"{stem}-places-{age.lower()}.png",
+                   say("{age}: the places in the list are ringed and named", age=age).plain() if places.cells
+                   else say("{age} as it stands: its columns and rows name the areas", age=age).plain())
+    closer = places_zoom(state, places.age, places.cells, places.kind, seat, heading=heading)
+    if closer is None:
+        return (card,)
+    return (Picture(closer, f"{stem}-places-{age.lower()}-closer.png",
+                    say("{age}: the places in the list, closer", age=age).plain()), card)
+
+
 def step_pictures(lesson: Lesson, state: GameState, seat: int, current: Step) -> tuple[Picture, ...]:
     """A lesson step's picture: the lesson's board; the places of a list ringed; a move's preview."""
     n = lesson_number(lesson.key)
@@ -236,10 +253,7 @@ def step_pictures(lesson: Lesson, state: GameState, seat: int, current: Step) ->
                              say("{age} after this move: what it changes is ringed", age=age.title).plain(),
                              lead=i == 0) for i, age in enumerate(ages))
     if current.places is not None:
-        places = current.places
-        return (Picture(places_card(state, places.age, places.cells, places.kind, seat, heading=heading),
-                        f"tiempo-lesson-{n}-places-{places.age.title.lower()}.png",
-                        say("{age}: the places in the list are ringed and named", age=places.age.title).plain()),)
+        return places_pictures(state, current.places, seat, heading, f"tiempo-lesson-{n}")
     return (Picture(age_card(state, lesson.age, seat), f"tiempo-lesson-{n}-{lesson.key}.png",
                     say("{age}, the board of lesson {n}", age=lesson.age.title, n=n).plain()),)
 

@@ -8,7 +8,7 @@ import logging
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from render import age_card, changed_ages, places_card
+from render import age_card, changed_ages
 from rules import INCOME_ROUNDS, Action, Age, GameState, economy
 from rules import events as ev
 
@@ -18,6 +18,7 @@ from ..texts import cards_in_words, describe_draw, ecu_word, narration, outlook_
 from ..words import Strong, Text, lines, say, text
 from .games import Games, find_seat, version_of
 from .hints import hints_on
+from .lessons import places_pictures
 from .messages import Caller, PanelControls, PanelView, Picture, Reply
 from .moves import Moves
 from .steps import Listing, StalePath, Step, listing, listing_key, step, step_words
@@ -98,10 +99,7 @@ class Panels:
         if current.places is not None:
             places = current.places
             heading = f"Where: {places.kind.value}" if places.kind is not None else "Which building?"
-            return (Picture(places_card(state, places.age, places.cells, places.kind, seat, heading=heading),
-                            f"tiempo-{game_id}-places-{places.age.title.lower()}.png",
-                            f"{places.age.title}: the places in the list are ringed and named" if places.cells
-                            else f"{places.age.title} as it stands: its columns and rows name the areas"),)
+            return places_pictures(state, places, seat, heading, f"tiempo-{game_id}")
         return ()
 
     async def show(self, caller: Caller, game_id: int | None = None, version: str | None = None,

@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from render import Scene, age_card, changed_ages, make_scene, places_card, turn_cards
-from render.card import CARD_W, Line, candidates, changes, rows
+from render import Scene, age_card, changed_ages, make_scene, places_card, places_zoom, turn_cards
+from render.card import CARD_W, ZOOM, Line, candidates, changes, rows, zoom_box
 from render.demo import late_game
 from render.layout import geometry
 from rules import Age, Cards, Cell, GameState, Kind, Travel, apply, legal_actions, new_game
@@ -151,6 +151,29 @@ def test_a_list_of_places_is_drawn_on_its_board_ringed_and_listed() -> None:
     assert listed[0] == ("title", "The places in the list:")
     assert [(line.badge, line.words) for line in listed[1:] if isinstance(line, Line)] == [
         ("A1", "Chapel on A1"), ("B7", "Chapel on B7")]
+
+
+def test_places_in_one_area_are_also_shown_closer_and_spread_ones_are_not() -> None:
+    """The part of the places card around its places and a cell beyond, twice its size, each pixel a
+    square of four (their names read on a phone); nothing closer for places spread over most of the
+    board."""
+    state, _ = late_game()
+    area = [Cell(c, r) for r in range(8, 12) for c in range(5, 10)]  # F9-J12, a Hamlet's places
+    closer = places_zoom(state, Age.MIGHT, area, Kind.HAMLET, 0, heading="Where: Hamlet")
+    assert closer is not None
+    lay = geometry(state.map)
+    with Image.open(io.BytesIO(closer)) as im:
+        assert im.size == (ZOOM * 7 * lay.cell, ZOOM * 5 * lay.cell)  # columns E-K, rows 8-12 (the last row)
+        zoomed = im.convert("RGB")
+    box = zoom_box(state.map, Age.MIGHT, area, 1)
+    assert box is not None and (box[2] - box[0], box[3] - box[1]) == (7 * lay.cell, 5 * lay.cell)
+    with Image.open(io.BytesIO(places_card(state, Age.MIGHT, area, Kind.HAMLET, 0, heading="Where: Hamlet"))) as im:
+        part = im.convert("RGB").crop(box)
+    assert zoomed.resize(part.size, Image.Resampling.NEAREST).tobytes() == part.tobytes()  # that part, each pixel 2x2
+    assert zoom_box(state.map, Age.MIGHT, [Cell.parse("A1"), Cell.parse("O12")], 1) is None
+    assert places_zoom(state, Age.MIGHT, [Cell.parse("A1"), Cell.parse("K1")], Kind.HAMLET) is None  # 11 of 15
+    keeps = zoom_box(state.map, Age.MIGHT, [Cell.parse("C4")], 2)  # a 2x2 building: its whole footprint
+    assert keeps is not None and (keeps[2] - keeps[0], keeps[3] - keeps[1]) == (4 * lay.cell, 4 * lay.cell)
 
 
 # -- the cards as they were drawn before their caches (golden PNGs, as in test_board_pictures) --------

@@ -13,6 +13,7 @@ import pytest
 from bot.service import steps as panel
 from bot.service.panels import Panels, _back_of, _header
 from bot.service.steps import MAX_CHOICES, SEP, Step, path_to, step
+from render import places_zoom
 from render.demo import demo_map
 from rules import (
     Action,
@@ -362,8 +363,10 @@ def test_a_list_of_places_comes_with_its_board() -> None:
         s = step(state, 0, (*s.path, s.choices[0].key))
     assert s.places is not None and s.places.age is Age.FAITH and s.places.kind is Kind.CHAPEL
     assert [str(c) for c in s.places.cells] == [c.key for c in s.choices]
-    (picture,) = Panels.pictures(1, state, 0, s)
+    closer, picture = Panels.pictures(1, state, 0, s)  # (one area of the board: also shown closer, first)
     assert picture.filename == "tiempo-1-places-faith.png" and picture.png.startswith(b"\x89PNG")
+    assert closer.filename == "tiempo-1-places-faith-closer.png"
+    assert closer.png == places_zoom(state, Age.FAITH, s.places.cells, Kind.CHAPEL, 0, heading="Where: Chapel")
     upgrade = step(state, 0, ("upgrade",))
     assert upgrade.places is not None and upgrade.places.kind is None  # buildings to pick: named as they stand
     assert step(state, 0, ()).places is None and Panels.pictures(1, state, 0, step(state, 0, ())) == ()
@@ -483,8 +486,9 @@ def test_a_list_of_areas_comes_with_the_board_whose_edges_name_them() -> None:
     assert Image.open(io.BytesIO(picture.png)).size == (1140, 680)
     inside = step(s, s.active, ("build", "WATCHTOWER", "M", areas.choices[0].key))
     assert inside.places is not None and len(inside.places.cells) == int(areas.choices[0].detail.split()[0])
-    (ringed,) = Panels.pictures(1, s, s.active, inside)
+    closer, ringed = Panels.pictures(1, s, s.active, inside)
     assert ringed.description == "Might: the places in the list are ringed and named" and ringed.png != picture.png
+    assert closer.description == "Might: the places in the list, closer"
 
 
 def test_a_question_to_an_ai_player_shows_no_buttons_and_says_it_is_choosing() -> None:
