@@ -141,7 +141,7 @@ def narration(s: GameState, events: Sequence[ev.Event]) -> list[Text | str]:
         line = _sentence(s, e, replaced)
         if line:
             if isinstance(e, ev.BonusPaid) and out:
-                out[-1] = without_dot(out[-1]) + f" (+{e.amount} Ecu{'s' if e.amount > 1 else ''})."
+                out[-1] = without_dot(out[-1]) + f" (+{e.amount} Ecu{'s' if e.amount > 1 else ''} bonus)."
             else:
                 out.append(line)
                 said_last = isinstance(e, (ev.Built, ev.Upgraded))
@@ -158,14 +158,15 @@ def without_dot(line: Text | str) -> Text | str:
 
 
 def _paid(s: GameState, cards: Cards, building: Building) -> str:
-    """``MMR`` and, when part of it is the terrain's surcharge, ``MMR, 1 of them for the forest at K8``."""
+    """``2 Military + 1 Religious cards`` and, when part of it is the terrain's surcharge, ``2 Military +
+    1 Religious cards, 1 of them for the forest at K8``."""
     extra = surcharge(s, building.cells)
     if not extra:
-        return str(cards)
+        return cards_paid_words(cards)
     where = [f"the {name} at {s.map.cell(i)}" for name, cells in (("forest", s.map.forest_cells),
                                                                   ("mountain", s.map.mountain_cells))
              for i in sorted(set(building.cells) & cells)[:1]]
-    return f"{cards}, {extra} of them for {' and '.join(where)}"
+    return f"{cards_paid_words(cards)}, {extra} of them for {' and '.join(where)}"
 
 
 def _capital(t: Text | str) -> Text | str:
@@ -305,6 +306,12 @@ def cards_in_words(cards: Cards) -> str:
     """``1 Military, 2 Religious, 1 Civil`` (``no cards``)."""
     named = [f"{n} {name}" for n, name in ((cards.m, "Military"), (cards.r, "Religious"), (cards.c, "Civil")) if n]
     return ", ".join(named) or "no cards"
+
+
+def cards_paid_words(cards: Cards) -> str:
+    """``2 Military + 1 Civil cards``, ``1 Religious card`` (``no card``): cards that pay for something."""
+    named = [f"{n} {name}" for n, name in ((cards.m, "Military"), (cards.r, "Religious"), (cards.c, "Civil")) if n]
+    return " + ".join(named) + (" card" if cards.total == 1 else " cards") if named else "no card"
 
 
 def describe_draw(before: GameState, after: GameState, action: object) -> str:

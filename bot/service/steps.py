@@ -60,7 +60,7 @@ from rules import (
 )
 from rules import events as ev
 
-from ..texts import cards_in_words, domain_words, ecu_word, in_a_series, narration, worth_and_owner
+from ..texts import cards_in_words, cards_paid_words, domain_words, ecu_word, in_a_series, narration, worth_and_owner
 from ..words import PLAIN, Button, Strong, Text, as_text, render, say, text
 
 #: Discord shows at most 25 options in a select menu
@@ -196,10 +196,9 @@ def pay_words(p: Payment) -> str:
     """What a payment's notation says, in words: ``MM 1+1`` is ``2 Military cards, 1 card through each
     pawn``; ``MMC 2+1`` is ``2 Military + 1 Civil cards, 2 through pawn 1 and 1 through pawn 2``."""
     c = p.cards
-    names = [f"{n} {family}" for n, family in ((c.m, "Military"), (c.r, "Religious"), (c.c, "Civil")) if n]
-    if not names:
+    if not c.total:
         return "no card"
-    cards = " + ".join(names) + (" card" if c.total == 1 else " cards")
+    cards = cards_paid_words(c)
     a, b = p.pawns
     if a and b:
         how = (f"{a} card{'s' if a != 1 else ''} through each pawn" if a == b

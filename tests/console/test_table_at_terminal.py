@@ -359,7 +359,8 @@ def test_the_turn_panel_at_the_console_builds_by_numbers_and_ok(tmp_path: Path) 
     assert "First pick an area of the board." in out and "1. Columns A–E, rows 1–4" in out
     assert "To play it, type `ok`" in out and "press Confirm" not in out
     assert "Done." in out
-    built = "Ana (Red) builds a Watchtower at A1 on Might with MC, 1 of them for the forest at A1."
+    built = ("Ana (Red) builds a Watchtower at A1 on Might with 1 Military + 1 Civil cards, 1 of them for the forest "
+             "at A1.")
     after = out[out.index("> ok"):]
     assert after.count(built) == 1  # said to the table, not again in the panel's answer below it
     assert after.index(built) < after.index("Done.")
@@ -375,7 +376,8 @@ def test_a_stray_number_or_a_look_at_the_hand_leaves_the_panel_to_act_on(tmp_pat
                       "3", "--no-pictures")
     assert "There is nothing to pick now." in out or "Pick a number from 1 to" in out
     assert "Open the turn panel first" not in out and "Done." in out
-    assert "Ana (Red) builds a Watchtower at A1 on Might with MC, 1 of them for the forest at A1." in out
+    assert ("Ana (Red) builds a Watchtower at A1 on Might with 1 Military + 1 Civil cards, 1 of them for the forest "
+            "at A1.") in out
 
 
 def test_panel_words_outside_a_panel_say_what_to_do(tmp_path: Path) -> None:

@@ -31,7 +31,8 @@ def test_r60_r62_r72_a_junction_is_told_step_by_step_and_asks_the_owner() -> Non
     s, events = play(T13, "Red build Hamlet D1 on M pay C 1+0")
     text = " ".join(narrate(s, events))
     assert text == (
-        "Red builds a Hamlet at D1 on Might with C. The Hamlet joins 2 domains on Might. Military power: 3 against 2. "
+        "Red builds a Hamlet at D1 on Might with 1 Civil card. The Hamlet joins 2 domains on Might. "
+        "Military power: 3 against 2. "
         "White must choose where the downsized Keep at E1 on Might goes as a Watchtower "
         "(top-left cell: E1, F1, E2, F2)."
     )
@@ -46,7 +47,7 @@ def test_r53_paradox_bonus_and_ripples_in_two_sentences() -> None:
     s, events = play("map: plain 15x12\nRed: hand=MM\nF: Monastery[Green]@C3\nR: Monastery-ruin@C3\n",
                      "Red build Keep B2 on M")
     assert narrate(s, events) == [
-        "Red builds a Keep at B2 on Might with MM (+1 Ecu).",
+        "Red builds a Keep at B2 on Might with 2 Military cards (+1 Ecu bonus).",
         "Paradox on Faith: the ripple arriving there removes Green's Monastery at C3.",
         "Its shadow on Reason goes too.",
         "The Keep at B2 ripples to Faith, and to Reason as a ruin.",  # named: the line before is another building's
@@ -57,7 +58,7 @@ def test_r53_a_paradox_in_the_same_place_tells_the_old_building_from_the_new_and
     s, events = play("map: plain 15x12\nplayers: Red White\nRed: hand=CC\nF: Town@B2\nR: Town@B2{Red:1,White:2}\n",
                      "Red build Town B2 on M")
     assert narrate(s, events) == [
-        "Red builds a Town at B2 on Might with CC (+1 Ecu).",
+        "Red builds a Town at B2 on Might with 2 Civil cards (+1 Ecu bonus).",
         "Paradox on Faith: the ripple arriving there removes the old Town at B2.",
         "Its shadow on Reason goes too, with Red's cube and White's 2 cubes.",
         "The new Town at B2 ripples to Faith and to Reason.",
@@ -174,7 +175,8 @@ def test_r37_r38_a_build_says_what_it_was_paid_with_and_the_terrain_surcharge() 
     s, events = play("map: plain 15x12\nplayers: Red White\nterrain: C4=f\nRed: hand=MMR pawns=M,M\n",
                      "Red build Keep C4 on M pay MMR 2+1")
     told = narrate(s, events)[0]
-    assert told == "Red builds a Keep at C4 on Might with MMR, 1 of them for the forest at C4 (+1 Ecu)."
+    assert told == ("Red builds a Keep at C4 on Might with 2 Military + 1 Religious cards, 1 of them for the forest at "
+                    "C4 (+1 Ecu bonus).")
 
 
 def test_a_long_answer_goes_in_several_messages_never_cut() -> None:
