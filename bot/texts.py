@@ -302,15 +302,19 @@ def _what_you_can_do(o: Openings) -> list[str]:
     return out
 
 
+def _named(cards: Cards) -> list[str]:
+    """``["1 Military", "2 Religious"]``: each family's count."""
+    return [f"{n} {name}" for n, name in ((cards.m, "Military"), (cards.r, "Religious"), (cards.c, "Civil")) if n]
+
+
 def cards_in_words(cards: Cards) -> str:
     """``1 Military, 2 Religious, 1 Civil`` (``no cards``)."""
-    named = [f"{n} {name}" for n, name in ((cards.m, "Military"), (cards.r, "Religious"), (cards.c, "Civil")) if n]
-    return ", ".join(named) or "no cards"
+    return ", ".join(_named(cards)) or "no cards"
 
 
 def cards_paid_words(cards: Cards) -> str:
     """``2 Military + 1 Civil cards``, ``1 Religious card`` (``no card``): cards that pay for something."""
-    named = [f"{n} {name}" for n, name in ((cards.m, "Military"), (cards.r, "Religious"), (cards.c, "Civil")) if n]
+    named = _named(cards)
     return " + ".join(named) + (" card" if cards.total == 1 else " cards") if named else "no card"
 
 

@@ -71,7 +71,7 @@ AT_THE_TABLE: dict[str, str] = {
     "cancel": "Cancel this table's game, for everyone at it",
     "hand": "Your cards, Ecus, cubes and pawns (the others look away)",
     "board": "The picture of the game, or of one Age, written to the pictures folder",
-    "replay": "Look back at a game turn by turn (`next` and `prev` step on)",
+    "replay": "Look back at a game turn by turn (`next` and `prev` go forward and back)",
     "review": "A finished game's costliest turns of each player, by the AI's top level",
     "games": "Your games in play",
     "leaderboard": "The best ratings of the games kept here, ten a page",

@@ -29,8 +29,8 @@ class UnknownCommand(InputError):
     """A first word that is no command: the words it is close to, if any, are suggested."""
 
     def __init__(self, word: str) -> None:
-        self.close = difflib.get_close_matches(word.lower().lstrip("/"), [*COMMANDS, *ALIASES], n=3, cutoff=0.6)
-        self.close = list(dict.fromkeys(ALIASES.get(w, w) for w in self.close))
+        # (an alias as it is typed: ``new`` is the rematch, refused during a game, not a slip for ``end``)
+        self.close = difflib.get_close_matches(word.lower().lstrip("/"), [*COMMANDS, *ALIASES], n=3, cutoff=0.75)
         if self.close:
             super().__init__(say("There is no command {word}. Did you mean {close}? ({help} lists them all.)",
                                  word=repr(word), close=_either([Command(w) for w in self.close]),

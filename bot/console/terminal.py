@@ -69,13 +69,15 @@ class Screen:
 
     def __init__(self, out: TextIO, pictures: Pictures, *, bold: bool = False) -> None:
         self.out, self.pictures, self.bold = out, pictures, bold
-        #: the lines read by everyone since the last prompt: a private answer does not repeat them (on
-        #: Discord the channel and the panel are two places; here they are one screen)
-        self.heard: set[str] = set()
+        #: the lines shown since the last prompt, privately (False) and to the table (True): what one
+        #: said is not said again by the other (on Discord the channel and the panel are two places; here
+        #: they are one screen)
+        self.heard: dict[bool, set[str]] = {False: set(), True: set()}
 
     def prompted(self) -> None:
         """A new line is typed: what comes next is new again."""
-        self.heard.clear()
+        for said in self.heard.values():
+            said.clear()
 
     def say(self, text: Text | str = "") -> None:
         self.out.write(self.words(text) + "\n")
@@ -91,11 +93,12 @@ class Screen:
     def post(self, post: Post, *, public: bool, for_name: str | None = None) -> None:
         """A post (public) or a reply (private: indented; ``for_name`` names who it is for when several
         people share the keyboard), with where its pictures were written and the decision's answers."""
-        shown = self.words(post.text)
-        if public:
-            self.heard.update(line for line in shown.split("\n") if line.strip())
-        else:
-            shown = "\n".join(line for line in shown.split("\n") if not line.strip() or line not in self.heard)
+        # (a line the table was told since the prompt is not said again privately, nor the other way
+        # round; two posts to the table are each whole: two turns' posts share many lines)
+        lines = self.words(post.text).split("\n")
+        said, other = self.heard[public], self.heard[not public]
+        shown = "\n".join(line for line in lines if not line.strip() or line.strip() not in other)
+        said.update(line.strip() for line in lines if line.strip())
         if for_name is not None and not public:
             shown = self.words(say("(for {name} only)\n", name=for_name)) + shown
         note = self.pictures.save_post(post)
@@ -130,11 +133,12 @@ class Screen:
     def replay(self, view: ReplayView, *, public: bool) -> None:
         """What can be typed to step through a replay."""
         buttons = {b.role: b for b in view.buttons}
-        hints: list[Text | Part] = [Command(word) for word, role in (("next", "next"), ("prev", "prev"))
-                                    if role in buttons and not buttons[role].disabled]
-        if not hints:  # (the replay's own words say how to ask for any step)
+        ways = [(Command(role), way) for role, way in (("next", "forward"), ("prev", "back"))
+                if role in buttons and not buttons[role].disabled]
+        if not ways:  # (the replay's own words say how to ask for any step)
             return
-        said = say("Type {hints} to step on.", hints=text(*_joined(hints, " or ")))
+        said = text(say("Type "), *_joined([say("{word} to go {way}", word=word, way=way) for word, way in ways],
+                                           ", or "), ".")
         if public:
             self.say(said)
         else:

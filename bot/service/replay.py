@@ -147,8 +147,8 @@ class Replays:
                 found = await self.games.storage.get_game(game_id)
             except GameNotFoundError:
                 raise Refusal(say("There is no game #{id}. A game's number is in its posts (\"Game #12 is "
-                                  "over.\"); without one, {replay} shows the game of {here}.", id=game_id,
-                                  replay=Command("replay"), here=HERE), RefusalCode.NO_GAME) from None
+                                  "over.\"); without one, {command} takes the game of {here}.", id=game_id,
+                                  command=Command(command), here=HERE), RefusalCode.NO_GAME) from None
             game = found
             if game.guild_id != caller.guild_id:
                 raise Refusal(say("Game #{id} is not one of this server's games: a replay shows the games "

@@ -261,9 +261,9 @@ def seat_words(steps: Sequence[Step], costs: Sequence[TurnCost], seat: int, iter
         return lines([head, *skipped, say("No turn of {who}'s clearly cost half an Ecu or more by its reckoning "
                                           "(beyond the luck of its imagined games): well played.", who=name)])
     by_index = {s.index: s for s in steps}
-    again = [] if game_id is None else [say("A turn's number is its step in the replay: {replay} shows the first "
-                                            "of these again.", replay=Command("replay",
-                                                                              f"game:{game_id} step:{worst[0].step}"))]
+    again = [] if game_id is None else [say("To see turn {turn} again: {replay} (a turn's number is its step in the "
+                                            "replay).", turn=worst[0].step,
+                                            replay=Command("replay", f"game:{game_id} step:{worst[0].step}"))]
     return lines([head, *skipped, *(turn_words(by_index[c.step], c, i) for i, c in enumerate(worst, 1)), *again])
 
 
@@ -294,11 +294,10 @@ def review_costs(steps: Sequence[Step], seats: Sequence[int], *, base: int, iter
 
 def turn_pictures(step: Step, cost: TurnCost, game_id: int) -> tuple[Picture, ...]:
     """The Age cards of the top level's turn, drawn for no viewer (no hand, the deck as a count), its
-    changes ringed: one for each Age it builds on (or upgrades, or demolishes) where it differs from
-    the turn played, in the order it does so — its pawns stand on two Ages at most, so two cards at
-    most — else the Age it changes first where it differs (a travel), else the first it changes at
-    all; when its turn changes no board (it would have ended the turn), the card the turn as played
-    changed, ringed the same way."""
+    changes ringed: one for each Age it builds on (or upgrades, demolishes, populates, renovates)
+    where it differs from the turn played, in the order it does so, else the Age it changes first
+    where it differs (a travel), else the first it changes at all; when its turn changes no board (it
+    would have ended the turn), the card the turn as played changed, ringed the same way."""
     done, _ = _plan_played_out(step.before, cost.better)
     after, events = _after(step.before, done)
     played = {a for _, a in step.actions if a.player == step.player}
@@ -321,9 +320,11 @@ def turn_pictures(step: Step, cost: TurnCost, game_id: int) -> tuple[Picture, ..
 
 
 def _built_on(events: Sequence[ev.Event]) -> list[Age]:
-    """The Ages on which ``events`` put up, upgrade or pull down a building (not a ripple's copy), in
-    the order they first do."""
-    return list(dict.fromkeys(e.age for e in events if isinstance(e, (ev.Built, ev.Upgraded, ev.Demolished))))
+    """The Ages on which ``events`` put up, upgrade or pull down a building (not a ripple's copy), or
+    populate or renovate one (on Reason), in the order they first do."""
+    return list(dict.fromkeys(e.age if isinstance(e, (ev.Built, ev.Upgraded, ev.Demolished)) else Age.REASON
+                              for e in events if isinstance(e, (ev.Built, ev.Upgraded, ev.Demolished, ev.Populated,
+                                                                ev.MarkerPlaced, ev.Renovated))))
 
 
 def _after(before: GameState, done: Sequence[Done]) -> tuple[GameState, list[ev.Event]]:

@@ -196,9 +196,9 @@ def pay_words(p: Payment) -> str:
     """What a payment's notation says, in words: ``MM 1+1`` is ``2 Military cards, 1 card through each
     pawn``; ``MMC 2+1`` is ``2 Military + 1 Civil cards, 2 through pawn 1 and 1 through pawn 2``."""
     c = p.cards
-    if not c.total:
-        return "no card"
     cards = cards_paid_words(c)
+    if not c.total:
+        return cards
     a, b = p.pawns
     if a and b:
         how = (f"{a} card{'s' if a != 1 else ''} through each pawn" if a == b
@@ -760,7 +760,7 @@ def answer_incomes(state: GameState, a: Choose) -> list[tuple[int, int]]:
 
 def _with_incomes(state: GameState, choices: tuple[Choice, ...], answers: dict[str, Action]) -> tuple[Choice, ...]:
     """A question's answers, each saying what the players it matters to would collect at income after
-    it: ``Income if counted then: you 7 · Magpie 9–12``, for the players (the one answering first, as
+    it: ``If income were counted after it: you 7 · Magpie 9–12``, for the players (the one answering first, as
     "you") whose figure differs between the answers; as they were if it is the same for everyone."""
     incomes = {k: answer_incomes(state, _as(a, Choose)) for k, a in answers.items()}
     player = next(iter(answers.values())).player
@@ -770,7 +770,7 @@ def _with_incomes(state: GameState, choices: tuple[Choice, ...], answers: dict[s
         return choices
 
     def words(got: list[tuple[int, int]]) -> str:
-        return "Income if counted then: " + " · ".join(
+        return "If income were counted after it: " + " · ".join(
             f"{'you' if p == player else state.players[p].name} {got[p][0]}"
             + (f"–{got[p][1]}" if got[p][1] != got[p][0] else "") for p in differ)
 
@@ -895,7 +895,7 @@ def step_words(s: Step) -> list[Text | str]:
         out += ["• " + line for line in s.preview.told]
         out += [say("⚠️ This {harm}.", harm=h) for h in s.preview.harms]
         confirm = Button("Confirm", "ok")
-        out.append(say("To play it, {confirm}. Pay another way? Pick it from the list: {allowance}.",
+        out.append(say("To play it, {confirm}. Pay another way? Pick it from the list ({allowance}).",
                        confirm=confirm, allowance=ALLOWANCE)
                    if s.choices else say("To play it, {confirm}.", confirm=confirm))
     else:

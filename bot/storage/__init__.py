@@ -12,7 +12,7 @@ behind one interface, ``Storage``.
 * ``copy``     — every game copied to another database (``tiempo-bot copy-games``).
 """
 
-from .backend import Database, is_postgres_url, without_password
+from .backend import Database, has_password, is_postgres_url, without_password
 from .hints import HintCounts
 from .notify import MODES, Letter, Notices, QueuedLetter
 from .outbox import Body, Posted, PostQueue, QueuedPost
@@ -73,6 +73,7 @@ __all__ = [
     "Step",
     "Storage",
     "StorageError",
+    "has_password",
     "is_postgres_url",
     "with_stand_in",
     "without_password",

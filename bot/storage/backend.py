@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import unquote_plus, urlsplit
 
 from .schema import Dialect, Row
 
@@ -78,9 +78,20 @@ def without_password(url: str) -> str:
     if "@" in netloc:
         user, _, host = netloc.rpartition("@")
         netloc = f"{user.partition(':')[0]}@{host}"
-    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "password"],
-                      safe="/")
+    # (the other parameters as written: re-encoded, "%20" would become "+", which libpq does not read)
+    query = "&".join(item for item in parts.query.split("&") if item and _key(item) != "password")
     return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
+
+
+def has_password(url: str) -> bool:
+    """Whether the PostgreSQL URL ``url`` holds a password (in its user part or a ``password=`` parameter)."""
+    parts = urlsplit(url)
+    return parts.password is not None or any(_key(item) == "password" for item in parts.query.split("&"))
+
+
+def _key(item: str) -> str:
+    """A query item's name, decoded (``password`` of ``pass%77ord=x``)."""
+    return unquote_plus(item.partition("=")[0])
 
 
 _QUOTED_OR_MARK = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|\?")

@@ -19,7 +19,7 @@ import sys
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
-from .backend import is_postgres_url, without_password
+from .backend import has_password, is_postgres_url, without_password
 from .check import DatabaseUnusableError, check_database
 from .community import ORDER as RECORD_ORDER
 from .community import TABLES as RECORD_TABLES
@@ -69,7 +69,7 @@ def _name(target: str) -> str:
 def next_step(source: str, dest: str) -> str:
     """What the host does after a copy: point the bot at ``dest`` (a URL's password left out, and said
     to be) and keep ``source`` for now."""
-    password = " (with its password, left out here)" if _name(dest) != dest else ""
+    password = " (with its password, left out here)" if is_postgres_url(dest) and has_password(dest) else ""
     return (f"Now set database = \"{_name(dest)}\"{password} in the config file (or TIEMPO_DATABASE), start Tiempo, "
             f"and keep {_name(source)} until you have seen the games go on.")
 

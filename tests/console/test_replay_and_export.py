@@ -31,7 +31,7 @@ def test_replay_steps_with_next_and_prev_and_writes_the_pictures(tmp_path: Path)
     turns = int(re.search(r"the deal\. \w+ \(\w+\) plays first; (\d+) turns follow\.", out)[1])  # type: ignore[index]
     headings = re.findall(rf"Game #1 — turn (\d+) of {turns}, round \d of 7", out)
     assert headings == ["1", "2", "1", str(turns)], headings
-    assert "Type `next` to step on." in out and "Type `next` or `prev` to step on." in out  # (none before the deal)
+    assert "Type `next` to go forward." in out and "Type `next` to go forward, or `prev` to go back." in out
     assert "`replay game:1 step:<number>` shows any turn (step 0 is the deal)." in out
     assert "Hands before this turn:" in out and "Final ranking:" in out
     assert "That was the last step of game #1." in out

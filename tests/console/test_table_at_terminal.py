@@ -367,6 +367,12 @@ def test_the_turn_panel_at_the_console_builds_by_numbers_and_ok(tmp_path: Path) 
     again = run_console(tmp_path, "play\n2\n1\n1\nok\nlog\nquit\n", "--seats", "Ana,ai:greedy", "--seed", "3",
                         "--no-pictures")
     assert again[again.index("> log"):].count(built) == 1  # a later look at the log says it again
+    # the end of a turn by the panel: its answer comes before the table's post, which does not repeat it
+    ended = run_console(tmp_path, "play\n8\nok\nquit\n", "--seats", "Ana,ai:greedy", "--seed", "3", "--no-pictures")
+    assert ended[ended.index("> ok"):].count("Ana (Red) ends the turn.") == 1
+    tables = run_console(tmp_path, "end\nquit\n", "--seats", "Ana,ai:greedy,ai:greedy", "--seed", "3", "--no-pictures")
+    posts = [p for p in tables.split("\n\n") if "Stock: " in p]  # two AI turns in a row: each post whole
+    assert len(posts) >= 3 and all(p.count(" cubes, ") == 3 for p in posts)  # a line for each player
 
 
 def test_a_stray_number_or_a_look_at_the_hand_leaves_the_panel_to_act_on(tmp_path: Path) -> None:

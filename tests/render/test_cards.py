@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from render import Scene, age_card, changed_ages, make_scene, places_card, places_zoom, turn_cards
-from render.card import CARD_W, ZOOM, Line, candidates, changes, rows, zoom_box
+from render.card import CARD_W, MARGIN, ZOOM, Line, candidates, changes, rows, zoom_box
 from render.demo import late_game
 from render.layout import geometry
+from render.style import LABEL_H, TITLE_H
 from rules import Age, Cards, Cell, GameState, Kind, Travel, apply, legal_actions, new_game
 from tests.support.positions import junction_pending
 
@@ -166,7 +167,9 @@ def test_places_in_one_area_are_also_shown_closer_and_spread_ones_are_not() -> N
         assert im.size == (ZOOM * 7 * lay.cell, ZOOM * 5 * lay.cell)  # columns E-K, rows 8-12 (the last row)
         zoomed = im.convert("RGB")
     box = zoom_box(state.map, Age.MIGHT, area, 1)
-    assert box is not None and (box[2] - box[0], box[3] - box[1]) == (7 * lay.cell, 5 * lay.cell)
+    grid_top = MARGIN + TITLE_H + LABEL_H  # (the card's board: its title bar and column letters above row 1)
+    assert box == (lay.grid_x + 4 * lay.cell, grid_top + 7 * lay.cell, lay.grid_x + 11 * lay.cell,
+                   grid_top + 12 * lay.cell)  # from the top-left of E8 to the bottom-right of K12
     with Image.open(io.BytesIO(places_card(state, Age.MIGHT, area, Kind.HAMLET, 0, heading="Where: Hamlet"))) as im:
         part = im.convert("RGB").crop(box)
     assert zoomed.resize(part.size, Image.Resampling.NEAREST).tobytes() == part.tobytes()  # that part, each pixel 2x2

@@ -302,14 +302,14 @@ def test_r62_r73_each_answer_says_what_the_players_it_matters_to_would_collect_a
     keeps = PLAIN + "active: Green\nGreen: hand=CC\nM: Keep[Red]@A1 Keep[White]@E1 Keep[Blue]@C4\n"
     state, _ = play(keeps, "Green build Town C2 on M pay CC 1+1")
     assert [(c.label, c.detail) for c in step(state, 2, ("choose",)).choices] == [
-        ("A1: Red's Keep", "Income if counted then: Red 0 · White 0–2 · Blue 0–2"),
-        ("E1: White's Keep", "Income if counted then: Red 0–2 · White 0 · Blue 0–2"),
-        ("C4: Blue's Keep", "Income if counted then: Red 0–2 · White 0–2 · Blue 0")]
+        ("A1: Red's Keep", "If income were counted after it: Red 0 · White 0–2 · Blue 0–2"),
+        ("E1: White's Keep", "If income were counted after it: Red 0–2 · White 0 · Blue 0–2"),
+        ("C4: Blue's Keep", "If income were counted after it: Red 0–2 · White 0–2 · Blue 0")]
     after, _ = play(keeps, "Green build Town C2 on M pay CC 1+1\nGreen choose A1")
     assert after.pending is not None and after.pending.decision.player == 2  # Green asked again
     assert [(c.label, c.detail) for c in step(after, 2, ("choose",)).choices] == [
-        ("E1: White's Keep", "Income if counted then: White 0 · Blue 2"),
-        ("C4: Blue's Keep", "Income if counted then: White 2 · Blue 0")]
+        ("E1: White's Keep", "If income were counted after it: White 0 · Blue 2"),
+        ("C4: Blue's Keep", "If income were counted after it: White 2 · Blue 0")]
     order = PLAIN + ("active: Blue\nBlue: hand=C\nM: Keep[Green]@E3 Hamlet@E5 Watchtower[White]@C5 "
                      "Watchtower[Red]@D5 Watchtower[Red]@E6 Watchtower[White]@E7\n")
     state, _ = play(order, "Blue demolish E5 on M pay C")

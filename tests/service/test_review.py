@@ -36,7 +36,7 @@ from bot.service.review import (
 from bot.storage import Storage
 from bot.texts import who
 from bot.words import PLAIN, render
-from rules import Choose, Construct, Exchange, apply, keyed_seed, legal_actions, view_for
+from rules import Choose, Construct, Exchange, Populate, Renovate, apply, keyed_seed, legal_actions, view_for
 from tests.support.gameplay import random_game
 from tests.support.hidden import reshuffle_hidden
 from tests.support.replayed import Silent, people, play_game
@@ -161,8 +161,8 @@ def test_a_review_names_each_players_costliest_turns_with_the_top_levels_instead
         assert headings == [(str(i), str(c.round), str(c.step), str(max(1, round(c.cost))))
                             for i, c in enumerate(worst, 1)]
         assert said.count("\nPlayed: ") == said.count("\nThe top level would have played: ") == len(worst)
-        assert said.endswith(f"\nA turn's number is its step in the replay: `replay game:1 step:{worst[0].step}` "
-                             "shows the first of these again.")
+        assert said.endswith(f"\nTo see turn {worst[0].step} again: `replay game:1 step:{worst[0].step}` (a turn's "
+                             "number is its step in the replay).")
         shown = line.steps[worst[0].step]  # (the replay's step N)
         assert (shown.index, shown.round, shown.player) == (worst[0].step, worst[0].round, seat)
         assert not part.public
@@ -322,6 +322,23 @@ async def test_a_top_level_turn_that_builds_on_two_ages_is_drawn_on_both_in_its_
             break
         if tried >= 2:
             break
+    assert tried >= 1
+
+
+async def test_a_top_level_turn_that_populates_or_renovates_on_reason_is_drawn_on_reason(service: Tiempo) -> None:
+    """A turn of the top level whose one difference is a cube put on a building of Reason (or a ruin
+    renovated) is drawn on Reason's card."""
+    line = await service.replays.timeline(await service.storage.get_game(1))
+    tried = 0
+    for step in turns_to_review(line.steps, [0, 1]):
+        played = own_actions(step)
+        reason = next((a for a in legal_actions(step.before) if isinstance(a, (Populate, Renovate))
+                       and a not in played), None)
+        if reason is None:
+            continue
+        cost = TurnCost(step.index, step.before.round, step.player, 3.0, played, (reason,))
+        assert [p.filename for p in turn_pictures(step, cost, 1)] == [f"tiempo-1-review-{step.index}-reason.png"]
+        tried += 1
     assert tried >= 1
 
 

@@ -1037,12 +1037,17 @@ def test_placeholders_are_numbered_for_postgresql_outside_quotes_only() -> None:
 
 
 def test_a_url_is_shown_without_its_password() -> None:
-    from bot.storage import is_postgres_url, without_password
+    from bot.storage import has_password, is_postgres_url, without_password
 
     assert without_password("postgresql://ana:p%40ss@db.example:5433/tiempo?sslmode=require") == (
         "postgresql://ana@db.example:5433/tiempo?sslmode=require")
     assert without_password("postgres:///tiempo?host=/run/postgresql&password=x") == (
         "postgres:///tiempo?host=/run/postgresql")
+    # the other parameters as written (libpq reads "%20" as a space, "+" as a plus)
+    assert without_password("postgresql://ana@db/tiempo?options=-c%20search_path%3Dx&pass%77ord=y&a=") == (
+        "postgresql://ana@db/tiempo?options=-c%20search_path%3Dx&a=")
+    assert has_password("postgresql://ana:s@db/t") and has_password("postgresql://ana@db/t?sslmode=x&password=s")
+    assert not has_password("postgresql://ana@db/t?options=-c%20a%3Db") and not has_password("postgresql://db/t")
     assert is_postgres_url("PostgreSQL://x/y") and is_postgres_url("postgres://x/y")
     assert not is_postgres_url("postgresql.sqlite3") and not is_postgres_url("/srv/postgresql://x")
 

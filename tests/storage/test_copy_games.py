@@ -125,6 +125,8 @@ def test_after_a_copy_into_postgresql_the_next_step_says_the_password_was_left_o
     assert said.startswith('Now set database = "postgresql://tiempo@localhost:5432/tiempo" (with its password, '
                            "left out here) in the config file")
     assert "(with its password" not in next_step("games.sqlite3", "postgresql://tiempo@localhost/tiempo")
+    plain = "postgresql://tiempo@localhost/tiempo?sslmode=require&application_name=a%20b"  # no password: as given
+    assert next_step("games.sqlite3", plain).startswith(f'Now set database = "{plain}" in the config file')
 
 
 async def test_a_copy_goes_on_numbering_posts_after_the_source_s(tmp_path: Path, backend: Backend) -> None:
