@@ -418,7 +418,7 @@ def describe_outlook(s: GameState, e: Economy | None = None) -> list[Text | str]
 
 
 def outlook_line(s: GameState, seat: int, e: Economy | None = None, *, you: bool = True) -> Text:
-    """The panel's one line: ``Income if counted now: you 5 (Might 3 · Faith 2 · Reason 0 (no pawn)) ·
+    """The panel's one line: ``Income if counted now: you 5: Might 3 · Faith 2 · Reason 0 (no pawn);
     Bob 2 · Carol 0 — next income: round 4``: every player, the viewer Age by Age (left out without
     ``you``: said already)."""
     e = economy(s) if e is None else e
@@ -429,8 +429,8 @@ def outlook_line(s: GameState, seat: int, e: Economy | None = None, *, you: bool
     if not you:
         return text("The others if counted now: ", *[part for i, x in enumerate(others)
                                                       for part in ((" · " if i else ""), x)], f" — {nxt}")
-    return text(f"Income if counted now: you {mine.total} ({outlook_ages(mine)})",
-                *[part for x in others for part in (" · ", x)], f" — {nxt}")
+    return text(f"Income if counted now: you {mine.total}: {outlook_ages(mine)}",
+                *[part for i, x in enumerate(others) for part in (("; " if not i else " · "), x)], f" — {nxt}")
 
 
 def domain_words(s: GameState, d: DomainEconomy, viewer: int | None = None) -> str:

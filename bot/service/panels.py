@@ -211,8 +211,8 @@ def _header(state: GameState, seat: int, *, brief: bool = False) -> Text:
     if state.round in INCOME_ROUNDS and state.pending is None and state.active == seat:
         total = e.outlooks[seat].total
         return head + (f"\nIncome round: ending your turn now collects {total} {ecu_word(total)}." if brief else
-                       f"\nIncome round: if your turn ended now you would collect {total} {ecu_word(total)} ("
-                       f"{outlook_ages(e.outlooks[seat])}).\n" + outlook_line(state, seat, e, you=False))
+                       f"\nIncome round: if your turn ended now you would collect {total} {ecu_word(total)}: "
+                       f"{outlook_ages(e.outlooks[seat])}.\n" + outlook_line(state, seat, e, you=False))
     return head + "\n" + outlook_line(state, seat, e)
 
 

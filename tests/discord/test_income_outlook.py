@@ -89,7 +89,7 @@ async def test_in_round_one_the_status_and_the_panel_give_every_players_outlook(
     assert "Income if it were counted now" in public(sim)[-1].content  # the post of the turn
     panel = await answer(sim, sim.click(f"tiempo:play:{game_id}", public(sim)[-1], user=player))
     other = next(n for n in names if n != player.name)
-    assert "Income if counted now: you 0 (" in panel.content and f" · {other} 0 — next income: round 4" in panel.content
+    assert "Income if counted now: you 0: " in panel.content and f"; {other} 0 — next income: round 4" in panel.content
     some = next(a for a in legal_actions(state) if isinstance(a, Construct) and a.kind.level == 2)
     listed: list[dict[str, object]] = []
     await pick_to(sim, panel, player, path_to(state, state.active, some), listed)

@@ -324,19 +324,19 @@ def test_the_header_names_cards_in_words_and_income_only_on_the_players_own_turn
     state, _ = play("map: plain 15x12\nround: 4\nRed: hand=MRRC pawns=M,M\nM: Keep[Red]@A1 City@C1\n")
     red = _header(state, 0).plain()
     assert "hand: 1 Military, 2 Religious, 1 Civil" in red and "hand MRRC" not in red
-    assert ("Income round: if your turn ended now you would collect 3 Ecus (Might 3 · Faith 0 (no pawn) · "
-            "Reason 0 (no pawn))") in red
+    assert ("Income round: if your turn ended now you would collect 3 Ecus: Might 3 · Faith 0 (no pawn) · "
+            "Reason 0 (no pawn).") in red
     assert _header(state, 0, brief=True).plain().endswith("Income round: ending your turn now collects 3 Ecus.")
     assert "Income round" not in _header(state, 1).plain()
-    assert "Income if counted now: you 0 (" in _header(state, 1).plain() and " · Red 3 · " in _header(state, 1).plain()
+    assert "Income if counted now: you 0: " in _header(state, 1).plain() and "; Red 3 · " in _header(state, 1).plain()
     assert _header(state, 0).plain().endswith(" · Blue 0 — income round")
     later, _ = play("map: plain 15x12\nround: 5\nRed: hand=M\nM: Keep[Red]@A1 City@C1\n")
     assert "Income round" not in _header(later, 0).plain()
     head = _header(later, 0).plain()
-    assert "\nIncome if counted now: you 3 (Might 3 · Faith 0 (no pawn) · Reason 0 (no pawn)) · " in head
+    assert "\nIncome if counted now: you 3: Might 3 · Faith 0 (no pawn) · Reason 0 (no pawn); " in head
     assert head.endswith(" 0 — next income: round 7")
     away, _ = play("map: plain 15x12\nround: 5\nRed: hand=M pawns=F,F\nM: Keep[Red]@A1 City@C1\n")
-    assert "you 0 (Might 0 (3 with a pawn there) · Faith 0 · Reason 0 (no pawn)) · " in _header(away, 0).plain()
+    assert "you 0: Might 0 (3 with a pawn there) · Faith 0 · Reason 0 (no pawn); " in _header(away, 0).plain()
 
 
 def test_a_place_that_harms_the_player_is_marked_in_the_list() -> None:
