@@ -65,28 +65,11 @@ _FITS: dict[str, Callable[[str], bool]] = {"age": _is_age, "at": _is_cell}
 LOBBY = frozenset({"new", "join", "leave", "start", "addbot"})
 
 
-#: the summaries that say what a command does on Discord (a channel, a server, buttons, taps, a reply
-#: only its caller sees) in the words of a table that shares one keyboard
-AT_THE_TABLE: dict[str, str] = {
-    "cancel": "Cancel this table's game, for everyone at it",
-    "hand": "Your cards, Ecus, cubes and pawns (the others look away)",
-    "board": "The picture of the game, or of one Age, written to the pictures folder",
-    "replay": "Look back at a game turn by turn (`next` and `prev` go forward and back)",
-    "review": "A finished game's costliest turns of each player, by the AI's top level",
-    "games": "Your games in play",
-    "leaderboard": "The best ratings of the games kept here, ten a page",
-    "learn": "Learn Khronos: short lessons played by numbers and `ok`",
-    "away": "Hand your seat to the AI until you are back; it never shows your hand",
-    "hint": "What the AI's top level would play next for you, and why",
-}
-
-
 def _from_catalogue(entry: Entry) -> ConsoleCommand:
     options = tuple(Option(o.name, o.required, o.key, None if o.required else _FITS.get(o.name))
                     for o in entry.options)
     example = next((e for e in entry.examples if " " in e), entry.examples[0] if entry.examples else "")
-    return ConsoleCommand(entry.word, AT_THE_TABLE.get(entry.word, entry.summary), options, example, entry.plays,
-                          entry)
+    return ConsoleCommand(entry.word, entry.at_table or entry.summary, options, example, entry.plays, entry)
 
 
 #: the console's own words, which are buttons on Discord

@@ -4,6 +4,7 @@ PNG files, input lines read."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import re
 import sys
 from pathlib import Path
@@ -15,7 +16,7 @@ from ..words import Command, Part, Style, Text, as_text, render, say, text
 BOLD, RESET = "\033[1m", "\033[0m"
 #: how the service's words look at the terminal: names for mentions, the console's own command words
 TERMINAL = Style(here="this table", in_here="at this table")
-TERMINAL_BOLD = Style(strong=BOLD + "{}" + RESET, here="this table", in_here="at this table")
+TERMINAL_BOLD = dataclasses.replace(TERMINAL, strong=BOLD + "{}" + RESET)
 
 
 def to_terminal(text: Text | str, *, bold: bool = False) -> str:

@@ -86,6 +86,9 @@ class Entry:
     anywhere: bool = False
     #: the subgroup a front end with a limit of commands puts it in (Discord: 25 a command), or ""
     group: str = ""
+    #: the summary at a table that shares one keyboard (the console), where ``summary`` speaks of Discord
+    #: (a channel, a server, buttons, taps, a reply only its caller sees); "" where it says the same
+    at_table: str = ""
 
     @property
     def path(self) -> str:
@@ -162,16 +165,18 @@ CATALOGUE: dict[str, Entry] = {e.word: e for e in (
     Entry("start", "Start the game (whoever opened it)", (), lambda s, c, o: s.start_game(c), ("start",),
           slow=True),
     Entry("cancel", "Cancel this channel's game (its opener, or a channel manager)", (),
-          lambda s, c, o: s.cancel(c), ("cancel",)),
+          lambda s, c, o: s.cancel(c), ("cancel",),
+          at_table="Cancel this table's game, for everyone at it"),
     Entry("addbot", "Seat an AI player in the lobby", (
         Option("level", "; ".join(f"{lv.name}: {lv.description}" for lv in LEVELS),
                choices=tuple(lv.name for lv in LEVELS), default="greedy"),),
         lambda s, c, o: s.add_bot(c, _text(o, "level") or "greedy"), ("addbot strong",)),
     # -- information --
-    Entry("hand", "Your cards, Ecus, cubes and pawns (only you see it)", (), lambda s, c, o: s.hand(c), ("hand",)),
+    Entry("hand", "Your cards, Ecus, cubes and pawns (only you see it)", (), lambda s, c, o: s.hand(c), ("hand",),
+          at_table="Your cards, Ecus, cubes and pawns (the others look away)"),
     Entry("board", "The picture of the game, or of one Age (only you see it)", (
         Option("age", "Only this Age", choices=AGES),), lambda s, c, o: s.board(c, _age(o)), ("board Faith",),
-        slow=True),
+        slow=True, at_table="The picture of the game, or of one Age, written to the pictures folder"),
     Entry("status", "Round, whose turn, scores and stock", (), lambda s, c, o: s.status(c), ("status",)),
     Entry("log", "The last events of the game, in words", (
         Option("count", "How many events (1–50)", int, minimum=1, maximum=50, default=15),),
@@ -221,7 +226,8 @@ CATALOGUE: dict[str, Entry] = {e.word: e for e in (
         Option("public", "Post it in the channel for everyone (default: only you see it)", bool, default=False)),
         lambda s, c, o: s.replay(c, _optional(o, "game", "game:12"), _optional(o, "step", "step:5"),
                                  hands=_yes(o, "hands", False), public=_yes(o, "public", False)),
-        ("replay", "replay 12 5", "replay game:12 hands:True"), slow=True, group="records"),
+        ("replay", "replay 12 5", "replay game:12 hands:True"), slow=True, group="records",
+        at_table="Look back at a game turn by turn (`next` and `prev` go forward and back)"),
     Entry("export", "A finished game's record, animation and web page, as files", (
         Option("game", "The game's number (default: the last that ended in this channel)", int, minimum=1),),
         lambda s, c, o: s.export(c, _optional(o, "game", "game:12")), ("export", "export 12"), slow=True,
@@ -230,10 +236,12 @@ CATALOGUE: dict[str, Entry] = {e.word: e for e in (
     Entry("review", "A finished game's costliest turns of each player, by the AI's top level (only you see it)", (
         Option("game", "The game's number (default: the last that ended in this channel)", int, minimum=1),),
         lambda s, c, o: _review(s, c, _optional(o, "game", "game:12")), ("review", "review 12"), slow=True,
-        group="records"),
+        group="records",
+        at_table="A finished game's costliest turns of each player, by the AI's top level"),
     # -- between games and after them (community.py), and the course (lessons.py) --
     Entry("games", "Your games in play, on every server (works in a DM with the bot too)", (),
-          lambda s, c, o: s.my_games(c), ("games",), anywhere=True, group="me"),
+          lambda s, c, o: s.my_games(c), ("games",), anywhere=True, group="me",
+          at_table="Your games in play"),
     Entry("profile", "A player's finished games, rating and last games", (
         Option("player", "Whose profile (default: yours)", Person),
         Option("everywhere", "Yours across every server", bool, default=False)),
@@ -242,10 +250,12 @@ CATALOGUE: dict[str, Entry] = {e.word: e for e in (
     Entry("leaderboard", "This server's best ratings, ten a page", (
         Option("page", "Which page", int, minimum=1, maximum=1000, default=1),),
         lambda s, c, o: s.leaderboard(c, _number(o, "page", 1, "leaderboard 2")), ("leaderboard", "leaderboard 2"),
-        group="records"),
+        group="records",
+        at_table="The best ratings of the games kept here, ten a page"),
     Entry("learn", "Learn Khronos: short lessons played by taps (only you see them)", (
         Option("lesson", "Open this lesson", choices=tuple(COURSE)),),
-        lambda s, c, o: _learn(s, c, _text(o, "lesson")), ("learn", "learn ripples"), slow=True, anywhere=True),
+        lambda s, c, o: _learn(s, c, _text(o, "lesson")), ("learn", "learn ripples"), slow=True, anywhere=True,
+        at_table="Learn Khronos: short lessons played by numbers and `ok`"),
     # -- between turns --
     Entry("notify", "How you are told it is your turn, in every game: channel, dm or off", (
         Option("mode", "channel: a mention; dm: a direct message; off: neither (default: say which now)",
@@ -253,11 +263,13 @@ CATALOGUE: dict[str, Entry] = {e.word: e for e in (
         lambda s, c, o: s.notify(c, _text(o, "mode")), ("notify dm", "notify"), anywhere=True, group="me"),
     # -- seats the AI keeps warm --
     Entry("away", "Hand your seat to the AI (greedy) until you are back; it never shows your hand", (),
-          lambda s, c, o: s.away(c), ("away",), slow=True, group="me"),
+          lambda s, c, o: s.away(c), ("away",), slow=True, group="me",
+          at_table="Hand your seat to the AI until you are back; it never shows your hand"),
     Entry("back", "Take your seat back from the AI", (), lambda s, c, o: s.back(c), ("back",), slow=True, group="me"),
     # -- a hint on request (hints.py) --
     Entry("hint", "What the AI's top level would play next for you, and why (only you see it)", (),
-          lambda s, c, o: s.hint(c), ("hint",), slow=True, group="me"),
+          lambda s, c, o: s.hint(c), ("hint",), slow=True, group="me",
+          at_table="What the AI's top level would play next for you, and why"),
 )}
 
 

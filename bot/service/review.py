@@ -304,10 +304,13 @@ def turn_pictures(step: Step, cost: TurnCost, game_id: int) -> tuple[Picture, ..
     # (done may stop short of the plan: at an exchange, whose draw is hidden)
     differs = [e for (_, said), a in zip(done, cost.better, strict=False) if a not in played for e in said]
     ages = _built_on(differs) or _first_changed(after, differs)[:1] or _first_changed(after, events)[:1]
+
+    def name(age: Age) -> str:
+        return f"tiempo-{game_id}-review-{cost.step}-{age.title.lower()}.png"
+
     if ages:
         heading = render(say("Instead, round {round}", round=cost.round), PLAIN)
-        return tuple(Picture(age_card(after, age, None, events, heading=heading),
-                             f"tiempo-{game_id}-review-{cost.step}-{age.title.lower()}.png",
+        return tuple(Picture(age_card(after, age, None, events, heading=heading), name(age),
                              render(say("{age}: the top level's turn in round {round}, what it changes ringed",
                                         age=age.title, round=cost.round), PLAIN))
                      for age in ages)
@@ -315,8 +318,7 @@ def turn_pictures(step: Step, cost: TurnCost, game_id: int) -> tuple[Picture, ..
     age = next(iter(_first_changed(after, events)), Age.MIGHT)
     heading = render(say("Round {round}, as played", round=cost.round), PLAIN)
     what = say("{age}: turn {turn} as played, what it changed ringed", age=age.title, turn=cost.step)
-    return (Picture(age_card(after, age, None, events, heading=heading),
-                    f"tiempo-{game_id}-review-{cost.step}-{age.title.lower()}.png", render(what, PLAIN)),)
+    return (Picture(age_card(after, age, None, events, heading=heading), name(age), render(what, PLAIN)),)
 
 
 def _built_on(events: Sequence[ev.Event]) -> list[Age]:

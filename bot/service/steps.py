@@ -770,9 +770,9 @@ def _with_incomes(state: GameState, choices: tuple[Choice, ...], answers: dict[s
         return choices
 
     def words(got: list[tuple[int, int]]) -> str:
-        return "If income were counted after it: " + " · ".join(
-            f"{'you' if p == player else state.players[p].name} {got[p][0]}"
-            + (f"–{got[p][1]}" if got[p][1] != got[p][0] else "") for p in differ)
+        figures = " · ".join(f"{'you' if p == player else state.players[p].name} {got[p][0]}"
+                             + (f"–{got[p][1]}" if got[p][1] != got[p][0] else "") for p in differ)
+        return say("If income were counted after it: {figures}", figures=figures).plain()
 
     return tuple(replace(c, detail=_clip(" · ".join(x for x in (words(incomes[c.key]), c.detail) if x)))
                  for c in choices)

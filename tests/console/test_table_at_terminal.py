@@ -65,9 +65,9 @@ def test_input_that_is_not_a_command_says_why() -> None:
 
 def test_the_console_is_built_from_the_command_catalogue() -> None:
     """Every catalogue command but the lobby's (``--seats`` sets the table) is a console command with
-    the catalogue's summary (or the table's words for one that speaks of Discord), options in order,
+    the catalogue's summary (its words for a table where the summary speaks of Discord), options in order,
     required ones and example; the console adds only its words for Discord's buttons."""
-    from bot.console.commands import AT_THE_TABLE, LOBBY
+    from bot.console.commands import LOBBY
     from bot.service import CATALOGUE
 
     ours = {w: c for w, c in console.COMMANDS.items() if c.entry is not None}
@@ -76,7 +76,7 @@ def test_the_console_is_built_from_the_command_catalogue() -> None:
     for word, command in ours.items():
         entry = CATALOGUE[word]
         assert command.entry is entry and command.plays == entry.plays
-        assert command.summary == AT_THE_TABLE.get(word, entry.summary)
+        assert command.summary == (entry.at_table or entry.summary)
         for discord_words in ("channel", "server", "buttons", "taps", "only you see", "DM", "(greedy)"):
             # (notify's modes are named channel and dm)
             assert discord_words not in command.summary or word == "notify", (word, command.summary)
