@@ -47,17 +47,21 @@ async def test_two_shard_processes_on_one_database_with_a_kill_9(tmp_path: Path,
     worlds = [tmp_path / "world0.json", tmp_path / "world1.json"]
     rng = random.Random(os.getpid())
     first, second = await _shard(db, worlds[0], 0), await _shard(db, worlds[1], 1)
-    # both play at once; then shard 0 is killed anywhere in a command
-    early = await asyncio.gather(_lines_until(first, rng.randint(4, 10)), _lines_until(second, 4))
+    # both play at once; shard 0 is killed anywhere in a command as soon as it has told its count, not
+    # after shard 1 has told its own too: on a loaded machine shard 1 may start late, and shard 0 would
+    # have played its whole game by then (and exited before the kill)
+    second_early = asyncio.create_task(_lines_until(second, 4))
+    early0 = await _lines_until(first, rng.randint(4, 10))
     await asyncio.sleep(rng.random() * 0.05)
     first.kill()
     rest, _ = await first.communicate()
     assert first.returncode == -9
-    told0 = _told(early[0] + rest.decode().splitlines())
+    told0 = _told(early0 + rest.decode().splitlines())
+    early1 = await second_early
     # shard 1 plays its game to the end meanwhile
     out1, err1 = await asyncio.wait_for(second.communicate(), timeout=300)
     assert second.returncode == 0, err1.decode()[-3000:]
-    lines1 = early[1] + out1.decode().splitlines()
+    lines1 = early1 + out1.decode().splitlines()
     assert last_line(lines1) == "finished"
     told1 = _told(lines1)
     # shard 0 resumes its own game after a restart and finishes it
