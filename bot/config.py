@@ -90,85 +90,101 @@ class Config:
         return logging.getLevelNamesMapping()[self.log_level]
 
 
-def _token(key: str, value: object, where: str) -> str | None:
+@dataclass(frozen=True)
+class _Setting:
+    """A setting as the host wrote it: a key of a file (``shard_count = 2`` in ``tiempo.toml``) or an
+    environment variable (``TIEMPO_SHARD_COUNT=2``), so that what is wrong with it is said as it is written."""
+
+    #: the key, or the variable's name
+    name: str
+    #: the file, or None for an environment variable
+    file: str | None = None
+
+    def must(self, what: str, *examples: str) -> ConfigError:
+        """``tiempo.toml: 'shard_count' must be …, like shard_count = 2`` (or ``TIEMPO_SHARD_COUNT must be
+        …, like TIEMPO_SHARD_COUNT=2``): the error, with an example of each value in ``examples``."""
+        if self.file is None:
+            like = " or ".join(f"{self.name}={x}" for x in examples)
+            return ConfigError(f"the environment variable {self.name} must {what}, like {like}")
+        like = " or ".join(f"{self.name} = {x}" for x in examples)
+        return ConfigError(f"{self.file}: '{self.name}' must {what}, like {like}")
+
+
+def _token(at: _Setting, value: object) -> str | None:
     """A token: a string; blank means none."""
     if not isinstance(value, str):
-        raise ConfigError(f"{where}: '{key}' must be a string in quotes, like {key} = \"MTA4...\"")
+        raise at.must("be a string in quotes", '"MTA4..."')
     return value.strip() or None
 
 
-def _database(key: str, value: object, where: str) -> str:
+def _database(at: _Setting, value: object) -> str:
     """A database: a SQLite file's path, or a postgresql:// URL (a non-blank string either way)."""
     text = value.strip() if isinstance(value, str) else ""
     if not text or ("://" in text and not is_postgres_url(text)):
-        raise ConfigError(f"{where}: '{key}' must be a file path or a postgresql:// URL in quotes, like "
-                          f"{key} = \"{DEFAULT_DATABASE}\" or {key} = \"postgresql://tiempo:password@localhost/tiempo\"")
+        raise at.must("be a file path or a postgresql:// URL in quotes", f'"{DEFAULT_DATABASE}"',
+                      '"postgresql://tiempo:password@localhost/tiempo"')
     return text
 
 
-def _guilds(key: str, value: object, where: str) -> tuple[int, ...]:
+def _guilds(at: _Setting, value: object) -> tuple[int, ...]:
     """Guild ids: a list of positive integers."""
     if not isinstance(value, list) or not all(isinstance(g, int) and not isinstance(g, bool) and g > 0
                                                 for g in value):
-        raise ConfigError(f"{where}: '{key}' must be a list of server ids written as numbers without quotes, "
-                          f"like {key} = [123456789012345678]")
+        raise at.must("be a list of server ids written as numbers without quotes", "[123456789012345678]")
     return tuple(value)
 
 
-def _turn_limit(key: str, value: object, where: str) -> int:
+def _turn_limit(at: _Setting, value: object) -> int:
     """A turn limit: a whole number of minutes, 0 or more."""
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ConfigError(f"{where}: '{key}' must be a whole number of minutes, 0 or more (0 = no limit), "
-                          f"like {key} = 60")
+        raise at.must("be a whole number of minutes, 0 or more (0 = no limit)", "60")
     return value
 
 
-def _reminder(key: str, value: object, where: str) -> int:
+def _reminder(at: _Setting, value: object) -> int:
     """The minutes before a direct message reminds a player of their turn: a whole number, 0 or more."""
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ConfigError(f"{where}: '{key}' must be a whole number of minutes, 0 or more (0 = at once), "
-                          f"like {key} = 10")
+        raise at.must("be a whole number of minutes, 0 or more (0 = at once)", "10")
     return value
 
 
-def _log_level(key: str, value: object, where: str) -> str:
+def _log_level(at: _Setting, value: object) -> str:
     """A log level: one of the standard names, any case."""
     if not isinstance(value, str) or value.strip().upper() not in LOG_LEVELS:
-        raise ConfigError(f"{where}: '{key}' must be one of {', '.join(LOG_LEVELS)}, like {key} = \"INFO\"")
+        raise at.must(f"be one of {', '.join(LOG_LEVELS)}", '"INFO"')
     return value.strip().upper()
 
 
-def _processes(key: str, value: object, where: str) -> int:
+def _processes(at: _Setting, value: object) -> int:
     """A number of processes: a whole number from 1 to ``MAX_AI_PROCESSES``."""
     if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_AI_PROCESSES:
-        raise ConfigError(f"{where}: '{key}' must be a whole number from 1 to {MAX_AI_PROCESSES}, like {key} = 2")
+        raise at.must(f"be a whole number from 1 to {MAX_AI_PROCESSES}", "2")
     return value
 
 
-def _seconds(key: str, value: object, where: str) -> float:
+def _seconds(at: _Setting, value: object) -> float:
     """A duration: a positive number of seconds."""
     if not isinstance(value, int | float) or isinstance(value, bool) or not 0 < value < float("inf"):
-        raise ConfigError(f"{where}: '{key}' must be a number of seconds greater than 0, like {key} = 2.5")
+        raise at.must("be a number of seconds greater than 0", "2.5")
     return float(value)
 
 
-def _shard_count(key: str, value: object, where: str) -> int:
+def _shard_count(at: _Setting, value: object) -> int:
     """A number of shards: a whole number, 0 (no sharding) or more."""
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ConfigError(f"{where}: '{key}' must be a whole number of shards, 0 (no sharding) or more, "
-                          f"like {key} = 2")
+        raise at.must("be a whole number of shards, 0 (no sharding) or more", "2")
     return value
 
 
-def _shard_id(key: str, value: object, where: str) -> int:
+def _shard_id(at: _Setting, value: object) -> int:
     """A shard id: a whole number, 0 or more (checked against the count once both are known)."""
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ConfigError(f"{where}: '{key}' must be a whole number from 0 to shard_count - 1, like {key} = 0")
+        raise at.must("be a whole number from 0 to shard_count - 1", "0")
     return value
 
 
 #: key in the file -> how its value is checked and converted
-_KEYS: dict[str, Callable[[str, object, str], object]] = {
+_KEYS: dict[str, Callable[[_Setting, object], object]] = {
     "token": _token,
     "database": _database,
     "guilds": _guilds,
@@ -214,8 +230,30 @@ def read_config_file(path: str) -> dict[str, object]:
         if check is None:
             known = ", ".join(_KEYS)
             raise ConfigError(f"{path}: unknown key '{key}' (known keys: {known})")
-        settings[key] = check(key, value, path)
+        settings[key] = check(_Setting(key, path), value)
     return settings
+
+
+def _check_shards(settings: Mapping[str, object], origins: Mapping[str, _Setting]) -> None:
+    """The shard id against the shard count, each named as the host set it (in the file, or by an
+    environment variable): ``TIEMPO_SHARD_ID=2 is out of range: with shard_count = 2 (in tiempo.toml)
+    the shard id must be from 0 to 1``."""
+    count, shard = settings.get("shard_count", 0), settings.get("shard_id", 0)
+    assert isinstance(count, int) and isinstance(shard, int)
+
+    def said(key: str, value: int) -> str:
+        at = origins[key]
+        if at.name != key:
+            return f"{at.name}={value}"
+        return f"{key} = {value} (in {at.file})" if at.file is not None else f"{key} = {value} (the default)"
+
+    if count and not 0 <= shard < count:
+        ids = "0" if count == 1 else f"from 0 to {count - 1}"
+        raise ConfigError(f"{said('shard_id', shard)} is out of range: with {said('shard_count', count)} the shard "
+                          f"id must be {ids}")
+    if not count and shard:
+        raise ConfigError(f"{said('shard_id', shard)} needs the number of shard processes: shard_count in the "
+                          f"file, or TIEMPO_SHARD_COUNT")
 
 
 def load_config(path: str | None = None, environ: Mapping[str, str] | None = None) -> Config:
@@ -239,6 +277,7 @@ def load_config(path: str | None = None, environ: Mapping[str, str] | None = Non
     env_token = env.get("DISCORD_TOKEN", "").strip()
     if env_token:
         settings["token"] = env_token
+    origins = {key: _Setting(key, source) for key in _ENV_KEYS.values()}
     for name, key in _ENV_KEYS.items():
         value = env.get(name, "").strip()
         if value:
@@ -246,11 +285,9 @@ def load_config(path: str | None = None, environ: Mapping[str, str] | None = Non
                 number: object = int(value)
             except ValueError:
                 number = value
-            try:
-                settings[key] = _KEYS[key](key, number, f"the environment variable {name}")
-            except ConfigError as err:  # (said as the variable is set, not as the file's key)
-                said = str(err).replace(f": '{key}' must", " must")
-                raise ConfigError(said.replace(f"like {key} = ", f"like {name}=")) from None
+            settings[key] = _KEYS[key](_Setting(name), number)
+            origins[key] = _Setting(name)
+    _check_shards(settings, origins)
     try:
         return Config(source=source, **settings)  # type: ignore[arg-type]
     except ConfigError as err:

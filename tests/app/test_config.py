@@ -161,13 +161,23 @@ def test_shard_settings_from_the_file_and_the_environment_and_which_servers_a_sh
     assert config.owns(odd) and not config.owns(even)
     assert load_config(path, {"TIEMPO_SHARD_ID": "0"}).owns(even)
     assert Config().owns(odd) and Config().owns(even)  # no sharding: every server
-    with pytest.raises(ConfigError, match="shard_id 2 is not one of the 2 shards"):
+    with pytest.raises(ConfigError) as bad:  # each named as it was set: the variable, the file's key
         load_config(path, {"TIEMPO_SHARD_ID": "2"})
+    assert str(bad.value) == (f"TIEMPO_SHARD_ID=2 is out of range: with shard_count = 2 (in {path}) the shard id "
+                              "must be from 0 to 1")
+    with pytest.raises(ConfigError) as bad:
+        load_config(path, {"TIEMPO_SHARD_COUNT": "1"})
+    assert str(bad.value) == (f"shard_id = 1 (in {path}) is out of range: with TIEMPO_SHARD_COUNT=1 the shard id "
+                              "must be 0")
+    with pytest.raises(ConfigError) as bad:
+        load_config(None, {"TIEMPO_SHARD_ID": "1"})
+    assert str(bad.value) == ("TIEMPO_SHARD_ID=1 needs the number of shard processes: shard_count in the file, "
+                              "or TIEMPO_SHARD_COUNT")
     with pytest.raises(ConfigError) as bad:  # said as the variable is set, not as the file's key
         load_config(path, {"TIEMPO_SHARD_COUNT": "two"})
     assert str(bad.value) == ("the environment variable TIEMPO_SHARD_COUNT must be a whole number of shards, 0 (no "
                               "sharding) or more, like TIEMPO_SHARD_COUNT=2")
-    with pytest.raises(ConfigError, match="needs shard_count"):
+    with pytest.raises(ConfigError, match=r"^shard_id = 1 \(in .*other\.toml\) needs the number of shard processes"):
         load_config(write(tmp_path, "shard_id = 1\n", "other.toml"), {})
 
 
