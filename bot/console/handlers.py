@@ -19,6 +19,7 @@ from ..service import (
     CATALOGUE,
     RULE_TOPICS,
     SEP,
+    SUGGESTIONS,
     Caller,
     PanelView,
     Refusal,
@@ -352,16 +353,16 @@ async def suggest(table: ConsoleTable, command: ConsoleCommand, options: Options
     what = Text()
     if wanted in ("cell", "at") and command.plays:
         values = await s.suggest_cells(caller, word, "", kind=options.get("kind") or options.get("to"),
-                                       age=options.get("age"))
+                                       age=options.get("age"), limit=SUGGESTIONS + 1)
         kind = options.get("kind") if word == "build" else None
         what = (say("Cells for {a_kind} now", a_kind=with_article(kind.title())) if kind
                 else say("Cells you can name now"))
     elif wanted in ("cards", "discard", "give"):
-        values = await s.suggest_cards(caller, word, "")
+        values = await s.suggest_cards(caller, word, "", SUGGESTIONS + 1)
         what = say("Cards from your hand")
     elif wanted == "pay":
         values = [f"{pay} ({words})" for pay, words in await s.suggest_payments(
-            caller, word, {o.service_key: options[o.name] for o in command.options}, "")]
+            caller, word, {o.service_key: options[o.name] for o in command.options}, "", SUGGESTIONS + 1)]
         what = say("Ways to pay (cards, then cards per pawn)")
     elif wanted in ("age", "to"):
         values, what = list(AGE_NAMES), say("Ages")
@@ -371,9 +372,10 @@ async def suggest(table: ConsoleTable, command: ConsoleCommand, options: Options
         values, what = list(BUILDING_NAMES), say("Buildings")
     if values:
         more: Text | str = "."
-        if len(values) >= 25:  # the service offers 25, as Discord shows
-            more = (say(" … (the first 25: {play} offers every one, by areas of the board).", play=Command("play"))
-                    if wanted in ("cell", "at") else " …")
+        if len(values) > SUGGESTIONS:  # (one more asked for than is shown: there are more than Discord shows)
+            values = values[:SUGGESTIONS]
+            more = (say(" … (the first {n}: {play} offers every one, by areas of the board).", n=SUGGESTIONS,
+                        play=Command("play")) if wanted in ("cell", "at") else " …")
         table.whisper(say("{what}: {values}{more}", what=what, values=", ".join(values), more=more))
     elif what:
         about = "pay" if wanted == "pay" else "upgrade-at" if wanted == "at" else word

@@ -87,6 +87,7 @@ from .review import REVIEW_DEALS, REVIEW_ITERATIONS, Reviews, costliest, review_
 from .seats import AISeats
 from .standins import StandIns
 from .steps import SEP, Choice
+from .suggest import LIMIT as SUGGESTIONS
 from .suggest import Suggestions
 from .tables import AGE_NAMES, BUILDING_NAMES, RULE_TOPICS, Tables, TableState, panel_pick, parse_age
 
@@ -123,8 +124,7 @@ class Tiempo:
         self.moves = Moves(self.games, self.herald, drive=self._drive, clock=clock)
         self.seats = AISeats(self.games, self.herald, self.moves, think_seconds=ai_think_seconds,
                              choose=choose_ai, in_process=ai_process, processes=ai_processes)
-        self.lobby = Lobby(self.games, self.herald, clock=clock,
-                           seed_source=seed_source or new_seed,
+        self.lobby = Lobby(self.games, self.herald, clock=clock, seed_source=seed_source or new_seed,
                            default_turn_minutes=default_turn_minutes, drive=self._drive, stop=self.seats.stop)
         self.info = Info(self.games, self.herald, clock)
         self.suggestions = Suggestions(self.games)
@@ -248,8 +248,9 @@ class Tiempo:
 
     # -- autocompletion --
     async def suggest_cells(self, caller: Caller, command: str, typed: str, *, kind: str | None = None,
-                            age: str | None = None, target: str | None = None) -> list[str]:
-        return await self.suggestions.cells(caller, command, typed, kind=kind, age=age, target=target)
+                            age: str | None = None, target: str | None = None, limit: int = SUGGESTIONS
+                            ) -> list[str]:
+        return await self.suggestions.cells(caller, command, typed, kind=kind, age=age, target=target, limit=limit)
 
     async def suggest_described_cells(self, caller: Caller, command: str, typed: str, *, kind: str | None = None,
                                       age: str | None = None, target: str | None = None) -> list[tuple[str, str]]:
@@ -259,12 +260,12 @@ class Tiempo:
                                 target: str | None = None) -> str:
         return await self.suggestions.why_none(caller, command, typed, kind=kind, target=target)
 
-    async def suggest_cards(self, caller: Caller, command: str, typed: str) -> list[str]:
-        return await self.suggestions.cards(caller, command, typed)
+    async def suggest_cards(self, caller: Caller, command: str, typed: str, limit: int = SUGGESTIONS) -> list[str]:
+        return await self.suggestions.cards(caller, command, typed, limit)
 
     async def suggest_payments(self, caller: Caller, command: str, options: dict[str, str | None],
-                               typed: str) -> list[tuple[str, str]]:
-        return await self.suggestions.payments(caller, command, options, typed)
+                               typed: str, limit: int = SUGGESTIONS) -> list[tuple[str, str]]:
+        return await self.suggestions.payments(caller, command, options, typed, limit)
 
     # -- reading a table (the console's prompt, who is at the keyboard) --
     async def table_in(self, channel_id: int) -> TableState | None:
@@ -406,6 +407,7 @@ __all__ = [
     "AI_NAMES",
     "CATALOGUE",
     "SEP",
+    "SUGGESTIONS",
     "Answers",
     "Caller",
     "CancelButton",

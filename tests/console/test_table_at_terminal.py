@@ -17,6 +17,7 @@ from bot.config import default_ai_processes
 from bot.console import InputError, parse_line, parse_seats, to_terminal
 from bot.discord import markdown
 from bot.play import start
+from bot.service.suggest import Suggestions
 from bot.storage import SeatRecord
 from bot.words import HERE, Button, Command, Mention, Strong, say
 from rules import Colour, Construct, GameState, format_action, from_json, legal_actions
@@ -336,6 +337,20 @@ def test_a_question_mark_or_a_missing_cell_lists_what_fits_now(tmp_path: Path) -
     hamlets = many.split("Cells for a Hamlet now: ")[1].split("\n")[0]  # (more than 25 places on the first turn)
     listed, more = hamlets.split(" … ")
     assert len(listed.split(", ")) == 25 and more == "(the first 25: `play` offers every one, by areas of the board)."
+
+
+def test_exactly_as_many_places_as_are_shown_are_not_said_to_be_the_first_of_more(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    async def cells(self: object, caller: object, command: str, typed: str, *, limit: int,
+                    **where: object) -> list[str]:
+        return [f"{c}{r}" for c in "ABCDE" for r in range(1, 1 + n)][:limit]
+
+    monkeypatch.setattr(Suggestions, "cells", cells)
+    for n, said in ((5, "."), (6, " … (the first 25: `play` offers every one, by areas of the board).")):
+        text = run_console(tmp_path, "build Hamlet ?\n", "--seats", "Ana,Ben", "--seed", "5", "--no-pictures")
+        listed = text.split("Cells for a Hamlet now: ")[1].split("\n")[0]
+        assert len(listed.split(" … ")[0].rstrip(".").split(", ")) == 25 and listed.endswith(said), (n, listed)
+        assert listed.startswith("A1, A2, A3, A4, A5")
 
 
 def test_the_number_of_processes_and_the_thinking_time_are_checked(tmp_path: Path,
