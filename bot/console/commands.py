@@ -100,7 +100,7 @@ ALIASES = {"exit": "quit", "q": "quit", "?": "help", "new": "rematch", "info": "
 
 def help_text() -> str:
     """The list of commands, with examples, as ``help`` prints it."""
-    lines = ["Commands (the words of /tiempo; give options by name, `cell:C4`, or in this order):"]
+    lines = ["Commands (give options by name, `cell:C4`, or in this order):"]
     width = max(len(c.usage) for c in COMMANDS.values())
     for c in COMMANDS.values():
         lines.append(f"  {c.usage.ljust(width)}  {c.summary}")
