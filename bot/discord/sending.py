@@ -20,6 +20,9 @@ log = logging.getLogger("tiempo.discord")
 
 #: Discord allows 2000 characters in a message; keep room for a footer
 MAX_TEXT = 1900
+#: a Components V2 layout (a turn post with its boards, a panel) allows 4000 characters across its text
+#: displays, which hold its words alone (the pictures' descriptions are not counted)
+MAX_LAYOUT_TEXT = 3900
 
 
 def _name(name: str) -> str:
@@ -58,9 +61,9 @@ def trim(text: str, limit: int = MAX_TEXT) -> str:
     return "\n".join([*out, *tail])
 
 
-def markdown(text: Text) -> str:
-    """The service's words as a Discord message, cut to fit one."""
-    return trim(render(text, DISCORD))
+def markdown(text: Text, limit: int = MAX_TEXT) -> str:
+    """The service's words as a Discord message, cut to fit one (``limit``: a layout's text holds more)."""
+    return trim(render(text, DISCORD), limit)
 
 
 def pages(text: str, limit: int = MAX_TEXT) -> list[str]:
@@ -144,9 +147,10 @@ def message_of(post: Post, *, content: str | None = None, layout: bool | None = 
     """The keyword arguments that send (or, ``edit``, edit a message into) ``post``: a Components V2
     layout (``layout``, by default for a panel or a gallery), or words with buttons and a picture.
     ``content``: the words already rendered (one page of a longer answer)."""
-    content = markdown(post.text) if content is None else content
+    layout = is_layout(post) if layout is None else layout
+    content = markdown(post.text, MAX_LAYOUT_TEXT if layout else MAX_TEXT) if content is None else content
     files = files_of(post)
-    if layout if layout is not None else is_layout(post):
+    if layout:
         kwargs: dict[str, Any] = {"view": layout_of(post, content)}
         if edit:  # a classic message becomes a layout only with its words and embeds cleared
             kwargs.update(content=None, embeds=[], attachments=files)
@@ -281,4 +285,5 @@ def _later_if_discord_s_trouble(err: discord.HTTPException) -> None:
         raise SendLater(f"Discord answered {err.status}") from err
 
 
-__all__ = ["DISCORD", "MAX_TEXT", "ChannelOutbox", "DirectMessages", "markdown", "message_of", "pages", "trim"]
+__all__ = ["DISCORD", "MAX_LAYOUT_TEXT", "MAX_TEXT", "ChannelOutbox", "DirectMessages", "markdown", "message_of",
+           "pages", "trim"]

@@ -303,6 +303,28 @@ def test_every_lesson_s_custom_ids_fit_discord_s_100_characters() -> None:
                 assert len(item.custom_id) <= 100, item.custom_id
 
 
+def test_a_post_with_its_boards_holds_what_a_layout_holds_before_it_is_cut() -> None:
+    """A turn post with pictures is a Components V2 layout, whose text may run to 4000 characters: a
+    five-player turn's words (about 2,500) are sent whole there, and cut only past that; without
+    pictures, a classic message's 2000 hold."""
+    from bot.discord.sending import MAX_LAYOUT_TEXT, message_of
+    from bot.service import Picture, Post
+    from bot.words import as_text
+
+    words = "\n".join(f"Sibyl (Yellow) does thing number {n} of a long turn." for n in range(50))
+    assert 2000 < len(words) < 3000
+    board = Picture(b"\x89PNG", "tiempo-1-v3-might.png", "Might after the turn")
+    sent = message_of(Post(as_text(words), gallery=(board,)))
+    shown = [c for c in sent["view"].walk_children() if isinstance(c, discord.ui.TextDisplay)]
+    assert [t.content for t in shown] == [words]
+    classic = message_of(Post(as_text(words)))["content"]
+    assert len(classic) <= MAX_TEXT and classic.endswith("more lines)")
+    longer = "\n".join([words] * 3)
+    cut = [c for c in message_of(Post(as_text(longer), gallery=(board,)))["view"].walk_children()
+           if isinstance(c, discord.ui.TextDisplay)]
+    assert MAX_TEXT < len(cut[0].content) <= MAX_LAYOUT_TEXT < 4000 and cut[0].content.endswith("more lines)")
+
+
 def test_a_long_post_is_cut_before_its_last_paragraph_which_names_whose_turn_it_is() -> None:
     """A busy turn's post cut to fit one message keeps its end (the ping of the player to move) and
     leaves out lines before it."""
