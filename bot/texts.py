@@ -44,7 +44,7 @@ from rules import (
 )
 from rules import events as ev
 
-from .words import PLAIN, Code, Command, Name, Strong, Text, as_text, lines, render, say, text
+from .words import PLAIN, Code, Command, Name, Strong, Text, as_text, joined, lines, render, say, text
 
 # ---------------------------------------------------------------------------------------------
 # Names
@@ -523,6 +523,71 @@ def describe_status(s: GameState) -> Text:
         d = s.pending.decision
         rows.append(say("Waiting for {who} to {what}.", who=who(s, d.player), what=describe_decision(s, d)))
     return lines([head, *rows])
+
+
+#: a building kind is said to run low in a turn's post when this many or fewer are left in the stock
+STOCK_LOW = 3
+
+
+def outlook_brief(o: Outlook) -> Text:
+    """``income now 6 (Faith 6; Might 4 with a pawn there)``: what ``o``'s player would collect if income
+    were counted now, and from which Ages (one that would pay them nothing is left out; one where they
+    have no pawn pays nothing, R73, and is said with what it would pay with one); ``income now 0``."""
+    paying = [say("{age} {value}", age=age.title, value=o.by_age[age]) for age in (Age.MIGHT, Age.FAITH, Age.REASON)
+              if o.present[age] and o.by_age[age]]
+    away = [say("{age} {value} with a pawn there", age=age.title, value=o.by_age[age])
+            for age in (Age.MIGHT, Age.FAITH, Age.REASON) if not o.present[age] and o.by_age[age]]
+    ages = joined([*paying, *away], "; ")
+    return say("income now {total} ({ages})", total=o.total, ages=ages) if ages else say("income now {total}",
+                                                                                            total=o.total)
+
+
+def describe_standings(s: GameState, e: Economy | None = None) -> Text:
+    """The standings a turn's post ends with: round, whose turn, and a line per player with their Ecus,
+    income outlook (``income now``, R21, R73–R77), cubes, cards and pawns; the stock only where a kind
+    runs low, the Hold'em reserve, a question waited on. Shorter than ``describe_status`` (``/tiempo
+    status``, which adds the whole stock and the deck): five players' fit a phone's screen. In an income
+    round a player whose turn is over has collected: their outlook is for the next income, said so."""
+    e = economy(s) if e is None else e
+    income = Strong("income now")
+    if e.next_income == s.round:
+        when = say("Income round: each player collects at the end of their own turn ({income}: what they would "
+                   "collect now).", income=income)
+    elif e.next_income is not None:
+        when = say("Income is counted in rounds {rounds}, next in round {next} ({income}: what it would pay if it "
+                   "were counted now).", rounds=" and ".join(map(str, INCOME_ROUNDS)), next=e.next_income,
+                   income=income)
+    else:
+        when = text()
+    head = say("{round}. {who} to play.", round=Strong(f"Round {s.round} of 7"), who=who(s, s.active))
+    rows: list[Text | str] = [head + " " + when if when else head]
+    later = [r for r in INCOME_ROUNDS if r > s.round]
+    seats = len(s.players)
+    for i, p in enumerate(s.players):
+        ecus = str(p.ecus) if s.options.ecus_public else "?"
+        pawns = (f"both pawns on {p.pawns[0].title}" if p.pawns[0] == p.pawns[1] else
+                 f"pawns on {p.pawns[0].title} and {p.pawns[1].title}")
+        collected = e.next_income == s.round and (i - s.first) % seats < (s.active - s.first) % seats
+        if e.next_income is None or (collected and not later):
+            outlook = text(" · collected the last income") if collected else text()
+        elif collected:
+            outlook = say(" · collected this round; {outlook} for round {next}", outlook=outlook_brief(e.outlooks[i]),
+                          next=later[0])
+        else:
+            outlook = text(" · ", outlook_brief(e.outlooks[i]))
+        rows.append(say("{marker}{who}: {ecus} {word}{outlook} · {cubes}, {cards} · {pawns}",
+                        marker="▶ " if i == s.active else "", who=who(s, i), ecus=ecus, word=ecu_word(p.ecus),
+                        outlook=outlook, cubes=count(p.supply, "cube"), cards=count(p.hand.total, "card"),
+                        pawns=pawns))
+    low = [f"{k.value} {n}" for k, n in s.stock.items() if n <= STOCK_LOW]
+    if low:
+        rows.append(say("Running low in the stock: {kinds} left.", kinds=", ".join(low)))
+    if s.options.holdem:
+        rows.append(describe_reserve(s))
+    if s.pending is not None:
+        d = s.pending.decision
+        rows.append(say("Waiting for {who} to {what}.", who=who(s, d.player), what=describe_decision(s, d)))
+    return lines(rows)
 
 
 def _no_income(age: Age, you: bool = False) -> str:

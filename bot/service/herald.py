@@ -13,7 +13,7 @@ from rules import Age, Choose, GameState, describe_decision, economy_change
 from rules import events as ev
 
 from ..storage import GameRecord, Letter, SeatRecord
-from ..texts import describe_hit, describe_status, ecu_word, narration, ranking, who
+from ..texts import describe_hit, describe_standings, ecu_word, narration, ranking, who
 from ..words import Button, Command, Mention, Name, Part, Strong, Text, lines, listed, say, text
 from .community import final_lines, record_finished
 from .courier import Courier
@@ -237,7 +237,7 @@ class Herald:
         it is."""
         gallery = await asyncio.to_thread(self.cards, game, state, events, f"v{game.action_count}")
         seat = game.seats[state.waiting_on]
-        scores = describe_status(state)
+        scores = describe_standings(state)
         if state.pending is not None:
             post = self.decision_post(game, state, [*narration, *tips, "", scores])
             return dataclasses.replace(post, gallery=gallery,

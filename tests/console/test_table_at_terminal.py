@@ -386,7 +386,7 @@ def test_the_turn_panel_at_the_console_builds_by_numbers_and_ok(tmp_path: Path) 
     ended = run_console(tmp_path, "play\n8\nok\nquit\n", "--seats", "Ana,ai:greedy", "--seed", "3", "--no-pictures")
     assert ended[ended.index("> ok"):].count("Ana (Red) ends the turn.") == 1
     tables = run_console(tmp_path, "end\nquit\n", "--seats", "Ana,ai:greedy,ai:greedy", "--seed", "3", "--no-pictures")
-    posts = [p for p in tables.split("\n\n") if "Stock: " in p]  # two AI turns in a row: each post whole
+    posts = [p for p in tables.split("\n\n") if " to play. " in p]  # two AI turns in a row: each post whole
     assert len(posts) >= 3 and all(p.count(" cubes, ") == 3 for p in posts)  # a line for each player
 
 

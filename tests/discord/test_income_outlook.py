@@ -12,7 +12,7 @@ from bot.service import Caller, Post, Tiempo, version_of
 from bot.service.herald import hit_line
 from bot.service.steps import path_to, step
 from bot.storage import SeatRecord, Storage
-from bot.texts import describe_hit, describe_status
+from bot.texts import describe_hit, describe_standings, describe_status
 from bot.words import Mention
 from rules import Action, Cell, Construct, GameState, Kind, apply, economy, economy_change, legal_actions
 from rules import events as ev
@@ -37,6 +37,34 @@ def test_the_status_gives_every_players_outlook_age_by_age_and_when_income_is_co
             "next: round 4):") in status
     assert "• White: 1 Ecu — Might 1 · Faith 0 (no pawn) · Reason 0 (no pawn)" in status
     assert "• Red: 0 Ecus — Might 0 · Faith 0 (no pawn) · Reason 0 (no pawn)" in status
+
+
+def test_a_turns_post_gives_every_players_outlook_briefly_and_who_has_collected_in_an_income_round() -> None:
+    """R21, R73–R77: the standings a turn's post ends with say each player's outlook in one line,
+    ``income now`` and the Ages that pay (one without a pawn said so); in an income round the players
+    whose turn is over have collected, and their outlook is for the next income; the stock only where
+    a kind runs low."""
+    state, _ = play(TAKEN)
+    post = describe_standings(state).plain()
+    assert post.startswith("Round 2 of 7. Red to play. Income is counted in rounds 4 and 7, next in round 4 "
+                           "(income now: what it would pay if it were counted now).\n")
+    assert "\n▶ Red: 10 Ecus · income now 0 · 25 cubes, 4 cards · both pawns on Might\n" in post
+    assert "\nWhite: 10 Ecus · income now 1 (Might 1) · 24 cubes, 0 cards · both pawns on Might\n" in post
+    assert "Running low" not in post and "Stock:" not in post
+    away, _ = play(TAKEN.replace("White: pawns=M,M", "White: pawns=F,R"))
+    assert "\nWhite: 10 Ecus · income now 0 (Might 1 with a pawn there) · 24 cubes, 0 cards · pawns on Faith and " \
+           "Reason" in describe_standings(away).plain()
+    income, _ = play(TAKEN.replace("round: 2", "round: 4\nfirst: White\nactive: Red\nstock: Castle=2 City=0"))
+    said = describe_standings(income).plain()
+    assert said.startswith("Round 4 of 7. Red to play. Income round: each player collects at the end of their own "
+                           "turn (income now: what they would collect now).\n")
+    assert "\nWhite: 10 Ecus · collected this round; income now 1 (Might 1) for round 7 · " in said
+    assert "\n▶ Red: 10 Ecus · income now 0 · " in said
+    assert "\nBlue: 10 Ecus · collected this round; income now 0 for round 7 · " in said  # (White, Green, Blue, Red)
+    assert "\nRunning low in the stock: Castle 2, City 0 left." in said
+    last, _ = play(TAKEN.replace("round: 2", "round: 7\nfirst: White\nactive: Red"))
+    assert "\nWhite: 10 Ecus · collected the last income · 24 cubes" in describe_standings(last).plain()
+    assert "\n▶ Red: 10 Ecus · income now 0 · " in describe_standings(last).plain()
 
 
 def test_a_place_names_its_domain_controller_and_gain_and_marks_taking_control_from_another() -> None:
@@ -86,7 +114,9 @@ async def test_in_round_one_the_status_and_the_panel_give_every_players_outlook(
     status = await answer(sim, sim.slash("tiempo", "status", user=player))
     assert "Income if it were counted now" in status.content and "next: round 4" in status.content
     assert all(f"• {n}" in status.content for n in names)
-    assert "Income if it were counted now" in public(sim)[-1].content  # the post of the turn
+    turn_post = public(sim)[-1].content  # the post of the turn: every player's outlook, briefly
+    assert "Income is counted in rounds 4 and 7, next in round 4 (**income now**: " in turn_post
+    assert all(re.search(rf"{re.escape(n)} \(\w+\): 4 Ecus · income now 0 · ", turn_post) for n in names), turn_post
     panel = await answer(sim, sim.click(f"tiempo:play:{game_id}", public(sim)[-1], user=player))
     other = next(n for n in names if n != player.name)
     assert "Income if counted now: you 0: " in panel.content and f"; {other} 0 — next income: round 4" in panel.content
@@ -155,7 +185,7 @@ async def test_a_player_hit_by_someone_elses_turn_is_mentioned_once_and_told_in_
                 continue
             await service.herald.courier.flush(1, timeout=10)
             victim = people[hurt[0]]
-            post = next(p for p in reversed(recorder.posts) if "Income if it were counted now" in p.text.plain())
+            post = next(p for p in reversed(recorder.posts) if "· income now " in p.text.plain())
             said = [line for line in post.text.plain().split("\n") if line.startswith("💥")]
             assert len(said) == 1 and said[0].startswith(f"💥 {victim.name}: "), said
             assert re.search(r" — (your domains would pay \d+ Ecus? less at income \(\d+ → \d+\)|it costs you nothing "
