@@ -60,7 +60,8 @@ class Reminders:
     def describe(self, mode: str) -> Text:
         """What ``mode`` does, as the person who chose it reads it."""
         if mode == "off":
-            return text("Your turns are posted with your name but no mention, and no direct message is sent.")
+            return text("The channel names you without a mention (your turns, and what another player's turn cost "
+                        "you), and no direct message is sent.")
         if mode == "channel":
             return text("You are mentioned in the game's channel when it is your turn, and at half time of a "
                         "turn limit.")
@@ -76,21 +77,19 @@ class Reminders:
 
     async def apply(self, game: GameRecord, state: GameState, posts: Sequence[Post], *,
                     half_left: str | None = None) -> list[Post | Letter]:
-        """``posts`` (``game`` after the action that made them), with the person the game now waits on
-        told as they chose: a post that mentions them pings them only with ``channel``; with ``dm``, a
-        direct message is added, due ``minutes`` from now (at once for the half-time warning:
-        ``half_left`` is the time left)."""
+        """``posts`` (``game`` after the action that made them), with each person they mention told as
+        they chose: a post pings them only with ``channel`` (with ``dm`` or ``off`` it names them without
+        a ping: their turn, a 💥 line of what another's turn cost them); for the person the game now waits
+        on, with ``dm``, a direct message is added, due ``minutes`` from now (at once for the half-time
+        warning: ``half_left`` is the time left)."""
         if state.finished:
             return list(posts)
+        modes = {user: await self.games.storage.notices.mode(user) for user in {u for p in posts for u in p.mentions}}
+        silent = {user for user, mode in modes.items() if mode == "off" or (mode == "dm" and self.direct)}
+        quiet: list[Post | Letter] = [dataclasses.replace(p, mentions=tuple(u for u in p.mentions if u not in silent))
+                                      if silent.intersection(p.mentions) else p for p in posts]
         seat = game.seats[state.waiting_on]
-        if is_ai(seat) or not any(seat.user_id in p.mentions for p in posts):
-            return list(posts)
-        mode = await self.games.storage.notices.mode(seat.user_id)
-        if mode == "channel" or (mode == "dm" and not self.direct):
-            return list(posts)
-        quiet: list[Post | Letter] = [dataclasses.replace(p, mentions=tuple(u for u in p.mentions if u != seat.user_id))
-                                      if seat.user_id in p.mentions else p for p in posts]
-        if mode == "off":
+        if is_ai(seat) or modes.get(seat.user_id) != "dm" or not self.direct:
             return quiet
         now = self.games.clock()
         due = now if half_left is not None or self.minutes == 0 else now + self.minutes * 60

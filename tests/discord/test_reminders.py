@@ -18,7 +18,7 @@ from bot.discord import TiempoBot
 from bot.service import Caller, Post, Refusal, Tiempo
 from bot.service.steps import path_to
 from bot.storage import Storage
-from bot.words import PLAIN, render
+from bot.words import PLAIN, Mention, render, say
 from rules import EndTurn, legal_actions
 from tests.support.discord_play import Clock, answer, make_bot, play_turn, public, state_of, tap, user_of
 from tests.support.discord_sim import DiscordSim, SimMessage, SimUser
@@ -214,15 +214,40 @@ async def test_off_takes_the_ping_away_and_sends_nothing(storage: Storage) -> No
     try:
         for p in PEOPLE:
             reply = await service.notify(p, "off")
-            assert "no mention, and no direct message" in render(reply.text, PLAIN)
+            assert "without a mention" in render(reply.text, PLAIN) and "no direct message" in render(reply.text, PLAIN)
         await seated_game(service, storage, PEOPLE)
         await service.herald.courier.flush(1)
         turn = next(p for p in outbox.posts if "your turn" in render(p.text, PLAIN))
         assert turn.mentions == () and outbox.dms == [] and await storage.notices.waiting() == []
         now = await service.notify(PEOPLE[0])
-        assert render(now.text, PLAIN).startswith("Your turns are posted with your name but no mention")
+        assert render(now.text, PLAIN).startswith("The channel names you without a mention (your turns")
         with pytest.raises(Refusal, match="is not a choice: channel, dm, off"):
             await service.notify(PEOPLE[0], "pigeon")
+    finally:
+        await service.close()
+
+
+async def test_a_post_that_tells_someone_what_another_turn_cost_them_pings_them_only_as_they_chose(
+        storage: Storage) -> None:
+    """A 💥 line names the player another's turn hurt: with ``channel`` it pings them, with ``dm`` or
+    ``off`` it names them without a ping (as their turn does); the player the game waits on is told as
+    before (``dm``: a direct message)."""
+    service = Tiempo(storage, Letters(), render=False, seed_source=lambda: 6, reminder_minutes=0)
+    try:
+        game = await seated_game(service, storage, PEOPLE)
+        state = service.state_of(game)
+        mover, other = PEOPLE[state.active], PEOPLE[1 - state.active]
+        post = Post(say("💥 {who}: your Keep was removed.", who=Mention(other.user_id, other.name)),
+                    mentions=(other.user_id, mover.user_id))
+        for mode, pinged_now in (("channel", (other.user_id, mover.user_id)), ("dm", (mover.user_id,)),
+                                 ("off", (mover.user_id,))):
+            await service.notify(other, mode)
+            told = await service.herald.reminders.apply(game, state, [post])
+            assert [p.mentions for p in told if isinstance(p, Post)] == [pinged_now], mode
+        await service.notify(mover, "dm")
+        told = await service.herald.reminders.apply(game, state, [post])
+        assert [p.mentions for p in told if isinstance(p, Post)] == [()]
+        assert [p.user_id for p in told if not isinstance(p, Post)] == [mover.user_id]  # the waited-on: a letter
     finally:
         await service.close()
 
