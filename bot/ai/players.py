@@ -307,8 +307,8 @@ class Level:
 
 #: the levels, weakest first: every list of levels (commands, options, the service) is made from it
 LEVELS: tuple[Level, ...] = (
-    Level("random", "Dice", "for tests", lambda workers, clock: RandomPlayer()),
-    Level("greedy", "Magpie", "quick and sensible", lambda workers, clock: GreedyPlayer()),
+    Level("random", "Dice", "at random", lambda workers, clock: RandomPlayer()),
+    Level("greedy", "Magpie", "sensible", lambda workers, clock: GreedyPlayer()),
     Level("strong", "Oracle", "looks ahead", lambda workers, clock: StrongPlayer(workers=workers, clock=clock)),
     Level("master", "Sibyl", "searches whole turns", lambda workers, clock: MasterPlayer(workers=workers, clock=clock)),
 )

@@ -144,6 +144,8 @@ def _play(word: str) -> Call:
 _PAY = Option("pay", "Cards to pay and pawns, e.g. MM 1+1 (default: chosen for you)")
 _BUILD_AGE = Option("age", "Might or Faith", choices=BUILD_AGES)
 _CELL = Option("cell", "A cell of the building, e.g. C4", required=True)
+#: the AI levels as a lobby offers them: the default first, the one that plays at random last
+_OFFERED = sorted(LEVELS, key=lambda lv: (lv.name != "greedy", lv.name == "random"))
 
 CATALOGUE: dict[str, Entry] = {e.word: e for e in (
     # -- the lobby --
@@ -168,8 +170,8 @@ CATALOGUE: dict[str, Entry] = {e.word: e for e in (
           lambda s, c, o: s.cancel(c), ("cancel",),
           at_table="Cancel this table's game, for everyone at it"),
     Entry("addbot", "Seat an AI player in the lobby", (
-        Option("level", "; ".join(f"{lv.name}: {lv.description}" for lv in LEVELS),
-               choices=tuple(lv.name for lv in LEVELS), default="greedy"),),
+        Option("level", "; ".join(f"{lv.name}{' (default)' if lv.name == 'greedy' else ''}: {lv.description}"
+                                  for lv in _OFFERED), choices=tuple(lv.name for lv in _OFFERED), default="greedy"),),
         lambda s, c, o: s.add_bot(c, _text(o, "level") or "greedy"), ("addbot strong",)),
     # -- information --
     Entry("hand", "Your cards, Ecus, cubes and pawns (only you see it)", (), lambda s, c, o: s.hand(c), ("hand",),

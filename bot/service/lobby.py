@@ -132,9 +132,12 @@ class Lobby:
         """Leave a lobby (a started game cannot be left: ask for it to be cancelled)."""
         game = await (self.games.here(caller) if game_id is None else self.games.storage.get_game(game_id))
         if game.status is Status.PLAYING:
-            raise Refusal(say("The game has started; a seat cannot be left now. If it must stop, the opener or a "
-                              "channel manager can {cancel} it; otherwise the turn limit plays on for you.",
-                              cancel=Command("cancel")), RefusalCode.STARTED)
+            if not any(s.user_id == caller.user_id for s in game.seats):
+                raise Refusal(f"You are not seated in game #{game.id}.", RefusalCode.NOT_SEATED)
+            raise Refusal(say("Game #{id} has started; a seat cannot be left now. To have the AI play your turns "
+                              "until you are back, {away} ({back} takes the seat back). If the game must stop, the "
+                              "opener or a channel manager can {cancel} it.", id=game.id, away=Command("away"),
+                              back=Command("back"), cancel=Command("cancel")), RefusalCode.STARTED)
         game = await self._lobby(caller, game.id)
         async with self.games.storage.lock(game.id):
             game = await self._lobby(caller, game.id)

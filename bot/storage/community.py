@@ -212,10 +212,12 @@ class PlayerRecords:
         return Totals(int(row[0]), int(row[1]), float(row[2]), *(int(row[i]) for i in range(3, 8)))
 
     async def best(self, user_id: int, guild_id: int | None = None) -> ResultRecord | None:
-        """A person's game with the most Ecus (the earliest of equals)."""
+        """A person's best finish: the best place (a win first), of the most players, with the most Ecus
+        (the earliest of equals). Ecus alone would put a fifth place of a five-player game with 6 Ecus
+        before a two-player win with 4."""
         where, params = _where(user_id, guild_id)
         rows = await self._all(f"SELECT {RESULT_COLUMNS} FROM results WHERE {where} "
-                               "ORDER BY ecus DESC, finished_at LIMIT 1", params)
+                               "ORDER BY place, players DESC, ecus DESC, finished_at LIMIT 1", params)
         return result_of(rows[0]) if rows else None
 
     async def recent(self, user_id: int, guild_id: int | None = None, *, limit: int = 5) -> list[ResultRecord]:

@@ -1066,9 +1066,9 @@ def test_there_is_one_list_of_levels() -> None:
     addbot = TiempoGroup().get_command("addbot")
     assert isinstance(addbot, app_commands.Command)
     (option,) = addbot.parameters
-    assert [c.value for c in option.choices] == list(LEVEL_NAMES)
-    assert option.description == ("random: for tests; greedy: quick and sensible; strong: looks ahead; "
-                                  "master: searches whole turns")
+    assert [c.value for c in option.choices] == ["greedy", "strong", "master", "random"]  # the default first
+    assert option.description == ("greedy (default): sensible; strong: looks ahead; master: searches whole "
+                                  "turns; random: at random")
     assert [type(make_player(name)) for name in LEVEL_NAMES] == [RandomPlayer, GreedyPlayer, StrongPlayer,
                                                                  MasterPlayer]
 

@@ -254,7 +254,9 @@ async def test_lobby_edge_cases_are_refused_privately_with_the_reason(sim: Disco
     with pytest.raises(Refusal, match="already started"):  # a Join button kept (sent before a restart)
         await bot.service.join(Caller(sim.guild.id, sim.channel.id, cy.id, cy.name), 1)
     await refused(sim.slash("tiempo", "join", user=cy), "already started")
-    await refused(sim.slash("tiempo", "leave", user=bob), "cannot be left now")
+    await refused(sim.slash("tiempo", "leave", user=bob), "cannot be left now. To have the AI play your turns until "
+                  "you are back, `/tiempo me away` (`/tiempo me back` takes the seat back).")
+    await refused(sim.slash("tiempo", "leave", user=cy), "You are not seated in game #1.")  # (an onlooker)
     await refused(sim.slash("tiempo", "new", user=cy), "already has game #1")
 
 

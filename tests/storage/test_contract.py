@@ -733,9 +733,9 @@ async def test_two_processes_on_one_database_take_turns_with_a_game(db_path: str
 
 
 def result(game: GameRecord, seat: int, *, place: int, ecus: int, at: float, rated: bool = True,
-           ai: bool = False) -> ResultRecord:
+           ai: bool = False, players: int = 2) -> ResultRecord:
     s = game.seats[seat]
-    return ResultRecord(game.id, seat, game.guild_id, game.channel_id, s.user_id, s.name, ai, 2, place, ecus,
+    return ResultRecord(game.id, seat, game.guild_id, game.channel_id, s.user_id, s.name, ai, players, place, ecus,
                         place == 1, rated, at, ripples=seat + 1, paradoxes=seat, cards=5,
                         built_might=1, built_faith=2 + seat, built_reason=0, income_might=3)
 
@@ -792,6 +792,12 @@ async def test_a_profiles_totals_best_and_last_games_are_the_persons_own_on_the_
     assert [r.game_id for r in await records.recent(101, 1)] == [games[1].id, games[0].id]
     assert [r.game_id for r in await records.recent(101, None, limit=2)] == [other.id, games[1].id]
     assert await records.unrecorded() == []  # none of them is finished
+    # a loss with more Ecus is not a better game than a win; of two wins, the one against more players
+    await records.record_game([result(games[2], 0, place=2, ecus=40, at=40.0)])
+    assert (await records.best(101, 1)) == result(games[0], 0, place=1, ecus=12, at=10.0)
+    bigger = await playing(store, channel_id=8)
+    await records.record_game([result(bigger, 0, place=1, ecus=9, at=50.0, players=5)])
+    assert (await records.best(101, 1)) == result(bigger, 0, place=1, ecus=9, at=50.0, players=5)
 
 
 async def test_the_leaderboard_is_a_servers_ratings_best_first(store: Storage) -> None:
