@@ -165,6 +165,13 @@ def listed(items: Iterable[Text | Part]) -> Text:
     return joined(items, ", ")
 
 
+def series(items: Iterable[Text | Part]) -> Text:
+    """Items named one after the other, as a sentence does: ``alice``, ``alice and bob``, ``alice, bob
+    and cy``."""
+    out = list(items)
+    return text(listed(out[:-1]), " and ", out[-1]) if len(out) > 1 else text(*out)
+
+
 def lines(items: Iterable[Text | Part]) -> Text:
     """Items one per line."""
     return joined(items, "\n")
@@ -244,4 +251,4 @@ def render(t: Text, style: Style) -> str:
 
 
 __all__ = ["HERE", "IN_HERE", "PLAIN", "Button", "Code", "Command", "Here", "Mention", "Name", "Part", "Place",
-           "Strong", "Style", "Text", "as_text", "lines", "listed", "render", "say", "text", "with_article"]
+           "Strong", "Style", "Text", "as_text", "lines", "listed", "render", "say", "series", "text", "with_article"]

@@ -116,10 +116,16 @@ class Exports:
                                  plain(say("Game #{id}, turn by turn", id=game.id))),
                       Attachment(page.encode(), f"tiempo-{game.id}.html",
                                  plain(say("Game #{id}: a page to step through it", id=game.id)))]
-        words = say("{game}: its record ({start} and {actions}: replay it with {cmd}), the three Ages turn by turn, "
-                    "and a page that steps through the game in any browser, with no connection needed.",
-                    game=Strong(f"Game #{game.id}"), start=start_name, actions=actions_name,
-                    cmd=Code(f"python -m rules apply {start_name} {actions_name}"))
+        if self.herald.render:
+            words = say("{game}: open {page} in any browser to step through the game, with no connection needed; "
+                        "{animation} shows the three Ages turn by turn; {start} and {actions} are its record, move "
+                        "by move, in Tiempo's notation (they say how to replay it).", game=Strong(f"Game #{game.id}"),
+                        page=Code(f"tiempo-{game.id}.html"), animation=Code(f"tiempo-{game.id}.webp"),
+                        start=Code(start_name), actions=Code(actions_name))
+        else:
+            words = say("{game}: {start} and {actions} are its record, move by move, in Tiempo's notation (they say "
+                        "how to replay it).", game=Strong(f"Game #{game.id}"), start=Code(start_name),
+                        actions=Code(actions_name))
         return Reply(words, files=tuple(files))
 
     async def pictures(self, line: Timeline, progress: Progress | None) -> tuple[bytes, str]:

@@ -14,7 +14,7 @@ from rules import events as ev
 
 from ..storage import GameRecord, Letter, SeatRecord
 from ..texts import describe_hit, describe_standings, ecu_word, narration, ranking, who
-from ..words import Button, Command, Mention, Name, Part, Strong, Text, lines, listed, say, text
+from ..words import Button, Command, Mention, Name, Part, Strong, Text, lines, say, series, text
 from .community import final_lines, record_finished
 from .courier import Courier
 from .course import first_tip, tips_on
@@ -267,7 +267,7 @@ class Herald:
                     given.setdefault(tip.key, (tip.text, []))[1].append(seat.name)
         except Exception:
             log.exception("could not give the first-time tips of game %s", game.id)
-        return [say("{who}: {tip}", who=listed(Name(name) for name in names), tip=tip) for tip, names in given.values()]
+        return [say("{who}: {tip}", who=series(Name(name) for name in names), tip=tip) for tip, names in given.values()]
 
     async def final_post(self, game: GameRecord, state: GameState, narration: Sequence[Text | str],
                          events: Sequence[ev.Event] = ()) -> Post:
@@ -290,6 +290,9 @@ class Herald:
             out += ["", *await final_lines(self.games, game, state, events)]
         except Exception:
             log.exception("could not tell the statistics and ratings of game %s", game.id)
+        if any(not is_ai(seat) for seat in game.seats):
+            out.append(say("Which turns cost each player most, and what the AI would have played instead: {review}.",
+                           review=Command("review", f"game:{game.id}")))
         out.append(say("Play again with the same seats: {rematch}.", rematch=Button("Rematch", "rematch")))
         return Post(lines(out), gallery=gallery,
                     controls=(HandButtons(game.id, version_of(game)), RematchButton(game.id)))

@@ -56,10 +56,18 @@ def _task(lesson: Lesson, stage: int) -> Task:
 
 
 def _heading(lesson: Lesson) -> Text:
-    """``Lesson 6 of 13: Ripples (rulebook: T9; rules R47–R50)``."""
+    """``Lesson 6 of 13: Ripples`` (the worked example and rules it comes from are the project's numbers,
+    which a player never sees elsewhere: ``Lesson.example`` and ``.rules`` keep them for the tests)."""
     return text(Strong(say("Lesson {n} of {total}: ", n=lesson_number(lesson.key), total=len(LESSONS)).plain()
-                       + lesson.title.plain()),
-                say(" (rulebook: {example}; rules {rules})", example=lesson.example, rules=lesson.rules))
+                       + lesson.title.plain()))
+
+
+def _first_sentence(words: Text, limit: int = 100) -> str:
+    """The first sentence of ``words``, within ``limit`` characters (a menu option's description)."""
+    plain = words.plain()
+    end = plain.find(". ")
+    first = plain if end < 0 else plain[:end + 1]
+    return first if len(first) <= limit else first[:limit - 1] + "…"
 
 
 class Lessons:
@@ -76,7 +84,7 @@ class Lessons:
         done = await self._done(caller.user_id)
         left = [lesson for lesson in LESSONS if lesson.key not in done]
         choices = tuple(Choice(lesson.key, f"{'✓ ' if lesson.key in done else ''}{i}. {lesson.title.plain()}"[:100],
-                               say("Rulebook example {example}", example=lesson.example).plain())
+                               _first_sentence(lesson.idea))
                         for i, lesson in enumerate(LESSONS, start=1))
         if not left:
             status = say("You have done every lesson. Play a real game: {new}. Any lesson can be played again "

@@ -221,8 +221,12 @@ class Replays:
         game, s = line.game, step.after
         title = Strong(f"Game #{game.id}")
         if step.is_deal:
-            out: list[Text | Part] = [say("{game} — the deal. {who} plays first; {n} turns follow.", game=title,
-                                         who=who(s, s.active), n=line.turns)]
+            if not line.turns and game.status is Status.CANCELLED:
+                follow = text("The game was cancelled before a turn was played.")
+            else:
+                follow = text("1 turn follows.") if line.turns == 1 else say("{n} turns follow.", n=line.turns)
+            out: list[Text | Part] = [say("{game} — the deal. {who} plays first. {follow}", game=title,
+                                         who=who(s, s.active), follow=follow)]
         else:
             out = [say("{game} — turn {turn} of {turns}{sofar}, round {round} of {rounds}: {who}.", game=title,
                        turn=step.index, turns=line.turns, sofar=" (so far)" if not step.complete else "",

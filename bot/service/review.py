@@ -45,7 +45,7 @@ from rules import events as ev
 from ..ai import Analysis, analyse, best_choice
 from ..play import Refusal, RefusalCode
 from ..storage import GameRecord, Status
-from ..texts import ecu_word, narration, who
+from ..texts import count, ecu_word, narration, who
 from ..words import PLAIN, Command, Strong, Text, lines, render, say
 from .games import find_seat, is_ai
 from .messages import Caller, Picture, Reply
@@ -201,8 +201,8 @@ def better_words(step: Step, better: Sequence[Action]) -> Text:
     told = _sentences(done)
     if exchanged:
         head = next(a for a in better if isinstance(a, Exchange))
-        swap = say("{who} pays 2 Ecus to exchange {n} cards and plays the rest of the turn with what they draw.",
-                   who=who(step.before, step.player), n=head.cards.total)
+        swap = say("{who} pays 2 Ecus to exchange {cards} and plays the rest of the turn with what they draw.",
+                   who=who(step.before, step.player), cards=count(head.cards.total, "card"))
         return say("{told} {swap}", told=told, swap=swap) if told else swap
     if not told:
         return say("{who} ends the turn at once.", who=who(step.before, step.player))

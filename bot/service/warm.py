@@ -9,7 +9,7 @@ import dataclasses
 from rules import GameState
 
 from ..storage import GameRecord, StandIn, with_stand_in
-from ..words import Command, Mention, Name, Text, listed, say
+from ..words import Command, Mention, Name, Text, say, series
 from .community import is_rated
 from .games import is_ai
 from .messages import Post
@@ -84,7 +84,7 @@ def final_note(game: GameRecord) -> Text | None:
     seats = stood_in_for(game)
     if not seats:
         return None
-    names = listed(Name(game.seats[s].name) for s in seats)
+    names = series(Name(game.seats[s].name) for s in seats)
     if not is_rated(game):
         return say("🤖 The AI stood in for {names} for part of the game.", names=names)
     return say("🤖 The AI stood in for {names} for part of the game; the game is rated as usual (each person "

@@ -196,6 +196,7 @@ def test_a_whole_game_with_ai_seats_ends_with_the_ranking_and_a_rematch(tmp_path
     assert "Dice (White, AI random)" in text and "Magpie (Green, AI greedy)" in text
     assert text.count("Ana (Red) ends the turn.") >= 7
     assert "Game #1 is over." in text and "🥇" in text and "Play again with the same seats: type `rematch`." in text
+    assert "what the AI would have played instead: `review game:1`." in text
     after = text.partition("Game #1 is over.")[2]
     assert "[game #1 is over] > end\n  Game #1 is over" in after or "This game is over" in after  # the eighth `end`
     assert "[game #1 is over] > " in after

@@ -121,7 +121,7 @@ async def test_a_first_ripple_is_explained_once_to_each_person_in_one_line(sim: 
         await play(bot, sim, users, 1, end)
     posts = [m.content for m in public(sim)]
     tips = [line for post in posts for line in post.split("\n") if "💡" in line]
-    assert tips == ["alice, bob: 💡 A building of value 2 or 3 rippled: its shadow went to the later Ages "
+    assert tips == ["alice and bob: 💡 A building of value 2 or 3 rippled: its shadow went to the later Ages "
                     "(a ruin on Reason). Learn more: `/tiempo learn`, lesson 6 (Ripples)."], tips  # one line for both
     turn_post = next(p for p in posts if "💡" in p)
     assert turn_post.index("💡") < turn_post.index("your turn")  # told with the turn, before whose turn it is

@@ -127,7 +127,7 @@ async def test_export_shows_its_progress_then_attaches_files_that_replay_to_the_
     record = sim.interactions[iid]
     done = await sim.wait_for(lambda: record.answer_ids and (m := sim.message(record.answer_ids[0])).attachments
                               and m, timeout=60, what="the export's files")
-    assert done.ephemeral and "python -m rules apply tiempo-1-start.txt tiempo-1-actions.txt" in done.content
+    assert done.ephemeral and "open `tiempo-1.html` in any browser to step through the game" in done.content
     assert sorted(done.filenames) == ["tiempo-1-actions.txt", "tiempo-1-start.txt", "tiempo-1.html",
                                       "tiempo-1.webp"]
     assert sum(len(a.data) for a in done.attachments) <= 10 * 2**20

@@ -319,7 +319,7 @@ def test_the_final_word_on_a_stand_in_speaks_of_the_rating_only_in_a_rated_game(
     the AI stood in for does not say it is."""
     from bot.service.warm import final_note
     from bot.storage import GameRecord, SeatRecord, Status
-    from bot.words import PLAIN, render
+    from bot.words import PLAIN, Text, render
 
     seats = (SeatRecord(1, "Ana", "Red"), SeatRecord(2, "Ben", "White"))
     game = GameRecord(1, 1, 1, 1, Status.FINISHED, {}, seats, 0, 0.0, 0.0, None, 0, None, False,
@@ -329,3 +329,5 @@ def test_the_final_word_on_a_stand_in_speaks_of_the_rating_only_in_a_rated_game(
     assert rated is not None and unrated is not None
     assert "rated as usual" in render(rated, PLAIN)
     assert render(unrated, PLAIN) == "🤖 The AI stood in for Ana for part of the game."
+    both = dataclasses.replace(with_ai, stand_ins=(StandIn(0, stood=True), StandIn(1, stood=True)))
+    assert render(final_note(both) or Text(), PLAIN) == "🤖 The AI stood in for Ana and Ben for part of the game."

@@ -61,6 +61,7 @@ async def test_a_whole_three_player_game_from_new_to_the_final_ranking(sim: Disc
     assert final.attachments and final.attachments[0].data.startswith(PNG)
     assert "🥇" in final.content and "Ecus" in final.content
     assert final.custom_id("Rematch") == f"tiempo:rematch:{game_id}"
+    assert f"what the AI would have played instead: `/tiempo records review game:{game_id}`." in final.content
     boards = [m for m in public(sim) if m.attachments]
     assert len(boards) >= 21 + 1  # the first board, one per turn of seven rounds for three players
     # no public message ever showed a hand; hands went to their owners only

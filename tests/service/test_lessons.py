@@ -3,6 +3,7 @@ one; progress kept per person; typed moves the rules refuse; the first-time tips
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -125,6 +126,10 @@ def test_the_numbers_the_lessons_give_are_the_engines() -> None:
 async def test_the_list_shows_progress_and_a_finished_course_suggests_a_real_game(service: Tiempo) -> None:
     first = await service.learn(ANA)
     assert view(first).next == "cards" and len(view(first).choices) == len(LESSONS)
+    # each lesson listed with the first sentence of its idea, in a player's words: no rule numbers
+    for choice, lesson in zip(view(first).choices, LESSONS, strict=True):
+        assert lesson.idea.plain().startswith(choice.detail.rstrip("…")) and len(choice.detail) <= 100, choice
+        assert not re.search(r"\b[RTA]\d", choice.detail), choice
     for lesson in LESSONS:
         for stage, task in enumerate(lesson.tasks):
             state = lesson.state_at(stage)

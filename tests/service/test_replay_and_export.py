@@ -76,7 +76,7 @@ async def test_a_finished_game_steps_from_the_deal_to_the_end_turn_by_turn(servi
     first = await service.replay(ANA, 1, 0)
     view = first.replay
     assert view is not None and view.game_id == 1 and view.step == 0 and view.last > 7 and not view.hands
-    assert re.match(rf"Game #1 — the deal\. \w+ \(\w+\) plays first; {view.last} turns follow\.\n", plain(first))
+    assert re.match(rf"Game #1 — the deal\. \w+ \(\w+\) plays first\. {view.last} turns follow\.\n", plain(first))
     assert [(b.role, b.step, b.disabled) for b in view.buttons] == [
         ("first", 0, True), ("prev", 0, True), ("next", 1, False), ("last", None, False)]
     assert [r for r, _ in view.rounds] == [1, 2, 3, 4, 5, 6, 7] and view.rounds[0] == (1, 1)
@@ -164,6 +164,14 @@ async def test_bad_input_is_answered_with_a_sentence(service: Tiempo, stored: Pa
     assert (await refused(ANA, 3)).startswith("Game #3 has not started yet: there is nothing to replay.")
     await service.cancel(Caller(1, 3, 100, "ana"), 3, confirmed=True)
     assert (await refused(ANA, 3)) == "Game #3 was cancelled before it started: there is nothing to replay."
+    opener, other = Caller(1, 4, 100, "ana"), Caller(1, 4, 200, "ben")
+    await service.new(opener)  # game #4: started, then cancelled before a turn was played
+    await service.join(other)
+    await service.start_game(opener)
+    await service.cancel(opener, 4, confirmed=True)
+    deal = plain(await service.replay(ANA, 4))
+    assert re.match(r"Game #4 — the deal\. \w+ \(\w+\) plays first\. The game was cancelled before a turn was "
+                    r"played\.\n", deal), deal
     assert (await refused(DEE, 2, export=True)).startswith(
         "Game #2 is still being played: only a finished game is exported.")
     assert (await refused(elsewhere, 1, export=True)).startswith("Game #1 is not one of this server's games")
@@ -187,7 +195,7 @@ async def test_export_gives_the_record_an_animation_and_a_page(service: Tiempo, 
     page = files["tiempo-1.html"].data.decode()
     assert not re.search(r"""(src|href)=["']?(https?:|//)""", page)  # nothing fetched
     assert page.count("data:image/png;base64,") >= 3  # the cards, inside
-    assert "python -m rules apply tiempo-1-start.txt tiempo-1-actions.txt" in plain(reply)
+    assert "`tiempo-1-start.txt` and `tiempo-1-actions.txt` are its record, move by move" in plain(reply)
 
 
 @pytest.mark.slow  # (a whole search, game or animation: the full suite runs it)

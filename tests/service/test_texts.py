@@ -225,3 +225,10 @@ def test_r20_the_player_is_told_what_an_exchange_or_the_end_of_a_turn_drew() -> 
     assert describe_draw(built, refilled, end) == f"You drew {cards_in_words(drawn)} ({drawn})." and drawn.total == 2
     start, _ = play("map: plain 15x12\nRed: hand=MMCC pawns=M,M\n")
     assert describe_draw(start, built, parse_action("Red build Keep B2 on M pay MM", start)) == ""  # no draw
+
+
+def test_names_in_a_sentence_are_joined_with_and() -> None:
+    from bot.words import PLAIN, Name, render, series
+
+    said = [render(series(Name(n) for n in names), PLAIN) for names in (["ana"], ["ana", "ben"], ["ana", "ben", "cy"])]
+    assert said == ["ana", "ana and ben", "ana, ben and cy"]
