@@ -844,8 +844,14 @@ def harms(before: GameState, after: GameState, player: int, events: Sequence[ev.
           change: EconomyChange | None = None) -> list[str]:
     """What an action costs its own player beyond its price: their buildings removed, destroyed or
     downsized, and income lost (what they would collect now, board by board). ``change``: the
-    action's ``economy_change``, if the caller has it (its outlooks are that income, pawns aside)."""
+    action's ``economy_change``, if the caller has it (its outlooks are that income, pawns aside). An
+    answer to a question leaves out what every answer would do (where a downsized building of theirs
+    goes: it is downsized whatever they answer)."""
     out = buildings_lost(player, events)
+    decision = before.pending.decision if before.pending is not None else None
+    if out and decision is not None and decision.player == player:  # what every answer does is not this one's doing
+        every = [set(buildings_lost(player, apply(before, Choose(player, o))[1])) for o in decision.options]
+        out = [h for h in out if not all(h in lost for lost in every)]
     if before.pending is not None or after.pending is not None:  # income is counted once the question is settled
         return out
     if change is not None:  # (no question pending: every board is settled, R78)

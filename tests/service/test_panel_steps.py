@@ -26,9 +26,11 @@ from rules import (
     Payment,
     Upgrade,
     action_economy,
+    apply,
     economy_change,
     legal_actions,
     new_game,
+    parse_action,
 )
 from tests.support.gameplay import random_game
 from tests.support.positions import hamlet_of_first, put, settle
@@ -527,3 +529,20 @@ def test_the_lobby_says_how_many_players_its_seats_take() -> None:
                        (5, "once 2–5 players are seated.")):
         game = GameRecord(1, 1, 1, 1, Status.LOBBY, {"seats": size}, seats, 5, 0.0, 0.0, None, 0, None, False)
         assert render(Lobby.describe(game), PLAIN).endswith(said)
+
+
+def test_r64_an_answer_is_not_marked_for_what_every_answer_does() -> None:
+    """White's Keep is downsized whatever White answers (R64: only where the Watchtower goes is asked):
+    no answer is marked ⚠️ for it. Where the answers differ in what they cost, they are marked."""
+    t13 = ("map: plain 15x12\nRed: hand=C\nM: Keep[Red]@A1 Watchtower[Green]@C1 Keep[White]@E1\n"
+           "F: Keep[Red]@A1 Keep[White]@E1\nR: Keep-ruin@A1 Keep-ruin@E1\n")
+    asked, _ = play(t13, "Red build Hamlet D1 on M pay C 1+0")
+    assert asked.pending is not None and asked.waiting_on == 1
+    for answer in ("E1", "F2"):
+        action = parse_action(f"White choose {answer}", asked)
+        after, events = apply(asked, action)
+        assert panel.buildings_lost(1, events) == ["downsizes your Keep at E1 on Might to a Watchtower"]
+        assert panel.harms(asked, after, 1, events) == []
+        assert panel.preview(asked, action).harms == ()
+    places = step(asked, 1, ("choose",))
+    assert places.choices and not any(c.harms for c in places.choices)

@@ -18,6 +18,7 @@ from bot.texts import _ACTION_WORDS, describe_hand
 from render import make_scene
 from rules import (
     Age,
+    Choose,
     Construct,
     Demolish,
     GameState,
@@ -113,8 +114,13 @@ def test_the_hand_says_what_the_listing_said_in_every_position(seed: int, player
 
 
 def harms_on_every_board(before: GameState, after: GameState, player: int, events: Sequence[Event]) -> list[str]:
-    """``harms`` as it was: the income lost counted on all three boards."""
+    """``harms`` as it was: the income lost counted on all three boards (and, as ``harms`` does, an
+    answer's loss that every answer to its question would cause left out)."""
     out = buildings_lost(player, events)
+    d = before.pending.decision if before.pending is not None else None
+    if d is not None and d.player == player:
+        out = [h for h in out if not all(h in buildings_lost(player, apply(before, Choose(player, o))[1])
+                                         for o in d.options)]
     if before.pending is not None or after.pending is not None:
         return out
     was, now = (sum(income(s, player, age)[0] for age in Age) for s in (before, after))
