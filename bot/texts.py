@@ -406,6 +406,16 @@ def income_when(e: Economy, s: GameState) -> str:
     return f"counted in rounds {rounds}, at the end of each player's own turn; next: {nxt}"
 
 
+def unsettled_words(e: Economy) -> str:
+    """``Might's domains pay no one until the question is answered``: the boards a pending question
+    leaves unsettled (R78: their income is not counted until then; their pictures show ``?``), or ""."""
+    ages = [age.title for age in (Age.MIGHT, Age.FAITH, Age.REASON) if not e.settled[age]]
+    if not ages:
+        return ""
+    owners = in_a_series([f"{age}'s" for age in ages])
+    return f"{owners} domains pay no one until the question is answered"
+
+
 def describe_outlook(s: GameState, e: Economy | None = None) -> list[Text | str]:
     """Every player's income outlook, Age by Age (R21, R73–R77), and when income is counted: a heading
     and a line per player, ``• Ana (Red): 5 Ecus — Might 3 · Faith 2 · Reason 0 (no pawn)``."""
@@ -414,6 +424,9 @@ def describe_outlook(s: GameState, e: Economy | None = None) -> list[Text | str]
     for i, o in enumerate(e.outlooks):
         out.append(say("• {who}: {total} {word} — {ages}", who=who(s, i), total=o.total, word=ecu_word(o.total),
                        ages=outlook_ages(o)))
+    unsettled = unsettled_words(e)
+    if unsettled:
+        out.append(f"({unsettled}.)")
     return out
 
 
@@ -426,6 +439,8 @@ def outlook_line(s: GameState, seat: int, e: Economy | None = None, *, you: bool
     others = [Name(s.players[o.player].name) + f" {o.total}" for o in e.outlooks if o.player != seat]
     nxt = ("no more income rounds" if e.next_income is None else
            "income round" if e.next_income == s.round else f"next income: round {e.next_income}")
+    unsettled = unsettled_words(e)
+    nxt = f"{nxt} ({unsettled})" if unsettled else nxt
     if not you:
         return text("The others if counted now: ", *[part for i, x in enumerate(others)
                                                       for part in ((" · " if i else ""), x)], f" — {nxt}")
@@ -587,6 +602,9 @@ def describe_standings(s: GameState, e: Economy | None = None) -> Text:
     if s.pending is not None:
         d = s.pending.decision
         rows.append(say("Waiting for {who} to {what}.", who=who(s, d.player), what=describe_decision(s, d)))
+        unsettled = unsettled_words(e)
+        if unsettled:
+            rows.append(f"({unsettled}.)")
     return lines(rows)
 
 

@@ -180,6 +180,8 @@ def rows(scene: Scene, board: BoardScene, heading: str | None, last_turn: bool, 
         chooser = next((p.name for p in scene.players if p.deciding), "")
         out.append(("title", f"{'Then ' if out else ''}{chooser} chooses:"))
         out += candidates(board, scene.placing)
+        if any(dom.value is None and dom.controllers for dom in board.domains):  # (a tag shows "?")
+            out.append(("note", "?: its Ecus, once answered"))
     return out
 
 

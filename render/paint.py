@@ -500,7 +500,7 @@ def draw_board(im: Canvas, lay: Layout, board: BoardScene, scene: Scene) -> None
     names = [_name_band(lay, age, p) if p.level >= 2 else _inner(lay, age, p) for p in board.pieces]
     names += [_ring_foot(lay, age, p) for p in board.pieces if p.mark is not None]
     names += [lay.cell_box(age, c) for c in board.choices]
-    tags = [domain_tag(dom, colours, cell) if dom.controllers and (dom.value or dom.buildings > 1) else None
+    tags = [domain_tag(dom, colours, cell) if dom.controllers and (dom.value != 0 or dom.buildings > 1) else None
             for dom in board.domains]
     spots = _tag_places(lay, age, tuple(dom.cells for dom in board.domains),
                         tuple(tag.size if tag is not None else None for tag in tags))

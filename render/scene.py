@@ -104,13 +104,14 @@ class Ghost:
 class DomainMark:
     """A domain as ``rules.economy`` gives it (R40, R74–R76): the cells it covers, its name cell, the
     seats that control it (none, one, or several tied on Reason) and what it would pay each of them
-    now. ``contested``: two tied top buildings wait on a decision (no controller yet)."""
+    now (None on a board a pending decision leaves unsettled: it pays no one until the answer, R78).
+    ``contested``: two tied top buildings wait on a decision (no controller yet)."""
 
     name: Cell
     cells: tuple[Cell, ...]  # reading order
     buildings: int
     controllers: tuple[int, ...]
-    value: int
+    value: int | None
     contested: bool = False
 
 
@@ -219,8 +220,8 @@ def make_scene(state: GameState, viewer: int | None = None, events: Sequence[Eve
             for b in board.sorted_buildings(state.map)
         )
         choices = decision.options if decision is not None and decision.age is age else ()
-        doms = tuple(DomainMark(d.name, d.cells, len(d.buildings), d.controllers, d.value, d.contested)
-                     for d in worth.domains[age])
+        doms = tuple(DomainMark(d.name, d.cells, len(d.buildings), d.controllers,
+                                d.value if worth.settled[age] else None, d.contested) for d in worth.domains[age])
         boards.append(BoardScene(age, pieces, _dedupe(ghosts[age]), tuple(choices), doms))
 
     finished = state.finished

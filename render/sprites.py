@@ -396,10 +396,11 @@ def badge(text: str, kind: str, size: int = 14) -> Image.Image:
 
 
 @lru_cache(maxsize=256)
-def domain_tag(colours: tuple[Colour, ...], value: int, height: int = 40) -> Image.Image:
+def domain_tag(colours: tuple[Colour, ...], value: int | None, height: int = 40) -> Image.Image:
     """A domain's tag: a square in each controller's colour with their initial, then the Ecus the domain
-    would pay now, in gold on dark (a dark pill with no square: no controller)."""
-    number = label(str(value), round(height * 0.74), COIN_TEXT, bold=True)
+    would pay now, in gold on dark (a dark pill with no square: no controller); ``?`` (None) while a
+    question leaves its board unsettled."""
+    number = label("?" if value is None else str(value), round(height * 0.74), COIN_TEXT, bold=True)
     seg = height - 4
     w = 2 + len(colours) * seg + number.width + 16
     im, d = _canvas(w, height)

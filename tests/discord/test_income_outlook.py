@@ -14,7 +14,7 @@ from bot.service.steps import path_to, step
 from bot.storage import SeatRecord, Storage
 from bot.texts import describe_hit, describe_standings, describe_status
 from bot.words import Mention
-from rules import Action, Cell, Construct, GameState, Kind, apply, economy, economy_change, legal_actions
+from rules import Action, Age, Cell, Construct, GameState, Kind, apply, economy, economy_change, legal_actions
 from rules import events as ev
 from tests.support.discord_play import answer, pick_to, public, state_of, two_at_the_table
 from tests.support.discord_sim import DiscordSim
@@ -248,3 +248,25 @@ async def test_a_places_list_by_taps_marks_a_place_that_takes_a_domain_from_anot
     marked = [o for o in listed if "💥" in str(o.get("emoji"))]
     assert marked and all(str(o["description"]).startswith(f"💥 Hurts {other}: ") for o in marked), marked
     assert any(o["value"] == str(harmful.origin) for o in marked)
+
+
+def test_r78_a_board_a_question_leaves_unsettled_pays_no_one_and_says_so() -> None:
+    """While a junction's question is pending, its board's income is not counted (R78): the words say
+    why every domain there counts 0, and the picture's tags show ``?`` instead of a 0 that would come
+    back once answered."""
+    from render.card import rows
+    from render.scene import make_scene
+
+    position = ("map: plain 15x12\nRed: hand=C\nM: Keep[Red]@A1 Watchtower[Green]@C1 Keep[White]@E1 Keep[Green]@J5 "
+                "Hamlet@L5 Town@J7\nF: Keep[Red]@A1 Keep[White]@E1\nR: Keep-ruin@A1 Keep-ruin@E1\n")
+    before, _ = play(position)
+    asked, _ = play(position, "Red build Hamlet D1 on M pay C 1+0")
+    note = "(Might's domains pay no one until the question is answered.)"
+    assert asked.pending is not None and note in describe_standings(asked).plain().split("\n")
+    assert note in describe_status(asked).plain() and note not in describe_standings(before).plain()
+    tags = {str(d.name): d.value for d in make_scene(asked, 1).boards[Age.MIGHT].domains if d.controllers}
+    assert tags == {"J5": None}  # (Green's Keep, topped by no one: it would pay 3 once settled)
+    assert {str(d.name): d.value for d in make_scene(before, 1).boards[Age.MIGHT].domains if d.controllers}["J5"] == 3
+    assert all(d.value is not None for d in make_scene(asked, 1).boards[Age.FAITH].domains)
+    scene = make_scene(asked, 1)
+    assert rows(scene, scene.boards[Age.MIGHT], None, False)[-1] == ("note", "?: its Ecus, once answered")
