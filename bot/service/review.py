@@ -356,8 +356,17 @@ class Made:
     pictures: dict[int, tuple[Picture, ...]] = dataclasses.field(default_factory=dict)
 
 
+@dataclass
+class _Job:
+    """A review being worked out: what it will be, and every asker's progress note."""
+
+    made: asyncio.Future[Made]
+    listeners: list[Progress]
+
+
 class Reviews:
-    """Works out a finished game's review in the AI worker and shows it to one of its players."""
+    """Works out a finished game's review in the AI worker and shows it to one of its players; a
+    second asker while it is worked out waits for the same review (with their own progress note)."""
 
     def __init__(self, replays: Replays, analyse: Analyse, *, render_pictures: bool = True,
                  iterations: int | None = None, deals: int | None = None) -> None:
@@ -369,7 +378,7 @@ class Reviews:
         #: common deals of the chosen plan and the turn played (None: ``REVIEW_DEALS``)
         self.deals = deals
         self._made: OrderedDict[tuple[int, int], Made] = OrderedDict()
-        self._running: set[int] = set()
+        self._running: dict[tuple[int, int], _Job] = {}
 
     @property
     def play_outs(self) -> int:
@@ -379,7 +388,8 @@ class Reviews:
                      progress: Progress | None = None) -> tuple[Reply, ...]:
         """The review of a finished game for one of its players, one reply per player reviewed, the
         caller's first. Refused (``Replays.find``'s refusals, and) for a game not over, a caller who
-        did not play in it, and while the game's review is being worked out for someone else."""
+        did not play in it. Asked while the game's review is being worked out for someone else, it waits
+        for that one."""
         game = await self.replays.find(caller, game_id, "review")
         if game.status is not Status.FINISHED:
             how = "still being played" if game.status is Status.PLAYING else "cancelled before its end"
@@ -404,20 +414,31 @@ class Reviews:
         if kept is not None:
             self._made.move_to_end(key)
             return kept
-        if game.id in self._running:
-            raise Refusal(say("The review of game #{id} is being worked out already; ask again in a minute, "
-                              "and it comes at once.", id=game.id), RefusalCode.NOT_ALLOWED)
-        self._running.add(game.id)
+        job = self._running.get(key)
+        if job is not None:  # asked for by someone else already: the same review, when it is ready
+            if progress is not None:
+                job.listeners.append(progress)
+            return await asyncio.shield(job.made)
+        job = self._running[key] = _Job(asyncio.get_running_loop().create_future(), [] if progress is None
+                                        else [progress])
+        job.made.add_done_callback(lambda f: f.cancelled() or f.exception())  # (read, with or without a waiter)
         try:
-            costs = await self._costs(line, progress)
+            costs = await self._costs(line, job.listeners)
+        except BaseException:
+            job.made.set_exception(Refusal(say("The review of game #{id} could not be worked out; ask again.",
+                                               id=game.id), RefusalCode.NOT_ALLOWED))
+            raise
         finally:
-            self._running.discard(game.id)
+            del self._running[key]
         made = self._made[key] = Made(tuple(costs), self.play_outs)
+        job.made.set_result(made)
         while len(self._made) > REVIEWS_KEPT:
             self._made.popitem(last=False)
         return made
 
-    async def _costs(self, line: Timeline, progress: Progress | None) -> list[TurnCost]:
+    async def _costs(self, line: Timeline, listeners: list[Progress]) -> list[TurnCost]:
+        """Each turn's cost, worked out one after the other; after each, every asker's progress note
+        (a note that fails, its message gone, is dropped: no reason to stop)."""
         turns = turns_to_review(line.steps, reviewed_seats(line.game))
         costs = []
         for done, step in enumerate(turns, 1):
@@ -425,12 +446,12 @@ class Reviews:
                                           budget_s=0.0, iterations=self.play_outs, extra=[own_actions(step)],
                                           deals=self.deals if self.deals is not None else REVIEW_DEALS)
             costs.append(turn_cost(step, analysis))
-            if progress is not None:
+            for progress in list(listeners):
                 try:
                     await progress(done, len(turns))
-                except Exception:  # a progress note that failed (a message gone) is no reason to stop
+                except Exception:
                     log.warning("review of game %s: progress not shown", line.game.id, exc_info=True)
-                    progress = None
+                    listeners.remove(progress)
         return costs
 
     async def _part(self, line: Timeline, made: Made, seat: int) -> Reply:

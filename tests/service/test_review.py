@@ -11,7 +11,7 @@ import dataclasses
 import io
 import random
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -28,6 +28,7 @@ from bot.service.review import (
     costliest,
     own_actions,
     review_seed,
+    reviewed_seats,
     seat_words,
     turn_cost,
     turn_pictures,
@@ -200,11 +201,42 @@ async def test_a_review_is_refused_with_a_sentence(service: Tiempo) -> None:
         with pytest.raises(Refusal) as refused:
             await service.review(caller, game_id)
         assert str(refused.value).startswith(words), str(refused.value)
-    service.reviews._running.add(1)
-    with pytest.raises(Refusal) as refused:
-        await service.review(ANA, 1)
-    assert str(refused.value) == "The review of game #1 is being worked out already; ask again in a minute, and it " \
-                                 "comes at once."
+
+
+async def test_a_second_asker_while_a_review_is_worked_out_waits_for_the_same_review(service: Tiempo) -> None:
+    """Asked for again before it is ready (another player of the game, at once after the first), the
+    review is worked out once: the second asker waits for it, with a progress note of their own."""
+    service.reviews.iterations, service.reviews.deals = ITERATIONS, DEALS
+    analyse_before, gate, calls = service.reviews.analyse, asyncio.Event(), []
+
+    async def held(*args: object, **kwargs: object) -> Analysis:
+        calls.append(args)
+        await gate.wait()
+        return await analyse_before(*args, **kwargs)
+
+    service.reviews.analyse = held
+    seen: dict[str, list[tuple[int, int]]] = {"ana": [], "ben": []}
+
+    def note(name: str) -> Callable[[int, int], Awaitable[None]]:
+        async def progress(done: int, total: int) -> None:
+            seen[name].append((done, total))
+        return progress
+
+    first = asyncio.create_task(service.review(ANA, 1, note("ana")))
+    while not calls:  # the first is under way, held at its first turn
+        await asyncio.sleep(0.01)
+    second = asyncio.create_task(service.review(BEN, 1, note("ben")))
+    await asyncio.sleep(0.05)
+    assert not second.done()  # waiting, not refused
+    gate.set()
+    ana, ben = await first, await second
+    game = await service.storage.get_game(1)
+    turns = turns_to_review((await service.replays.timeline(game)).steps, reviewed_seats(game))
+    assert len(calls) == len(turns)  # worked out once
+    assert [plain(p) for p in ana] == [plain(p) for p in ben[::-1]]  # the same review, each asker's part first
+    assert plain(ana[0]).startswith("Game #1 — the review of ana (") and plain(ben[0]).startswith(
+        "Game #1 — the review of ben (")
+    assert seen["ana"][-1] == seen["ben"][-1] == (len(turns), len(turns)) and seen["ben"]
 
 
 def test_a_turn_is_named_only_if_its_cost_is_clear_of_the_search_noise() -> None:
