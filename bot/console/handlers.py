@@ -100,7 +100,7 @@ async def _rematch(r: Request) -> None:
     if r.at.is_playing:
         raise Refusal(say("Game #{id} is still being played; {quit} to leave it.", id=r.at.game_id,
                           quit=Command("quit")))
-    await r.service.rematch(r.caller, r.at.game_id)
+    await r.service.rematch(r.caller, r.at.game_id, everyone=True)  # (one keyboard: every seat at it)
     new = await r.service.table_in(CHANNEL_ID)
     assert new is not None
     r.table.remember_seats(new)

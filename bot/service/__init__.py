@@ -175,8 +175,8 @@ class Tiempo:
     async def start_game(self, caller: Caller, game_id: int | None = None) -> Reply:
         return await self.lobby.start(caller, game_id)
 
-    async def rematch(self, caller: Caller, game_id: int) -> Reply:
-        return await self.lobby.rematch(caller, game_id)
+    async def rematch(self, caller: Caller, game_id: int, *, everyone: bool = False) -> Reply:
+        return await self.lobby.rematch(caller, game_id, everyone=everyone)
 
     # -- information --
     async def hand(self, caller: Caller, game_id: int | None = None, *, recap: bool = True) -> Reply:

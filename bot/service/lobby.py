@@ -11,7 +11,7 @@ from ..ai import LEVEL_NAMES, LEVELS
 from ..play import Refusal, RefusalCode
 from ..storage import ChannelBusyError, GameRecord, Letter, SeatRecord, Status
 from ..texts import who
-from ..words import HERE, Button, Command, Here, Mention, Name, Strong, Text, as_text, lines, listed, say
+from ..words import HERE, Button, Command, Here, Mention, Name, Strong, Text, as_text, lines, listed, say, series
 from .games import Games, is_ai, turn_deadline
 from .herald import Herald
 from .messages import Caller, CancelButton, LobbyButtons, Post, Reply, encode_post
@@ -208,25 +208,35 @@ class Lobby:
         seated = listed(who(state, i) for i in range(len(state.players)))
         return Reply(say("Game #{id} started: {seated}. Its first board is posted below.", id=game.id, seated=seated))
 
-    async def rematch(self, caller: Caller, game_id: int) -> Reply:
-        """A new lobby in the same channel with the same seats (the caller opens it), after a game that
-        ended or was cancelled."""
+    async def rematch(self, caller: Caller, game_id: int, *, everyone: bool = False) -> Reply:
+        """A new lobby in the same channel, after a game that ended or was cancelled, opened by the caller
+        with the game's AI seats; its other people are asked to join (``everyone``: seated at once, as at
+        one keyboard). Asked for again once that lobby is open, the asker joins it."""
         old = await self.games.storage.get_game(game_id)
         if old.status in (Status.LOBBY, Status.PLAYING):
             raise Refusal(say("Game #{id} is not over.", id=old.id), RefusalCode.NOT_ALLOWED)
         if not any(s.user_id == caller.user_id for s in old.seats if not is_ai(s)):
             raise Refusal(f"Only the players of game #{old.id} can ask for its rematch.", RefusalCode.NOT_ALLOWED)
         seats = [caller_seat := next(s for s in old.seats if s.user_id == caller.user_id)]
-        seats += [s for s in old.seats if s is not caller_seat]
+        seats += [s for s in old.seats if s is not caller_seat and (everyone or is_ai(s))]
         try:
             game = await self.games.storage.create_game(
                 guild_id=old.guild_id, channel_id=old.channel_id, opener_id=caller.user_id, seed=self.seed_source(),
                 options=dict(old.options), seats=seats, now=self.clock())
         except ChannelBusyError as busy:
+            there = await self.games.storage.get_game(busy.game_id)
+            if there.status is Status.LOBBY and not any(s.user_id == caller.user_id for s in there.seats):
+                return await self.join(caller, there.id)  # (someone asked first: this asker joins)
             raise Refusal(say("{here} already has game #{id}.", here=Here(capital=True), id=busy.game_id),
                           RefusalCode.BUSY) from None
-        return self._reply(game, say("{name} asks for a rematch of game #{id}: same seats.", name=Name(caller.name),
-                                     id=old.id))
+        asked = [Mention(s.user_id, s.name) for s in old.seats
+                 if not is_ai(s) and s.user_id != caller.user_id and not everyone]
+        if not asked:
+            return self._reply(game, say("{name} asks for a rematch of game #{id}: same seats.", name=Name(caller.name),
+                                         id=old.id))
+        return self._reply(game, say("{name} asks for a rematch of game #{id}. {asked}: {join} to play again.",
+                                     name=Name(caller.name), id=old.id, asked=series(asked),
+                                     join=Command("join", or_button=True)))
 
 
 def lobby_key(game_id: int) -> str:

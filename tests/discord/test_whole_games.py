@@ -73,6 +73,11 @@ async def test_a_whole_three_player_game_from_new_to_the_final_ranking(sim: Disc
 
     rematch = await answer(sim, sim.click(final.custom_id("Rematch"), final, user=users[1]))
     assert not rematch.ephemeral and "rematch" in rematch.content and "White bob" in rematch.content
+    others = [u for u in users if u is not users[1]]  # asked, not seated without a word
+    assert all(f"<@{u.id}>" in rematch.content for u in others) and "to play again" in rematch.content
+    assert "Seats: 1/" in rematch.content
+    joined = await answer(sim, sim.click(final.custom_id("Rematch"), final, user=others[0]))  # a second press joins
+    assert not joined.ephemeral and f"{others[0].name} joins as" in joined.content and "Seats: 2/" in joined.content
 
 
 async def test_refusals_are_private_and_say_why(sim: DiscordSim, tmp_path: Path) -> None:
