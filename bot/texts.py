@@ -508,8 +508,10 @@ def describe_hit(s: GameState, change: EconomyChange, seat: int, *, named: bool 
         away = in_a_series([age.title for age, a, b, p in zip((Age.MIGHT, Age.FAITH, Age.REASON), before.by_age,
                                                              after.by_age, after.present, strict=True)
                             if b < a and not p])
-        cost = (f" — it costs {them} nothing at income now, {was_all - now_all} {ecu_word(was_all - now_all)} "
-                f"with a pawn on {away}")
+        lost = was_all - now_all
+        they = "they have" if named else "you have"
+        cost = (f" — no loss at income now, as {they} no pawn on {away}; with one there, {lost} {ecu_word(lost)} "
+                f"less")
     else:
         cost = f" — it costs {them} nothing at income"
     return "; ".join(dict.fromkeys(said)) + cost
