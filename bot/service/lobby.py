@@ -157,6 +157,11 @@ class Lobby:
     async def cancel(self, caller: Caller, game_id: int | None = None, *, confirmed: bool = False) -> Reply:
         """Cancel the channel's game (the opener, or a channel manager). A game in play is cancelled
         only once confirmed: the reply to the first ask carries a button that confirms."""
+        if game_id is None and await self.games.storage.active_game_in_channel(caller.channel_id) is None:
+            ended = await self.games.storage.last_game_in_channel(caller.channel_id, Status.FINISHED)
+            if ended is not None:  # (just over: said so, not "no game here")
+                raise Refusal(say("Game #{id} is already over: there is nothing to cancel. Open a new one with "
+                                  "{new}.", id=ended.id, new=Command("new")), RefusalCode.GAME_OVER)
         game = await (self.games.here(caller) if game_id is None else self.games.storage.get_game(game_id))
         if not game.status.is_active:
             raise Refusal(f"Game #{game.id} is already over.", RefusalCode.GAME_OVER)

@@ -71,6 +71,8 @@ async def test_a_whole_three_player_game_from_new_to_the_final_ranking(sim: Disc
         if "**Your hand:**" in m.content:
             assert m.flags & EPHEMERAL
 
+    over = await answer(sim, sim.slash("tiempo", "cancel"))
+    assert over.ephemeral and over.content.startswith(f"Game #{game_id} is already over: there is nothing to cancel.")
     rematch = await answer(sim, sim.click(final.custom_id("Rematch"), final, user=users[1]))
     assert not rematch.ephemeral and "rematch" in rematch.content and "White bob" in rematch.content
     others = [u for u in users if u is not users[1]]  # asked, not seated without a word
