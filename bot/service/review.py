@@ -253,8 +253,8 @@ def seat_words(steps: Sequence[Step], costs: Sequence[TurnCost], seat: int, iter
                    "(one imagined game a turn):", game=Strong(title), who=name)
     else:
         head = say("{game} — the review of {who}'s turns by the AI's top level, each from what they saw then "
-                   "({n} imagined games a turn, not those of a hint: it may prefer another turn than a hint "
-                   "showed):", game=Strong(title), who=name, n=iterations)
+                   "({n} imagined games a turn; a hint imagines its own, so the two may suggest different turns):",
+                   game=Strong(title), who=name, n=iterations)
     skipped = _played_for_words(turns_played_for(steps, seat), name)
     worst = costliest(costs, seat)
     if not worst:

@@ -162,8 +162,8 @@ def test_a_review_after_the_game_names_each_players_costliest_turns(tmp_path: Pa
     assert selfplay.main(parse(*argv), stdout=out, stderr=err, choose=random_ai) == 0, err.getvalue()
     said = out.getvalue()
     assert said.index("🥇") < said.index("Self-play, seed 4 — the review of Magpie 1 (Red)'s turns by the AI's top "
-                                         "level, each from what they saw then (2 imagined games a turn, not those of "
-                                         "a hint: it may prefer another turn than a hint showed):")
+                                         "level, each from what they saw then (2 imagined games a turn; a hint "
+                                         "imagines its own, so the two may suggest different turns):")
     assert "Self-play, seed 4 — the review of Magpie 2 (White)'s turns" in said
     turns = re.findall(r"^\d\. Round \d, turn (\d+): about \d+ Ecus? lost\.$", said, re.M)
     assert turns and said.count("\nThe top level would have played: ") == len(turns)

@@ -401,4 +401,4 @@ async def test_the_review_counts_its_play_outs_in_words_one_or_many(service: Tie
     one = render(seat_words(line.steps, [], seat, 1, "Game #1"), PLAIN)
     two = render(seat_words(line.steps, [], seat, 2, "Game #1"), PLAIN)
     assert "(one imagined game a turn)" in one and "games" not in one.split("\n")[0]
-    assert "(2 imagined games a turn, not those of a hint: it may prefer another turn" in two
+    assert "(2 imagined games a turn; a hint imagines its own, so the two may suggest different turns)" in two
