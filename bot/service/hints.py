@@ -138,7 +138,8 @@ def why_words(state: GameState, seat: int, analysis: Analysis) -> Text:
     gained = economy_words(state, action, change) if change is not None else ""
     hurt = hurts_words(state, change, seat, within=True) if change is not None else ""
     income = best.income
-    after = say("your two best boards would pay {income} {word} at income", income=income, word=ecu_word(income))
+    after = say("your two best boards (a pawn on each) would pay {income} {word} at income", income=income,
+                word=ecu_word(income))
     if gained:
         gain, _, what = gained.partition(": ") if gained[0] in "+-" else ("", "", gained)
         if what.startswith("in "):  # (a domain it strengthens without changing who controls it)
