@@ -112,6 +112,9 @@ async def final_lines(games: Games, game: GameRecord, state: GameState, events: 
         out.append(say("📈 Ratings: {list}.", list=listed(
             text(Name(r.name), f" {by_user[r.user_id].rating_after} ({_signed(by_user[r.user_id])})")
             for r in results)))
+        if any(had.get(r.user_id) is None or had[r.user_id].games < 3 for r in results):
+            out.append(say("(A rating is shown on the safe side: it rises as the games show more of a player, so "
+                           "early games can raise everyone's.)"))
     elif any(is_ai(s) for s in game.seats):
         out.append(say("This game is not rated: an AI player took part."))
     return out

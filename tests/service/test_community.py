@@ -148,6 +148,10 @@ async def test_a_finished_all_human_game_changes_the_ratings_and_the_leaderboard
         c = changes[seat.user_id]
         d = c.rating_after - c.rating_before
         assert f"{seat.name} {c.rating_after} ({'+' if d > 0 else '−' if d < 0 else '±'}{abs(d)})" in post
+    assert "(A rating is shown on the safe side: it rises as the games show more of a player" in post  # (new people)
+    for seed in (2, 3, 4):  # three games more each: no longer said
+        later = await finished(service, [ANA, BEN], seed=seed)
+    assert "on the safe side" not in final_post(service, later)
 
 
 async def test_a_game_with_an_ai_seat_changes_no_rating(service: Tiempo) -> None:
