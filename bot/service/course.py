@@ -366,8 +366,8 @@ LESSONS: tuple[Lesson, ...] = (
             R: Keep-ruin@A1 Keep-ruin@D1
             """,
         say("When the two sides of a junction have equal power, the player who made the junction chooses which "
-            "top building is downsized, unless one of them is his own: then his own is. Its owner places the "
-            "smaller tile, and the check goes on: the Military buildings first, then the Religious ones."),
+            "top building is downsized, unless one of them is that player's own: then that one is. Its owner places "
+            "the smaller tile, and the check goes on: the Military buildings first, then the Religious ones."),
         Age.MIGHT,
         (Task(
             say("You are Green. Red's Keep with your Chapel (Military power 2) and White's Keep with White's Chapel "
@@ -381,7 +381,7 @@ LESSONS: tuple[Lesson, ...] = (
             say("Answer the question: downsize Red's Keep at A1, as in the rulebook's example."),
             "Green choose A1", lambda s, a, e: isinstance(a, Choose) and str(a.cell) == "A1",
             say("this lesson follows the rulebook and downsizes Red's Keep at A1 (White's would be just as legal)."),
-            say("Red placed her Watchtower at B2, keeping the domain in one piece. Then the Religious check found "
+            say("Red placed their Watchtower at B2, keeping the domain in one piece. Then the Religious check found "
                 "two Chapels of equal power, and one of them is yours: yours was downsized, and a Chapel downsized "
                 "is destroyed. A junction can cost its maker."),
             then=("Red choose B2",),
