@@ -73,14 +73,16 @@ def age_card(state: GameState, age: Age, viewer: int | None = None, events: Sequ
 
 
 def places_card(state: GameState, age: Age, places: Sequence[Cell], kind: Kind | None = None,
-                viewer: int | None = None, *, heading: str = "Pick a place") -> bytes:
+                viewer: int | None = None, *, heading: str = "Pick a place",
+                areas: Sequence[tuple[Cell, Cell, int]] = ()) -> bytes:
     """One Age as a card with ``places`` (the cells a list offers) ringed and named on the board and
     listed in the side column: a ``kind`` to build there as "Keep on C4-D5", otherwise the building
     that stands on each (with its owner). ``heading`` replaces the round line. With no ``places``, the
-    board as it stands for a list of its areas (columns and rows, named on its edges)."""
+    board as it stands for a list of its ``areas`` (each area's first and last cell and how many places
+    it holds: each boxed, with its count; the columns and rows that name them on the board's edges)."""
     scene = make_scene(state, viewer)
     boards = list(scene.boards)
-    boards[age] = replace(boards[age], choices=tuple(places))
+    boards[age] = replace(boards[age], choices=tuple(places), areas=tuple(areas))
     scene = replace(scene, boards=(boards[0], boards[1], boards[2]), placing=kind)
     return _card(scene, Age(age), heading, False, "The places in the list:" if places else "Pick an area:")
 

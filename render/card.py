@@ -167,7 +167,10 @@ def rows(scene: Scene, board: BoardScene, heading: str | None, last_turn: bool, 
     """The side column's list: what changed (a preview's changes, or the last turn's), then the
     candidates of a pending decision on this board; or, with ``pick``, the places a list offers."""
     if pick is not None:
-        if not board.choices:  # (a list of the board's areas)
+        if not board.choices and board.areas:  # (a list of the board's areas, boxed with their places)
+            return [("title", pick), ("note", "each box is one, with how"), ("note", "many places it holds;"),
+                    ("note", "the list names it by its"), ("note", "columns and rows.")]
+        if not board.choices:
             return [("title", pick), ("note", "by its columns (letters)"), ("note", "and rows (numbers),"),
                     ("note", "as on the board's edges;"), ("note", "then its places are ringed.")]
         return [("title", pick), *candidates(board, scene.placing)]

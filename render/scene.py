@@ -124,6 +124,8 @@ class BoardScene:
     choices: tuple[Cell, ...]
     #: the board's domains with their controllers and values, in reading order of their names
     domains: tuple[DomainMark, ...] = ()
+    #: a list of the board's areas: each area's first and last cell and how many places it holds
+    areas: tuple[tuple[Cell, Cell, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

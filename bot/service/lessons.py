@@ -238,10 +238,10 @@ def places_pictures(state: GameState, places: Places, seat: int, heading: str, s
     lie in one part of it, that part closer, where their names read on a phone (the whole card's are a
     few pixels high there)."""
     age = places.age.title
-    card = Picture(places_card(state, places.age, places.cells, places.kind, seat, heading=heading),
+    card = Picture(places_card(state, places.age, places.cells, places.kind, seat, heading=heading, areas=places.areas),
                    f"{stem}-places-{age.lower()}.png",
                    say("{age}: the places in the list are ringed and named", age=age).plain() if places.cells
-                   else say("{age} as it stands: its columns and rows name the areas", age=age).plain())
+                   else say("{age} as it stands: each area boxed, with how many places it holds", age=age).plain())
     closer = places_zoom(state, places.age, places.cells, places.kind, seat, heading=heading)
     if closer is None:
         return (card,)

@@ -112,6 +112,8 @@ class Places:
     age: Age
     kind: Kind | None
     cells: tuple[Cell, ...]
+    #: for a list of the board's areas: each area's first and last cell and how many places it holds
+    areas: tuple[tuple[Cell, Cell, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -422,12 +424,17 @@ def _area_key(cell: Cell) -> str:
     return f"a{cell.col // AREA_COLUMNS}{cell.row // AREA_ROWS}"
 
 
+def _area_cells(s: GameState, key: str) -> tuple[Cell, Cell]:
+    """An area's first (top-left) and last (bottom-right) cell."""
+    col, row = int(key[1]), int(key[2])
+    return (Cell(col * AREA_COLUMNS, row * AREA_ROWS),
+            Cell(min(s.map.width, (col + 1) * AREA_COLUMNS) - 1, min(s.map.height, (row + 1) * AREA_ROWS) - 1))
+
+
 def _area_label(s: GameState, key: str) -> str:
     """``Columns A–E, rows 1–4``."""
-    col, row = int(key[1]), int(key[2])
-    first_col, last_col = col * AREA_COLUMNS, min(s.map.width, (col + 1) * AREA_COLUMNS) - 1
-    first_row, last_row = row * AREA_ROWS, min(s.map.height, (row + 1) * AREA_ROWS) - 1
-    return f"Columns {COLUMNS[first_col]}–{COLUMNS[last_col]}, rows {first_row + 1}–{last_row + 1}"
+    first, last = _area_cells(s, key)
+    return f"Columns {COLUMNS[first.col]}–{COLUMNS[last.col]}, rows {first.row + 1}–{last.row + 1}"
 
 
 class StalePath(ValueError):
@@ -810,12 +817,13 @@ def _ask(state: GameState, level: _Level, actions: list[Action], keys: list[str]
         areas: dict[str, list[str]] = {}
         for key in first:
             areas.setdefault(_area_key(Cell.parse(key)), []).append(key)
+        in_order = sorted(areas.items(), key=lambda kv: (kv[0][2], kv[0][1]))  # (by rows, then columns)
         choices = tuple(
             Choice(k, _area_label(state, k), f"{len(keys)} places") if len(keys) > 1 else  # one place: itself
-            _choice(state, level, keys[0], first[keys[0]], known)
-            for k, keys in sorted(areas.items(), key=lambda kv: (kv[0][2], kv[0][1])))
+            _choice(state, level, keys[0], first[keys[0]], known) for k, keys in in_order)
+        boxes = tuple((*_area_cells(state, k), len(keys)) for k, keys in in_order)
         return Step(taken, _question(level, state, actions) + " First pick an area of the board.", chosen, choices,
-                    back=back, places=_places(level, next(iter(first.values())), ()))
+                    back=back, places=replace(_places(level, next(iter(first.values())), ()), areas=boxes))
     if area is not None:
         first = {k: a for k, a in first.items() if _in_area(k, area)}
     choices = tuple(_choice(state, level, k, a, known) for k, a in first.items())

@@ -13,7 +13,7 @@ import pytest
 from bot.service import steps as panel
 from bot.service.panels import Panels, _back_of, _header
 from bot.service.steps import MAX_CHOICES, SEP, Step, path_to, step
-from render import places_zoom
+from render import places_card, places_zoom
 from render.demo import demo_map
 from rules import (
     Action,
@@ -474,8 +474,8 @@ def test_r73_what_a_move_costs_another_player_is_what_they_would_collect_and_a_b
 
 def test_a_list_of_areas_comes_with_the_board_whose_edges_name_them() -> None:
     """Picking an area (more places than a list holds) is not done blind: the board as it stands comes
-    with the list, its columns and rows named on its edges, no place ringed yet; then the area's places
-    are ringed."""
+    with the list, each area boxed with how many places it holds, its columns and rows named on its
+    edges, no place ringed yet; then the area's places are ringed."""
     import io
 
     from PIL import Image
@@ -485,8 +485,13 @@ def test_a_list_of_areas_comes_with_the_board_whose_edges_name_them() -> None:
     assert areas.question.endswith("First pick an area of the board.") and areas.places is not None
     assert areas.places.cells == () and areas.places.age is Age.MIGHT and areas.places.kind is Kind.WATCHTOWER
     (picture,) = Panels.pictures(1, s, s.active, areas)
-    assert picture.description == "Might as it stands: its columns and rows name the areas"
+    assert picture.description == "Might as it stands: each area boxed, with how many places it holds"
     assert Image.open(io.BytesIO(picture.png)).size == (1140, 680)
+    boxes = {(str(first), str(last)): n for first, last, n in areas.places.areas}  # as the list names them
+    assert [(f"Columns {a[0]}–{b[0]}, rows {a[1:]}–{b[1:]}", f"{n} places") for (a, b), n in boxes.items()] == \
+        [(c.label, c.detail) for c in areas.choices]
+    bare = places_card(s, Age.MIGHT, (), Kind.WATCHTOWER, s.active, heading="Where: Watchtower")
+    assert picture.png != bare  # (the boxes and their counts drawn)
     inside = step(s, s.active, ("build", "WATCHTOWER", "M", areas.choices[0].key))
     assert inside.places is not None and len(inside.places.cells) == int(areas.choices[0].detail.split()[0])
     closer, ringed = Panels.pictures(1, s, s.active, inside)
