@@ -510,8 +510,8 @@ def describe_hit(s: GameState, change: EconomyChange, seat: int, *, named: bool 
                             if b < a and not p])
         lost = was_all - now_all
         they = "they have" if named else "you have"
-        cost = (f" — no loss at income now, as {they} no pawn on {away}; with one there, {lost} {ecu_word(lost)} "
-                f"less")
+        one = "a pawn on each" if " and " in away else "one there"
+        cost = f" — no loss at income now, as {they} no pawn on {away}; with {one}, {lost} {ecu_word(lost)} less"
     else:
         cost = f" — it costs {them} nothing at income"
     return "; ".join(dict.fromkeys(said)) + cost
@@ -528,7 +528,8 @@ def describe_status(s: GameState) -> Text:
         marker = "▶ " if i == s.active and not s.finished else ""
         pawns = (f"both pawns on {p.pawns[0].title}" if p.pawns[0] == p.pawns[1] else
                  f"pawns on {p.pawns[0].title} and {p.pawns[1].title}")
-        rows.append(marker + who(s, i) + f": {ecus} {ecu_word(p.ecus)}, {count(p.supply, 'cube')}, "
+        word = ecu_word(p.ecus) if s.options.ecus_public or s.finished else "Ecus"  # (1 Ecu would tell)
+        rows.append(marker + who(s, i) + f": {ecus} {word}, {count(p.supply, 'cube')}, "
                     f"{count(p.hand.total, 'card')}, {pawns}")
     stock = ", ".join(f"{k.value} {n}" for k, n in s.stock.items())
     rows.append(f"Stock: {stock}. Deck {len(s.deck)}, discard {len(s.discard)}.")
@@ -588,12 +589,13 @@ def describe_standings(s: GameState, e: Economy | None = None) -> Text:
         if e.next_income is None or (collected and not later):
             outlook = text(" · collected the last income") if collected else text()
         elif collected:
-            outlook = say(" · collected this round; {outlook} for round {next}", outlook=outlook_brief(e.outlooks[i]),
+            outlook = say(" · collected this round · for round {next}: {outlook}", outlook=outlook_brief(e.outlooks[i]),
                           next=later[0])
         else:
             outlook = text(" · ", outlook_brief(e.outlooks[i]))
         rows.append(say("{marker}{who}: {ecus} {word}{outlook} · {cubes}, {cards} · {pawns}",
-                        marker="▶ " if i == s.active else "", who=who(s, i), ecus=ecus, word=ecu_word(p.ecus),
+                        marker="▶ " if i == s.active else "", who=who(s, i), ecus=ecus,
+                        word=ecu_word(p.ecus) if s.options.ecus_public else "Ecus",  # (hidden: "? Ecu" would tell)
                         outlook=outlook, cubes=count(p.supply, "cube"), cards=count(p.hand.total, "card"),
                         pawns=pawns))
     low = [f"{k.value} {n}" for k, n in s.stock.items() if n <= STOCK_LOW]

@@ -25,8 +25,10 @@ from __future__ import annotations
 from .helpers import MAX_WORKERS, Helpers
 from .levels import best_choice
 from .players import (
+    DEFAULT_LEVEL,
     LEVEL_NAMES,
     LEVELS,
+    OFFERED,
     AIPlayer,
     GreedyPlayer,
     Level,
@@ -41,9 +43,11 @@ from .search import Alternative, Analysis, analyse
 from .worker import AIWorker, Chooser, WorkerDied
 
 __all__ = [
+    "DEFAULT_LEVEL",
     "LEVELS",
     "LEVEL_NAMES",
     "MAX_WORKERS",
+    "OFFERED",
     "AIPlayer",
     "AIWorker",
     "Alternative",

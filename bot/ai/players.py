@@ -313,6 +313,10 @@ LEVELS: tuple[Level, ...] = (
     Level("master", "Sibyl", "searches whole turns", lambda workers, clock: MasterPlayer(workers=workers, clock=clock)),
 )
 LEVEL_NAMES: tuple[str, ...] = tuple(lv.name for lv in LEVELS)
+#: the level a lobby seats unless told
+DEFAULT_LEVEL = "greedy"
+#: the levels as a lobby offers them: the default first, the one that plays at random last
+OFFERED: tuple[Level, ...] = tuple(sorted(LEVELS, key=lambda lv: (lv.name != DEFAULT_LEVEL, lv.name == "random")))
 
 
 def get_level(name: str) -> Level:

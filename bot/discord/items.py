@@ -256,7 +256,8 @@ class Start(TiempoButton, id="lobby:{game}:start"):
 
 
 class Rematch(TiempoButton, id="rematch:{game}"):
-    """Rematch: a new lobby with the same seats."""
+    """Rematch: a new lobby with the game's AI seats, its other people asked to join (or, pressed again by one of
+    them, joining it)."""
 
     label, style = "Rematch", discord.ButtonStyle.success
     game: int

@@ -18,9 +18,9 @@ STEPS = 8
 
 
 async def review(interaction: Interaction, game_id: int | None) -> None:
-    """Answer ``/tiempo records review``: acknowledge, show the progress, then the review. A refusal (no
-    such game, a game not over, not a player, a review already running) travels to the tree's
-    ``on_error``, which answers it privately."""
+    """Answer ``/tiempo records review``: acknowledge, show the progress, then the review (one already being
+    worked out for another player is waited for). A refusal (no such game, a game not over, not a player)
+    travels to the tree's ``on_error``, which answers it privately."""
     await interaction.response.defer(ephemeral=True, thinking=True)
     shown = -1
 

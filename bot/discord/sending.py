@@ -39,15 +39,16 @@ DISCORD = Style(strong="**{}**", mention="<@{id}>", command="`/tiempo {word}{opt
 
 def trim(text: str, limit: int = MAX_TEXT) -> str:
     """``text`` cut to ``limit`` characters at line breaks, saying that lines were left out. The last
-    paragraph (after the last blank line: whose turn it is, the question asked) is kept if it is
-    short, and the lines left out are the ones before it."""
+    paragraph (after the last blank line: whose turn it is, the question asked, or a question's
+    standings) is kept if it is no more than half of ``limit``, and the lines left out are the ones
+    before it."""
     if len(text) <= limit:
         return text
     lines = text.split("\n")
     tail: list[str] = []
     if "" in lines:
         last = len(lines) - 1 - lines[::-1].index("")
-        if sum(len(line) + 1 for line in lines[last:]) <= limit // 4:
+        if sum(len(line) + 1 for line in lines[last:]) <= limit // 2:
             lines, tail = lines[:last], lines[last:]
     budget = limit - 40 - sum(len(line) + 1 for line in tail)
     out: list[str] = []

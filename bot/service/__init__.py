@@ -38,7 +38,7 @@ from typing import Any
 from rules import Action, Age, GameState, keyed_seed
 from rules import events as ev
 
-from ..ai import Chooser
+from ..ai import DEFAULT_LEVEL, Chooser
 from ..play import Disagreement, Refusal, RefusalCode, Stale
 from ..storage import MODES as NOTIFY_MODES
 from ..storage import DatabaseBusyError, DatabaseFaultError, GameRecord, Storage, StorageError
@@ -163,7 +163,7 @@ class Tiempo:
     async def join(self, caller: Caller, game_id: int | None = None) -> Reply:
         return await self.lobby.join(caller, game_id)
 
-    async def add_bot(self, caller: Caller, level: str = "greedy") -> Reply:
+    async def add_bot(self, caller: Caller, level: str = DEFAULT_LEVEL) -> Reply:
         return await self.lobby.add_bot(caller, level)
 
     async def leave(self, caller: Caller, game_id: int | None = None) -> Reply:

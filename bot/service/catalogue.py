@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from rules import Age, Kind, NotationError
 
-from ..ai import LEVELS
+from ..ai import DEFAULT_LEVEL, OFFERED
 from ..play import Refusal
 from ..storage import MODES
 from ..texts import RULES
@@ -144,8 +144,6 @@ def _play(word: str) -> Call:
 _PAY = Option("pay", "Cards to pay and pawns, e.g. MM 1+1 (default: chosen for you)")
 _BUILD_AGE = Option("age", "Might or Faith", choices=BUILD_AGES)
 _CELL = Option("cell", "A cell of the building, e.g. C4", required=True)
-#: the AI levels as a lobby offers them: the default first, the one that plays at random last
-_OFFERED = sorted(LEVELS, key=lambda lv: (lv.name != "greedy", lv.name == "random"))
 
 CATALOGUE: dict[str, Entry] = {e.word: e for e in (
     # -- the lobby --
@@ -170,9 +168,10 @@ CATALOGUE: dict[str, Entry] = {e.word: e for e in (
           lambda s, c, o: s.cancel(c), ("cancel",),
           at_table="Cancel this table's game, for everyone at it"),
     Entry("addbot", "Seat an AI player in the lobby", (
-        Option("level", "; ".join(f"{lv.name}{' (default)' if lv.name == 'greedy' else ''}: {lv.description}"
-                                  for lv in _OFFERED), choices=tuple(lv.name for lv in _OFFERED), default="greedy"),),
-        lambda s, c, o: s.add_bot(c, _text(o, "level") or "greedy"), ("addbot strong",)),
+        Option("level", "; ".join(f"{lv.name}{' (default)' if lv.name == DEFAULT_LEVEL else ''}: {lv.description}"
+                                  for lv in OFFERED),
+               choices=tuple(lv.name for lv in OFFERED), default=DEFAULT_LEVEL),),
+        lambda s, c, o: s.add_bot(c, _text(o, "level") or DEFAULT_LEVEL), ("addbot strong",)),
     # -- information --
     Entry("hand", "Your cards, Ecus, cubes and pawns (only you see it)", (), lambda s, c, o: s.hand(c), ("hand",),
           at_table="Your cards, Ecus, cubes and pawns (the others look away)"),

@@ -293,7 +293,7 @@ class Herald:
         if any(not is_ai(seat) for seat in game.seats):
             out.append(say("Which turns cost each player most, and what the AI would have played instead: {review}.",
                            review=Command("review", f"game:{game.id}")))
-        out.append(say("Play again with the same seats: {rematch}.", rematch=Button("Rematch", "rematch")))
+        out.append(say("Play again: {rematch}.", rematch=Button("Rematch", "rematch")))
         return Post(lines(out), gallery=gallery,
                     controls=(HandButtons(game.id, version_of(game)), RematchButton(game.id)))
 

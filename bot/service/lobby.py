@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from rules import Colour, to_json
 
-from ..ai import LEVEL_NAMES, LEVELS
+from ..ai import DEFAULT_LEVEL, LEVEL_NAMES, LEVELS, OFFERED
 from ..play import Refusal, RefusalCode
 from ..storage import ChannelBusyError, GameRecord, Letter, SeatRecord, Status
 from ..texts import who
@@ -107,10 +107,10 @@ class Lobby:
             game = await self.games.storage.update_lobby(game.id, seats=seats, now=self.clock())
         return self._reply(game, say("{name} joins as {colour}.", name=Name(caller.name), colour=colour))
 
-    async def add_bot(self, caller: Caller, level: str = "greedy") -> Reply:
+    async def add_bot(self, caller: Caller, level: str = DEFAULT_LEVEL) -> Reply:
         """Seat an AI player of ``level`` (the opener, or a channel manager)."""
         if level not in AI_LEVELS:
-            raise Refusal(f"AI levels: {', '.join(AI_LEVELS)}.", RefusalCode.BAD_INPUT)
+            raise Refusal(f"AI levels: {', '.join(lv.name for lv in OFFERED)}.", RefusalCode.BAD_INPUT)
         game = await self._lobby(caller)
         async with self.games.storage.lock(game.id):
             game = await self._lobby(caller, game.id)
@@ -230,18 +230,22 @@ class Lobby:
                 options=dict(old.options), seats=seats, now=self.clock())
         except ChannelBusyError as busy:
             there = await self.games.storage.get_game(busy.game_id)
-            if there.status is Status.LOBBY and not any(s.user_id == caller.user_id for s in there.seats):
-                return await self.join(caller, there.id)  # (someone asked first: this asker joins)
+            people = {s.user_id for s in old.seats if not is_ai(s)}
+            if (there.status is Status.LOBBY and there.opener_id in people
+                    and not any(s.user_id == caller.user_id for s in there.seats)):
+                return await self.join(caller, there.id)  # (another player of the game asked first: this one joins)
             raise Refusal(say("{here} already has game #{id}.", here=Here(capital=True), id=busy.game_id),
                           RefusalCode.BUSY) from None
-        asked = [Mention(s.user_id, s.name) for s in old.seats
-                 if not is_ai(s) and s.user_id != caller.user_id and not everyone]
+        asked = [s for s in old.seats if not is_ai(s) and s.user_id != caller.user_id and not everyone]
         if not asked:
             return self._reply(game, say("{name} asks for a rematch of game #{id}: same seats.", name=Name(caller.name),
                                          id=old.id))
-        return self._reply(game, say("{name} asks for a rematch of game #{id}. {asked}: {join} to play again.",
-                                     name=Name(caller.name), id=old.id, asked=series(asked),
-                                     join=Command("join", or_button=True)))
+        reply = self._reply(game, say("{name} asks for a rematch of game #{id}. {asked}: {join} to play again.",
+                                      name=Name(caller.name), id=old.id,
+                                      asked=series(Mention(s.user_id, s.name) for s in asked),
+                                      join=Command("join", or_button=True)))
+        pinged = [s.user_id for s in asked if await self.games.storage.notices.mode(s.user_id) == "channel"]
+        return dataclasses.replace(reply, mentions=tuple(pinged))  # (as each chose to be told: ``notify``)
 
 
 def lobby_key(game_id: int) -> str:

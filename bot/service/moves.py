@@ -184,8 +184,8 @@ class Moves:
                 if command == "upgrade" and not options.get("at"):
                     options = {**options, "at": upgrade_origin(state, find_seat(opened.game, caller), options)}
                 new, events, action = act(state, opened.game.seats, caller.user_id, command, options)
-                hurt = harms(state, new, action.player, events)
-                if hurt and command != "choose":  # the player confirms first, by a button
+                hurt = harms(state, new, action.player, events) if command != "choose" else []
+                if hurt:  # the player confirms first, by a button (an answer to a question is not asked again)
                     return _ask_to_confirm(opened.game.id, version_of(opened.game), format_action(state, action), new,
                                            events, hurt)
                 await opened.commit(action, new, events, caller.user_id)

@@ -58,21 +58,23 @@ class Reminders:
         return Reply(lines([say("Saved, for every game on every server."), self.describe(mode)]))
 
     def describe(self, mode: str) -> Text:
-        """What ``mode`` does, as the person who chose it reads it."""
+        """What ``mode`` does, as the person who chose it reads it (at a table with no direct messages,
+        the console, with a word that it is Discord's: the choice is kept for the bot)."""
         if mode == "off":
-            return text("The channel names you without a mention (your turns, and what another player's turn cost "
+            told = text("The channel names you without a mention (your turns, and what another player's turn cost "
                         "you), and no direct message is sent.")
-        if mode == "channel":
-            return text("You are mentioned in the game's channel when it is your turn, and at half time of a "
+        elif mode == "channel":
+            told = text("You are mentioned in the game's channel when it is your turn, and at half time of a "
                         "turn limit.")
-        when = ("as soon as it is your turn" if self.minutes == 0 else
-                f"when it is your turn and you have not acted within {self.minutes} minutes")
-        told = say("You get a direct message with a Play button {when} (and at half time of a turn limit); the "
-                   "channel names you without a mention. If your direct messages are closed, you are mentioned "
-                   "in the channel instead.", when=when)
+        else:
+            when = ("as soon as it is your turn" if self.minutes == 0 else
+                    f"when it is your turn and you have not acted within {self.minutes} minutes")
+            told = say("You get a direct message with a Play button {when} (and at half time of a turn limit); the "
+                       "channel names you without a mention. If your direct messages are closed, you are mentioned "
+                       "in the channel instead.", when=when)
         if not self.direct:
-            told = lines([told, "Direct messages exist only on Discord: at this table you are named at your "
-                                "turn as before."])
+            told = lines([told, "Mentions and direct messages exist only on Discord: at this table you are named at "
+                                "your turn as before."])
         return told
 
     async def apply(self, game: GameRecord, state: GameState, posts: Sequence[Post], *,

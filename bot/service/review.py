@@ -407,7 +407,9 @@ class Reviews:
         return tuple([await self._part(line, made, s) for s in order])
 
     async def made(self, line: Timeline, progress: Progress | None) -> Made:
-        """The game's review: remembered, or worked out turn after turn off the event loop."""
+        """The game's review: remembered, or worked out turn after turn off the event loop, or (being worked
+        out for someone else) waited for. Should the work fail or its first asker be cancelled (the bot
+        stopping), those waiting are refused with a sentence, and the next ask works it out again."""
         game = line.game
         key = (game.id, game.action_count)
         kept = self._made.get(key)
@@ -418,7 +420,11 @@ class Reviews:
         if job is not None:  # asked for by someone else already: the same review, when it is ready
             if progress is not None:
                 job.listeners.append(progress)
-            return await asyncio.shield(job.made)
+            try:
+                return await asyncio.shield(job.made)
+            finally:  # (a waiter cancelled is told no more of the progress)
+                if progress in job.listeners:
+                    job.listeners.remove(progress)
         job = self._running[key] = _Job(asyncio.get_running_loop().create_future(), [] if progress is None
                                         else [progress])
         job.made.add_done_callback(lambda f: f.cancelled() or f.exception())  # (read, with or without a waiter)

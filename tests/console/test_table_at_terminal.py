@@ -195,7 +195,7 @@ def test_a_whole_game_with_ai_seats_ends_with_the_ranking_and_a_rematch(tmp_path
                        "--seats", "Ana,ai:random,ai:greedy", "--seed", "3", "--no-pictures")
     assert "Dice (White, AI random)" in text and "Magpie (Green, AI greedy)" in text
     assert text.count("Ana (Red) ends the turn.") >= 7
-    assert "Game #1 is over." in text and "🥇" in text and "Play again with the same seats: type `rematch`." in text
+    assert "Game #1 is over." in text and "🥇" in text and "Play again: type `rematch`." in text
     assert "what the AI would have played instead: `review game:1`." in text
     after = text.partition("Game #1 is over.")[2]
     assert "[game #1 is over] > end\n  Game #1 is over" in after or "This game is over" in after  # the eighth `end`
@@ -469,10 +469,11 @@ def test_one_s_games_profile_and_the_rules_at_a_table(tmp_path: Path) -> None:
 
 def test_notify_is_kept_at_the_console_which_says_direct_messages_are_discord_s(tmp_path: Path) -> None:
     """``notify dm`` at the terminal: kept (for Discord), and the person is still named at their turn."""
-    text = run_console(tmp_path, "notify dm\nnotify\nnotify pigeon\n", "--seats", "Ana,Ben", "--seed", "4",
-                       "--no-pictures")
+    text = run_console(tmp_path, "notify dm\nnotify\nnotify off\nnotify pigeon\n", "--seats", "Ana,Ben", "--seed",
+                       "4", "--no-pictures")
     assert "Saved, for every game on every server." in text
-    assert "Direct messages exist only on Discord: at this table you are named at your turn as before." in text
+    assert text.count("Mentions and direct messages exist only on Discord: at this table you are named at your turn "
+                      "as before.") == 3  # (dm, what it is now, and off)
     assert "`pigeon` is not a choice: channel, dm, off, e.g. `notify mode:dm`." in text
 
 

@@ -339,5 +339,9 @@ def test_a_long_post_is_cut_before_its_last_paragraph_which_names_whose_turn_it_
     assert re.search(r"\n… \(\d+ more lines\)\n\n<@1>", cut)
     left = int(re.search(r"… \((\d+) more lines\)", cut).group(1))  # type: ignore[union-attr]
     assert left == len(post.split("\n")) - len(cut.split("\n")) + 1
+    standings = "\n".join(f"Player number {n} with a long name: 13 Ecus · collected this round · for round 7: income "
+                           f"now 9 (Might 5; Faith 4) · 19 cubes, 4 cards · pawns on Faith and Might" for n in range(5))
+    question = trim(f"{narration}\n\n{standings}", MAX_TEXT)  # (a question's post ends with the standings)
+    assert question.endswith(f"more lines)\n\n{standings}") and len(question) <= MAX_TEXT
     no_break = "\n".join(f"line {n} of a long list" for n in range(300))
     assert trim(no_break).endswith("more lines)") and len(trim(no_break)) <= MAX_TEXT

@@ -58,9 +58,9 @@ def test_a_turns_post_gives_every_players_outlook_briefly_and_who_has_collected_
     said = describe_standings(income).plain()
     assert said.startswith("Round 4 of 7. Red to play. Income round: each player collects at the end of their own "
                            "turn (income now: what they would collect now).\n")
-    assert "\nWhite: 10 Ecus · collected this round; income now 1 (Might 1) for round 7 · " in said
+    assert "\nWhite: 10 Ecus · collected this round · for round 7: income now 1 (Might 1) · " in said
     assert "\n▶ Red: 10 Ecus · income now 0 · " in said
-    assert "\nBlue: 10 Ecus · collected this round; income now 0 for round 7 · " in said  # (White, Green, Blue, Red)
+    assert "\nBlue: 10 Ecus · collected this round · for round 7: income now 0 · " in said  # (White, Green, Blue, Red)
     assert "\nRunning low in the stock: Castle 2, City 0 left." in said
     last, _ = play(TAKEN.replace("round: 2", "round: 7\nfirst: White\nactive: Red"))
     assert "\nWhite: 10 Ecus · collected the last income · 24 cubes" in describe_standings(last).plain()
@@ -270,3 +270,13 @@ def test_r78_a_board_a_question_leaves_unsettled_pays_no_one_and_says_so() -> No
     assert all(d.value is not None for d in make_scene(asked, 1).boards[Age.FAITH].domains)
     scene = make_scene(asked, 1)
     assert rows(scene, scene.boards[Age.MIGHT], None, False)[-1] == ("note", "?: its Ecus, once answered")
+
+
+def test_hidden_ecus_are_not_given_away_by_the_word_after_them() -> None:
+    """With the Ecus hidden, a player holding 1 Ecu reads "? Ecus" like the others, in the turn's post and
+    in the status: "? Ecu" would tell."""
+    state, _ = play("map: plain 15x12\noptions: ecus-hidden\nplayers: Red White\nRed: ecus=1 pawns=M,M\n"
+                    "White: ecus=5 pawns=M,M\n")
+    assert state.players[0].ecus == 1 and not state.options.ecus_public
+    for said in (describe_standings(state).plain(), describe_status(state).plain()):
+        assert "? Ecu " not in said and "? Ecu," not in said and said.count("? Ecus") == 2, said

@@ -245,6 +245,7 @@ async def test_a_post_that_tells_someone_what_another_turn_cost_them_pings_them_
             told = await service.herald.reminders.apply(game, state, [post])
             assert [p.mentions for p in told if isinstance(p, Post)] == [pinged_now], mode
         await service.notify(mover, "dm")
+        await service.notify(other, "dm")  # (hurt, not waited on: named, not pinged, and no letter)
         told = await service.herald.reminders.apply(game, state, [post])
         assert [p.mentions for p in told if isinstance(p, Post)] == [()]
         assert [p.user_id for p in told if not isinstance(p, Post)] == [mover.user_id]  # the waited-on: a letter
@@ -257,7 +258,7 @@ async def test_at_the_console_dm_is_kept_but_the_player_is_named_as_before(stora
     service = Tiempo(storage, outbox, render=False, seed_source=lambda: 6, reminder_minutes=0)
     try:
         reply = await service.notify(PEOPLE[0], "dm")
-        assert "Direct messages exist only on Discord" in render(reply.text, PLAIN)
+        assert "Mentions and direct messages exist only on Discord" in render(reply.text, PLAIN)
         assert await storage.notices.mode(PEOPLE[0].user_id) == "dm"
         await service.notify(PEOPLE[1], "dm")
         await seated_game(service, storage, PEOPLE)

@@ -47,11 +47,16 @@ async def test_two_shard_processes_on_one_database_with_a_kill_9(tmp_path: Path,
     worlds = [tmp_path / "world0.json", tmp_path / "world1.json"]
     rng = random.Random(os.getpid())
     first, second = await _shard(db, worlds[0], 0), await _shard(db, worlds[1], 1)
-    # both play at once; shard 0 is killed anywhere in a command as soon as it has told its count, not
+    # both are started at once; shard 0 is killed anywhere in a command as soon as it has told its count, not
     # after shard 1 has told its own too: on a loaded machine shard 1 may start late, and shard 0 would
     # have played its whole game by then (and exited before the kill)
     second_early = asyncio.create_task(_lines_until(second, 4))
-    early0 = await _lines_until(first, rng.randint(4, 10))
+    try:
+        early0 = await _lines_until(first, rng.randint(4, 10))
+    except BaseException:  # (no shard left running, no task left pending)
+        second_early.cancel()
+        second.kill()
+        raise
     await asyncio.sleep(rng.random() * 0.05)
     first.kill()
     rest, _ = await first.communicate()

@@ -75,8 +75,11 @@ async def test_a_whole_three_player_game_from_new_to_the_final_ranking(sim: Disc
     assert over.ephemeral and over.content.startswith(f"Game #{game_id} is already over: there is nothing to cancel.")
     rematch = await answer(sim, sim.click(final.custom_id("Rematch"), final, user=users[1]))
     assert not rematch.ephemeral and "rematch" in rematch.content and "White bob" in rematch.content
-    others = [u for u in users if u is not users[1]]  # asked, not seated without a word
+    others = [u for u in users if u is not users[1]]  # asked, not seated without a word, and pinged
     assert all(f"<@{u.id}>" in rematch.content for u in others) and "to play again" in rematch.content
+    asked = next(r.json["data"] for r in reversed(sim.requests_to(r"/interactions/.*/callback$", "POST"))
+                 if "asks for a rematch" in str(r.json.get("data", {}).get("content", "")))
+    assert sorted(int(u) for u in asked["allowed_mentions"]["users"]) == sorted(u.id for u in others)
     assert "Seats: 1/" in rematch.content
     joined = await answer(sim, sim.click(final.custom_id("Rematch"), final, user=others[0]))  # a second press joins
     assert not joined.ephemeral and f"{others[0].name} joins as" in joined.content and "Seats: 2/" in joined.content

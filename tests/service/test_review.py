@@ -402,3 +402,31 @@ async def test_the_review_counts_its_play_outs_in_words_one_or_many(service: Tie
     two = render(seat_words(line.steps, [], seat, 2, "Game #1"), PLAIN)
     assert "(one imagined game a turn)" in one and "games" not in one.split("\n")[0]
     assert "(2 imagined games a turn; a hint imagines its own, so the two may suggest different turns)" in two
+
+
+async def test_a_review_that_fails_refuses_those_waiting_and_is_worked_out_again_at_the_next_ask(
+        service: Tiempo) -> None:
+    service.reviews.iterations, service.reviews.deals = ITERATIONS, DEALS
+    analyse_before, gate, calls = service.reviews.analyse, asyncio.Event(), []
+
+    async def failing(*args: object, **kwargs: object) -> Analysis:
+        calls.append(args)
+        await gate.wait()
+        raise RuntimeError("the AI worker died")
+
+    service.reviews.analyse = failing
+    first = asyncio.create_task(service.review(ANA, 1))
+    while not calls:
+        await asyncio.sleep(0.01)
+    second = asyncio.create_task(service.review(BEN, 1))
+    await asyncio.sleep(0.05)
+    gate.set()
+    with pytest.raises(RuntimeError):  # (the first asker's own failure: the front end says sorry)
+        await first
+    with pytest.raises(Refusal) as refused:
+        await second
+    assert str(refused.value) == "The review of game #1 could not be worked out; ask again."
+    assert service.reviews._running == {}
+    service.reviews.analyse = analyse_before  # asked again: worked out afresh
+    again = await service.review(BEN, 1)
+    assert plain(again[0]).startswith("Game #1 — the review of ben (")

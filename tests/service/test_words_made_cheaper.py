@@ -115,7 +115,9 @@ def test_the_hand_says_what_the_listing_said_in_every_position(seed: int, player
 
 def harms_on_every_board(before: GameState, after: GameState, player: int, events: Sequence[Event]) -> list[str]:
     """``harms`` as it was: the income lost counted on all three boards (and, as ``harms`` does, an
-    answer's loss that every answer to its question would cause left out)."""
+    answer's loss that every answer to its question would cause left out: repeated here, so this test
+    checks the income part, and ``test_r64_an_answer_is_not_marked_for_what_every_answer_does`` the
+    rest)."""
     out = buildings_lost(player, events)
     d = before.pending.decision if before.pending is not None else None
     if d is not None and d.player == player:
