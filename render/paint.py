@@ -512,12 +512,13 @@ def draw_board(im: Canvas, lay: Layout, board: BoardScene, scene: Scene) -> None
         x0, y0, x1, y1 = lay.cell_box(age, c)
         b = sprites.badge(str(c), "choice", size=13)
         badges.add(b, [(x0 + 1, y1 - b.height - 1), (x1 - b.width - 1, y1 - b.height - 1), (x0 + 1, y0 + 1)])
-    _draw_areas(im, lay, board, badges)
+    _draw_areas(im, lay, board, badges, names)
     badges.paste(im)
 
 
-def _draw_areas(im: Canvas, lay: Layout, board: BoardScene, badges: _Badges) -> None:
-    """A list of the board's areas: each area boxed, with how many places it holds in its middle."""
+def _draw_areas(im: Canvas, lay: Layout, board: BoardScene, badges: _Badges, names: Sequence[Box]) -> None:
+    """A list of the board's areas: each area boxed, with how many places it holds in its middle (or
+    above or below it, clear of a tile's name)."""
     d = pen(im)
     for first, last, count in board.areas:
         x0, y0, _, _ = lay.cell_box(board.age, first)
@@ -525,7 +526,8 @@ def _draw_areas(im: Canvas, lay: Layout, board: BoardScene, badges: _Badges) -> 
         d.rectangle((x0 + 2, y0 + 2, x1 - 2, y1 - 2), outline=CHOICE, width=4)
         b = sprites.badge(f"{count} {'place' if count == 1 else 'places'}", "choice", size=22)
         mx, my = (x0 + x1 - b.width) / 2, (y0 + y1 - b.height) / 2
-        badges.add(b, [(mx, my), (mx, y0 + 6), (mx, y1 - b.height - 6)])
+        badges.add(b, [(mx, my), (mx, y0 + 6), (mx, y1 - b.height - 6), (x0 + 6, my), (x1 - b.width - 6, my)],
+                   names)
 
 
 # -- header and players ---------------------------------------------------------------------------
