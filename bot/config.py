@@ -179,7 +179,7 @@ def _shard_count(at: _Setting, value: object) -> int:
 def _shard_id(at: _Setting, value: object) -> int:
     """A shard id: a whole number, 0 or more (checked against the count once both are known)."""
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise at.must("be a whole number from 0 to shard_count - 1", "0")
+        raise at.must("be a whole number, 0 or more, below the number of shards", "0")
     return value
 
 

@@ -169,7 +169,8 @@ def rows(scene: Scene, board: BoardScene, heading: str | None, last_turn: bool, 
     if pick is not None:
         if not board.choices and board.areas:  # (a list of the board's areas, boxed with their places)
             return [("title", pick), ("note", "each box is one, with how"), ("note", "many places it holds;"),
-                    ("note", "the list names it by its"), ("note", "columns and rows.")]
+                    ("note", "the list names it by its"), ("note", "columns and rows (a lone"),
+                    ("note", "place by its cell).")]
         if not board.choices:
             return [("title", pick), ("note", "by its columns (letters)"), ("note", "and rows (numbers),"),
                     ("note", "as on the board's edges;"), ("note", "then its places are ringed.")]

@@ -209,3 +209,14 @@ def test_reminder_minutes_is_a_whole_number_of_minutes(tmp_path: Path) -> None:
     assert load_config(write(tmp_path, "reminder_minutes = 0\n"), {}).reminder_minutes == 0
     with pytest.raises(ConfigError, match=r"'reminder_minutes' must be a whole number of minutes, 0 or more"):
         load_config(write(tmp_path, "reminder_minutes = -1\n"), {})
+
+
+def test_a_bad_shard_id_is_said_as_it_was_set(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as bad:
+        load_config(write(tmp_path, "shard_count = 2\nshard_id = -1\n"), {})
+    assert str(bad.value).endswith("'shard_id' must be a whole number, 0 or more, below the number of shards, like "
+                                   "shard_id = 0")
+    with pytest.raises(ConfigError) as bad:
+        load_config(None, {"TIEMPO_SHARD_ID": "one"})
+    assert str(bad.value) == ("the environment variable TIEMPO_SHARD_ID must be a whole number, 0 or more, below the "
+                              "number of shards, like TIEMPO_SHARD_ID=0")
