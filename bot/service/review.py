@@ -349,11 +349,13 @@ def reviewed_seats(game: GameRecord) -> list[int]:
 
 @dataclass(frozen=True)
 class Made:
-    """A game's review as worked out: each turn's cost, and the pictures drawn so far."""
+    """A game's review as worked out: each turn's cost, and the pictures drawn so far (``drawing``: one
+    asker draws a turn's pictures while another waits for them, rather than both drawing them)."""
 
     costs: tuple[TurnCost, ...]
     play_outs: int
     pictures: dict[int, tuple[Picture, ...]] = dataclasses.field(default_factory=dict)
+    drawing: asyncio.Lock = dataclasses.field(default_factory=asyncio.Lock, compare=False, repr=False)
 
 
 @dataclass
@@ -468,8 +470,9 @@ class Reviews:
         steps = {s.index: s for s in line.steps}
         gallery: list[Picture] = []
         for c in costliest(made.costs, seat):
-            if c.step not in made.pictures:
-                made.pictures[c.step] = await asyncio.to_thread(turn_pictures, steps[c.step], c, line.game.id)
+            async with made.drawing:
+                if c.step not in made.pictures:
+                    made.pictures[c.step] = await asyncio.to_thread(turn_pictures, steps[c.step], c, line.game.id)
             gallery.extend(made.pictures[c.step])
         return Reply(words, gallery=tuple(gallery))
 

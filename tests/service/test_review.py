@@ -20,7 +20,7 @@ import pytest
 from PIL import Image
 
 from bot.ai import Analysis, analyse, best_choice
-from bot.service import Caller, Refusal, Reply, Tiempo
+from bot.service import Caller, Picture, Refusal, Reply, Tiempo
 from bot.service.replay import Step, Timeline
 from bot.service.review import (
     TurnCost,
@@ -203,9 +203,20 @@ async def test_a_review_is_refused_with_a_sentence(service: Tiempo) -> None:
         assert str(refused.value).startswith(words), str(refused.value)
 
 
-async def test_a_second_asker_while_a_review_is_worked_out_waits_for_the_same_review(service: Tiempo) -> None:
+async def test_a_second_asker_while_a_review_is_worked_out_waits_for_the_same_review(
+        service: Tiempo, monkeypatch: pytest.MonkeyPatch) -> None:
     """Asked for again before it is ready (another player of the game, at once after the first), the
-    review is worked out once: the second asker waits for it, with a progress note of their own."""
+    review is worked out once: the second asker waits for it, with a progress note of their own; each
+    turn's pictures are drawn once."""
+    from bot.service import review as reviewing
+
+    drawn: list[int] = []
+
+    def counted(step: Step, cost: TurnCost, game_id: int) -> tuple[Picture, ...]:
+        drawn.append(step.index)
+        return turn_pictures(step, cost, game_id)
+
+    monkeypatch.setattr(reviewing, "turn_pictures", counted)
     service.reviews.iterations, service.reviews.deals = ITERATIONS, DEALS
     analyse_before, gate, calls = service.reviews.analyse, asyncio.Event(), []
 
@@ -237,6 +248,7 @@ async def test_a_second_asker_while_a_review_is_worked_out_waits_for_the_same_re
     assert plain(ana[0]).startswith("Game #1 — the review of ana (") and plain(ben[0]).startswith(
         "Game #1 — the review of ben (")
     assert seen["ana"][-1] == seen["ben"][-1] == (len(turns), len(turns)) and seen["ben"]
+    assert drawn and sorted(drawn) == sorted(set(drawn))  # (both parts shown, no turn drawn twice)
 
 
 def test_a_turn_is_named_only_if_its_cost_is_clear_of_the_search_noise() -> None:
