@@ -28,6 +28,7 @@ from rules import (
     Kind,
     Openings,
     Outlook,
+    Player,
     Populate,
     Renovate,
     Swap,
@@ -44,7 +45,7 @@ from rules import (
 )
 from rules import events as ev
 
-from .words import PLAIN, Code, Command, Name, Strong, Text, as_text, joined, lines, render, say, text
+from .words import PLAIN, Code, Command, Name, Strong, Text, as_text, joined, lines, render, say, series, text
 
 # ---------------------------------------------------------------------------------------------
 # Names
@@ -470,8 +471,9 @@ def controlled_by(s: GameState, seats: Sequence[int], viewer: int | None = None)
 
 
 def in_a_series(items: Sequence[str]) -> str:
-    """``A``, ``A and B``, ``A, B and C``: items named one after the other, as a sentence does."""
-    return items[-1] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+    """``A``, ``A and B``, ``A, B and C``: items named one after the other, as a sentence does (the words
+    layer's ``series``, as a string)."""
+    return series(items).plain()
 
 
 def describe_hit(s: GameState, change: EconomyChange, seat: int, *, named: bool = False) -> str:
@@ -505,16 +507,30 @@ def describe_hit(s: GameState, change: EconomyChange, seat: int, *, named: bool 
     if now < was:
         cost = f" — {their} domains would pay {was - now} {ecu_word(was - now)} less at income ({was} → {now})"
     elif now_all < was_all:
-        away = in_a_series([age.title for age, a, b, p in zip((Age.MIGHT, Age.FAITH, Age.REASON), before.by_age,
-                                                             after.by_age, after.present, strict=True)
-                            if b < a and not p])
+        ages = [age.title for age, a, b, p in zip((Age.MIGHT, Age.FAITH, Age.REASON), before.by_age, after.by_age,
+                                                  after.present, strict=True) if b < a and not p]
         lost = was_all - now_all
         they = "they have" if named else "you have"
-        one = "a pawn on each" if " and " in away else "one there"
-        cost = f" — no loss at income now, as {they} no pawn on {away}; with {one}, {lost} {ecu_word(lost)} less"
+        one = "a pawn on each" if len(ages) > 1 else "one there"
+        cost = (f" — no loss at income now, as {they} no pawn on {in_a_series(ages)}; with {one}, {lost} "
+                f"{ecu_word(lost)} less")
     else:
         cost = f" — it costs {them} nothing at income"
     return "; ".join(dict.fromkeys(said)) + cost
+
+
+def _ecus_shown(s: GameState, p: Player) -> str:
+    """``5 Ecus``, or ``? Ecus`` while the Ecus are hidden (``? Ecu`` would tell a player holds 1)."""
+    if s.options.ecus_public or s.finished:
+        return f"{p.ecus} {ecu_word(p.ecus)}"
+    return "? Ecus"
+
+
+def _pawns_words(p: Player) -> str:
+    """``both pawns on Might``, ``pawns on Faith and Might``."""
+    if p.pawns[0] == p.pawns[1]:
+        return f"both pawns on {p.pawns[0].title}"
+    return f"pawns on {p.pawns[0].title} and {p.pawns[1].title}"
 
 
 def describe_status(s: GameState) -> Text:
@@ -524,13 +540,9 @@ def describe_status(s: GameState) -> Text:
         "The game is over." if s.finished else who(s, s.active) + " to play.")
     rows: list[Text | str] = []
     for i, p in enumerate(s.players):
-        ecus = str(p.ecus) if s.options.ecus_public or s.finished else "?"
         marker = "▶ " if i == s.active and not s.finished else ""
-        pawns = (f"both pawns on {p.pawns[0].title}" if p.pawns[0] == p.pawns[1] else
-                 f"pawns on {p.pawns[0].title} and {p.pawns[1].title}")
-        word = ecu_word(p.ecus) if s.options.ecus_public or s.finished else "Ecus"  # (1 Ecu would tell)
-        rows.append(marker + who(s, i) + f": {ecus} {word}, {count(p.supply, 'cube')}, "
-                    f"{count(p.hand.total, 'card')}, {pawns}")
+        rows.append(marker + who(s, i) + f": {_ecus_shown(s, p)}, {count(p.supply, 'cube')}, "
+                    f"{count(p.hand.total, 'card')}, {_pawns_words(p)}")
     stock = ", ".join(f"{k.value} {n}" for k, n in s.stock.items())
     rows.append(f"Stock: {stock}. Deck {len(s.deck)}, discard {len(s.discard)}.")
     if s.options.holdem:
@@ -582,9 +594,6 @@ def describe_standings(s: GameState, e: Economy | None = None) -> Text:
     later = [r for r in INCOME_ROUNDS if r > s.round]
     seats = len(s.players)
     for i, p in enumerate(s.players):
-        ecus = str(p.ecus) if s.options.ecus_public else "?"
-        pawns = (f"both pawns on {p.pawns[0].title}" if p.pawns[0] == p.pawns[1] else
-                 f"pawns on {p.pawns[0].title} and {p.pawns[1].title}")
         collected = e.next_income == s.round and (i - s.first) % seats < (s.active - s.first) % seats
         if e.next_income is None or (collected and not later):
             outlook = text(" · collected the last income") if collected else text()
@@ -593,11 +602,10 @@ def describe_standings(s: GameState, e: Economy | None = None) -> Text:
                           next=later[0])
         else:
             outlook = text(" · ", outlook_brief(e.outlooks[i]))
-        rows.append(say("{marker}{who}: {ecus} {word}{outlook} · {cubes}, {cards} · {pawns}",
-                        marker="▶ " if i == s.active else "", who=who(s, i), ecus=ecus,
-                        word=ecu_word(p.ecus) if s.options.ecus_public else "Ecus",  # (hidden: "? Ecu" would tell)
+        rows.append(say("{marker}{who}: {ecus}{outlook} · {cubes}, {cards} · {pawns}",
+                        marker="▶ " if i == s.active else "", who=who(s, i), ecus=_ecus_shown(s, p),
                         outlook=outlook, cubes=count(p.supply, "cube"), cards=count(p.hand.total, "card"),
-                        pawns=pawns))
+                        pawns=_pawns_words(p)))
     low = [f"{k.value} {n}" for k, n in s.stock.items() if n <= STOCK_LOW]
     if low:
         rows.append(say("Running low in the stock: {kinds} left.", kinds=", ".join(low)))

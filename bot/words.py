@@ -165,11 +165,11 @@ def listed(items: Iterable[Text | Part]) -> Text:
     return joined(items, ", ")
 
 
-def series(items: Iterable[Text | Part]) -> Text:
+def series(items: Iterable[Text | Part], word: str = "and") -> Text:
     """Items named one after the other, as a sentence does: ``alice``, ``alice and bob``, ``alice, bob
-    and cy``."""
+    and cy`` (``word``: ``or`` for ``a, b or c``)."""
     out = list(items)
-    return text(listed(out[:-1]), " and ", out[-1]) if len(out) > 1 else text(*out)
+    return text(listed(out[:-1]), f" {word} ", out[-1]) if len(out) > 1 else text(*out)
 
 
 def lines(items: Iterable[Text | Part]) -> Text:

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from ..service import AI_LEVELS
-from ..words import Code, Command, Text, as_text, listed, say, text
+from ..words import Code, Command, Text, as_text, say, series
 from .commands import ALIASES, COMMANDS, ConsoleCommand
 
 #: a command's options by name, as typed (None: not given)
@@ -41,7 +41,7 @@ class UnknownCommand(InputError):
 
 def _either(items: list[Command]) -> Text:
     """``a``, ``a or b``, ``a, b or c``."""
-    return text(listed(items[:-1]), " or ", items[-1]) if len(items) > 1 else text(items[0])
+    return series(items, "or")
 
 
 class MissingOption(InputError):
