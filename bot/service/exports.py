@@ -110,22 +110,19 @@ class Exports:
         start_name, actions_name = record_names(game)
         files = [Attachment(start.encode(), start_name, plain(say("Game #{id}: its first position", id=game.id))),
                  Attachment(actions.encode(), actions_name, plain(say("Game #{id}: its actions", id=game.id)))]
-        if self.herald.render:
-            animation, page = await self.pictures(line, progress)
-            files += [Attachment(animation, f"tiempo-{game.id}.webp",
-                                 plain(say("Game #{id}, turn by turn", id=game.id))),
-                      Attachment(page.encode(), f"tiempo-{game.id}.html",
-                                 plain(say("Game #{id}: a page to step through it", id=game.id)))]
-        if self.herald.render:
-            words = say("{game}: open {page} in any browser to step through the game, with no connection needed; "
-                        "{animation} shows the three Ages turn by turn; {start} and {actions} are its record, move "
-                        "by move, in Tiempo's notation (they say how to replay it).", game=Strong(f"Game #{game.id}"),
-                        page=Code(f"tiempo-{game.id}.html"), animation=Code(f"tiempo-{game.id}.webp"),
-                        start=Code(start_name), actions=Code(actions_name))
+        kept = say("{start} and {actions} are its record, move by move, in Tiempo's notation (they say how to replay "
+                   "it)", start=Code(start_name), actions=Code(actions_name))
+        if not self.herald.render:
+            words = say("{game}: {kept}.", game=Strong(f"Game #{game.id}"), kept=kept)
         else:
-            words = say("{game}: {start} and {actions} are its record, move by move, in Tiempo's notation (they say "
-                        "how to replay it).", game=Strong(f"Game #{game.id}"), start=Code(start_name),
-                        actions=Code(actions_name))
+            animation, page = await self.pictures(line, progress)
+            animation_name, page_name = f"tiempo-{game.id}.webp", f"tiempo-{game.id}.html"
+            files += [Attachment(animation, animation_name, plain(say("Game #{id}, turn by turn", id=game.id))),
+                      Attachment(page.encode(), page_name,
+                                 plain(say("Game #{id}: a page to step through it", id=game.id)))]
+            words = say("{game}: open {page} in any browser to step through the game, with no connection needed; "
+                        "{animation} shows the three Ages turn by turn; {kept}.", game=Strong(f"Game #{game.id}"),
+                        page=Code(page_name), animation=Code(animation_name), kept=kept)
         return Reply(words, files=tuple(files))
 
     async def pictures(self, line: Timeline, progress: Progress | None) -> tuple[bytes, str]:

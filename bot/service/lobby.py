@@ -12,7 +12,7 @@ from ..play import Refusal, RefusalCode
 from ..storage import ChannelBusyError, GameRecord, Letter, SeatRecord, Status
 from ..texts import who
 from ..words import HERE, Button, Command, Here, Mention, Name, Strong, Text, as_text, lines, listed, say, series
-from .games import Games, is_ai, turn_deadline
+from .games import Games, find_seat, is_ai, turn_deadline
 from .herald import Herald
 from .messages import Caller, CancelButton, LobbyButtons, Post, Reply, encode_post
 
@@ -132,7 +132,7 @@ class Lobby:
         """Leave a lobby (a started game cannot be left: ask for it to be cancelled)."""
         game = await (self.games.here(caller) if game_id is None else self.games.storage.get_game(game_id))
         if game.status is Status.PLAYING:
-            if not any(s.user_id == caller.user_id for s in game.seats):
+            if find_seat(game, caller) is None:
                 raise Refusal(f"You are not seated in game #{game.id}.", RefusalCode.NOT_SEATED)
             raise Refusal(say("Game #{id} has started; a seat cannot be left now. To have the AI play your turns "
                               "until you are back, {away} ({back} takes the seat back). If the game must stop, the "
@@ -231,12 +231,11 @@ class Lobby:
         except ChannelBusyError as busy:
             there = await self.games.storage.get_game(busy.game_id)
             people = {s.user_id for s in old.seats if not is_ai(s)}
-            if (there.status is Status.LOBBY and there.opener_id in people
-                    and not any(s.user_id == caller.user_id for s in there.seats)):
+            if there.status is Status.LOBBY and there.opener_id in people and find_seat(there, caller) is None:
                 return await self.join(caller, there.id)  # (another player of the game asked first: this one joins)
             raise Refusal(say("{here} already has game #{id}.", here=Here(capital=True), id=busy.game_id),
                           RefusalCode.BUSY) from None
-        asked = [s for s in old.seats if not is_ai(s) and s.user_id != caller.user_id and not everyone]
+        asked = [] if everyone else [s for s in old.seats if not is_ai(s) and s is not caller_seat]
         if not asked:
             return self._reply(game, say("{name} asks for a rematch of game #{id}: same seats.", name=Name(caller.name),
                                          id=old.id))
