@@ -241,11 +241,9 @@ def _check_shards(settings: Mapping[str, object], origins: Mapping[str, _Setting
     count, shard = settings.get("shard_count", 0), settings.get("shard_id", 0)
     assert isinstance(count, int) and isinstance(shard, int)
 
-    def said(key: str, value: int) -> str:
+    def said(key: str, value: int) -> str:  # (a setting out of range was set: in the file, or by a variable)
         at = origins[key]
-        if at.name != key:
-            return f"{at.name}={value}"
-        return f"{key} = {value} (in {at.file})" if at.file is not None else f"{key} = {value} (the default)"
+        return f"{at.name}={value}" if at.file is None else f"{key} = {value} (in {at.file})"
 
     if count and not 0 <= shard < count:
         ids = "0" if count == 1 else f"from 0 to {count - 1}"
