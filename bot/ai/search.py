@@ -582,7 +582,9 @@ def analyse_view(view: View, seat: int, rng: random.Random, *, time_s: float, it
 def _alternative(found: Search, k: int) -> Alternative:
     actions, prior = found.plans[k]
     view = found.view.state
-    cur = _led_to(view, actions)
+    # (a plan that stops at another player's question: its income and domains once answered as the
+    # search reckons, not those of the unsettled board in between, which pays no one: R62, R78)
+    cur, _ = resolve_pending(_led_to(view, actions), best_choice)
     f = facts(cur)
     seat = found.seat
     incomes = sorted((f[0].income[seat], f[1].income[seat], f[2].income[seat]), reverse=True)

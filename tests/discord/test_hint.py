@@ -19,9 +19,12 @@ from bot.words import PLAIN, render
 from render.demo import demo_map
 from rules import (
     Age,
+    Choose,
     Exchange,
     GameState,
     Kind,
+    apply,
+    income,
     legal_actions,
     new_game,
     view_for,
@@ -141,6 +144,33 @@ def test_r62_a_hint_that_raises_a_question_gives_the_income_once_it_is_answered(
     assert said.endswith(", then asks Ben a question; answered as the AI would, your two best boards (a pawn on each) "
                          "would pay 7 Ecus at income; the AI expects you to finish with about 30 Ecus."), said
     assert " Ecus at income:" not in said and "-" not in said.split("(")[0], said
+
+
+def test_r62_the_income_a_plan_is_credited_with_is_the_income_once_its_question_is_answered() -> None:
+    """Digest T13 again, through the search: a plan that stops at another player's question (Ben places
+    his downsized Keep's Watchtower, R62) is credited with the income and domains of the board once the
+    question is answered as the search reckons (``best_choice``), not those of the unsettled board in
+    between, which pays no one (R78). A hint's "would pay" and a review's figures come from here."""
+    s = new_game(["Ana", "Ben", "Cy", "Dee"], seed=5, game_map=demo_map())
+    put(s, Age.MIGHT, Kind.KEEP, "A4", owner=0)
+    put(s, Age.MIGHT, Kind.WATCHTOWER, "C4", owner=2)
+    put(s, Age.MIGHT, Kind.KEEP, "E4", owner=1)
+    put(s, Age.FAITH, Kind.KEEP, "A4", owner=0)
+    put(s, Age.FAITH, Kind.KEEP, "E4", owner=1)
+    settle(s)
+    hamlet = hamlet_of_first(s, "D4")
+    between = apply(s, hamlet)[0]
+    assert between.pending is not None and between.pending.decision.player == 1
+    paid = set()
+    for cell in between.pending.decision.options:  # (Ana's income is the same wherever Ben puts it)
+        answered = apply(between, Choose(1, cell))[0]
+        assert answered.pending is None
+        best = sorted((income(answered, 0, age)[0] for age in Age), reverse=True)
+        paid.add(best[0] + best[1])
+    assert len(paid) == 1 and min(paid) > 0
+    found = analyse(s, 0, seed=1, iterations=4, extra=[[hamlet]])
+    played = next(alt for alt in found.alternatives if alt.actions == (hamlet,))
+    assert played.income == min(paid) and played.domains == 1
 
 
 async def test_a_game_without_hints_refuses_them_with_a_sentence(service: Tiempo) -> None:
