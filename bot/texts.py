@@ -496,6 +496,9 @@ def describe_hit(s: GameState, change: EconomyChange, seat: int, *, named: bool 
         elif h.kind is HarmKind.DOWNSIZED:
             into = f" to {with_article(h.now.kind.value)}" if h.now is not None else ""
             said.append(f"{whose} {b.kind.value} at {b.origin} on {h.age.title} was downsized{into}")
+        elif h.kind is HarmKind.WORTH_LESS:
+            said.append(say("{your} {age} domain of {cell} is worth {lost} less", your=your, age=h.age.title,
+                            cell=str(b.origin), lost=h.lost).plain())
         else:
             said.append(f"{you} lost control of the {h.age.title} domain of {b.origin}")
     if not said:

@@ -131,12 +131,16 @@ class HarmKind(Enum):
     REMOVED = "removed"  # paradox (R53), destruction (R64), demolition (R30), removed shadow (R65)
     DOWNSIZED = "downsized"  # R63, R65
     CONTROL_LOST = "control lost"  # the player no longer controls (any part of) a domain they did (R74–R76)
+    #: the player still controls it, but it is worth less: a Civil building of it removed or downsized, it was
+    #: split, or (on Reason) a Military or Religious building of it went (R74–R76)
+    WORTH_LESS = "worth less"
 
 
 @dataclass(frozen=True, slots=True)
 class Harm:
     """``player`` hurt on ``age``: ``building`` removed or downsized (to ``now``), or, for CONTROL_LOST,
-    ``building`` the first building of the domain they controlled (``lost`` its value then). On Reason,
+    ``building`` the first building of the domain they controlled (``lost`` its value then), or for
+    WORTH_LESS, of the domain they still control (``lost`` how much less it is worth). On Reason,
     where no building has an owner, a removed Civil building hurts every player with a cube on it."""
 
     player: int
@@ -376,8 +380,11 @@ def _harms(was: Economy, now: Economy, events: Sequence[Event]) -> tuple[Harm, .
         for o in was.domains[age]:
             ids = o.ids
             for p in o.controllers:
-                if not any(p in d.controllers for d in now.domains[age] if d.ids & ids):
+                kept = [d for d in now.domains[age] if d.ids & ids and p in d.controllers]
+                if not kept:
                     out.append(Harm(p, age, HarmKind.CONTROL_LOST, o.buildings[0], lost=o.value))
+                elif (worth := sum(d.value for d in kept)) < o.value:
+                    out.append(Harm(p, age, HarmKind.WORTH_LESS, o.buildings[0], lost=o.value - worth))
     return tuple(out)
 
 

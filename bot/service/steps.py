@@ -796,6 +796,9 @@ def hurts_words(state: GameState, change: EconomyChange, player: int, *, within:
             how = f"{b.kind.value} at {b.origin} removed"
         elif h.kind is HarmKind.DOWNSIZED:
             how = f"{b.kind.value} at {b.origin} downsized"
+        elif h.kind is HarmKind.WORTH_LESS:
+            how = say("{age} domain of {cell} worth {lost} less", age=h.age.title, cell=str(b.origin),
+                      lost=h.lost).plain()
         else:
             how = f"loses the {h.age.title} domain of {b.origin}"
         out.append(f"{state.players[p].name}: {how}")

@@ -10,11 +10,24 @@ from pathlib import Path
 
 from bot.service import Caller, Post, Tiempo, version_of
 from bot.service.herald import hit_line
-from bot.service.steps import path_to, step
+from bot.service.steps import hurts_words, path_to, step
 from bot.storage import SeatRecord, Storage
 from bot.texts import describe_hit, describe_standings, describe_status
 from bot.words import Mention
-from rules import Action, Age, Cell, Construct, GameState, Kind, apply, economy, economy_change, legal_actions
+from rules import (
+    Action,
+    Age,
+    Cell,
+    Construct,
+    GameState,
+    Kind,
+    apply,
+    economy,
+    economy_change,
+    legal_actions,
+    parse_action,
+    parse_position,
+)
 from rules import events as ev
 from tests.support.discord_play import answer, pick_to, public, state_of, two_at_the_table
 from tests.support.discord_sim import DiscordSim
@@ -87,6 +100,20 @@ def test_the_player_hit_is_told_what_it_cost_them() -> None:
     assert describe_hit(after, change, 1) == ("you lost control of the Might domain of G1 — your domains would pay "
                                               "1 Ecu less at income (1 → 0)")
     assert describe_hit(after, change, 0) == ""  # the actor is not hit
+
+
+def test_a_player_whose_domain_is_worth_less_is_told_though_nothing_of_theirs_went() -> None:
+    """A paradox removes a Hamlet from Green's Faith domain (R53): Green keeps control of it, owns
+    nothing that went, and still loses income; the 💥 line says so, as the panel's "hurts" does."""
+    s = parse_position("map: plain 15x12\nactive: Blue\nBlue: hand=CCC pawns=M,M\n"
+                       "F: Chapel[Green]@A1 Town@B1 Hamlet@A2\nGreen: pawns=F,F\n")
+    action = parse_action("Blue build Town A2 on M pay CC 1+1", s)
+    after, events = apply(s, action)
+    change = economy_change(s, after, events)
+    assert describe_hit(after, change, 2) == ("your Faith domain of A1 is worth 1 less — your domains would pay "
+                                              "1 Ecu less at income (3 → 2)")
+    assert describe_hit(after, change, 2, named=True).startswith("Green's Faith domain of A1 is worth 1 less — their")
+    assert hurts_words(s, change, 3) == "💥 Hurts Green: Faith domain of A1 worth 1 less"
 
 
 def test_the_channel_names_an_ai_seat_hit_in_the_third_person() -> None:

@@ -141,6 +141,21 @@ def test_t10_r53_a_paradox_victim_is_a_harm_to_its_owner() -> None:
     assert change.harmed(besides=3) == (2,)
 
 
+def test_r53_r75_a_paradox_that_removes_a_civil_building_from_a_domain_harms_its_controller() -> None:
+    """Blue's Town ripples onto Faith's Hamlet at A2 (R53), which leaves Green's Chapel domain: Green still
+    controls it (R75), but it is worth 1 less. Nothing of Green's was removed, and Green did not lose
+    control, yet Green's income outlook fell: a harm of its own kind."""
+    pos = PLAIN + "active: Blue\nBlue: hand=CCC pawns=M,M\nF: Chapel[Green]@A1 Town@B1 Hamlet@A2\nGreen: pawns=F,F\n"
+    s = parse_position(pos)
+    change = action_economy(s, parse_action("Blue build Town A2 on M pay CC 1+1", s))
+    assert [(h.player, h.age, h.kind, str(h.building.origin), h.lost) for h in change.harms] == [
+        (2, Age.FAITH, HarmKind.WORTH_LESS, "A1", 1)]
+    assert change.harmed(besides=3) == (2,) and change.delta(2) == (0, -1, 0)
+    # a domain that grows is no harm: the same Town put where it ripples onto empty ground
+    grows = action_economy(s, parse_action("Blue build Town B1 on M pay CC 1+1", s))
+    assert not grows.harms and grows.delta(2) == (0, 0, 0)
+
+
 def test_r30_demolishing_another_players_chapel_harms_its_owner() -> None:
     pos = PLAIN + "Red: hand=R pawns=F,F\nF: Chapel[White]@A1 Town@B1\nWhite: pawns=F,F\n"
     s = parse_position(pos)
