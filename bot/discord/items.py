@@ -567,11 +567,18 @@ def items_of(controls: tuple[Control, ...]) -> list[discord.ui.Item[Any]]:
     return [item for control in controls for item in items_of_control(control)]
 
 
-#: every persistent item, for ``Client.add_dynamic_items``
-DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
-    MyHand, BoardNow, Answer, Join, Leave, Start, Rematch, Play, ConfirmAction, ConfirmCancel,
-    PanelPick, PanelConfirm, PanelBack, PanelMenu, PanelLook, PanelUndo,
-    ReplayStep, ReplayRound, Lessons, LessonOpen, LessonChoose, LessonPick, LessonBack, LessonConfirm)
+def _declared(base: type[discord.ui.DynamicItem[Any]]) -> list[type[discord.ui.DynamicItem[Any]]]:
+    """Every item declared below ``base``, in the order of their declaration."""
+    out: list[type[discord.ui.DynamicItem[Any]]] = []
+    for sub in base.__subclasses__():
+        out += [sub, *_declared(sub)]
+    return out
+
+
+#: every persistent item, for ``Client.add_dynamic_items``: each one declared, so that none a message
+#: carries goes unmatched after a restart (discord.py drops an unmatched click without a word, and the
+#: player reads "This interaction failed")
+DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (*_declared(TiempoButton), *_declared(TiempoSelect))
 
 __all__ = ["DYNAMIC_ITEMS", "FIELDS", "TiempoButton", "TiempoSelect", "items_of", "lesson_items", "panel_items",
            "replay_items"]

@@ -115,6 +115,7 @@ def test_every_persistent_item_reads_back_the_id_it_writes(item: type[TiempoButt
     "tiempo:lobby:3:leave", "tiempo:lobby:3:start", "tiempo:rematch:3", "tiempo:play:3", "tiempo:sure:3:12-3fa9c2:T1>F",
     "tiempo:cancel:3", "tiempo:pick:3:12-3fa9c2:build.KEEP.M", "tiempo:ok:3:12-3fa9c2:build.KEEP.M.a00.C4",
     "tiempo:back:3:12-3fa9c2:build", "tiempo:go:3:12-3fa9c2:", "tiempo:look:3:12-3fa9c2:", "tiempo:undo:3:12-3fa9c2:",
+    "tiempo:hint:3:12-3fa9c2",
     "tiempo:replay:3:first:0:0", "tiempo:replay:3:next:12:1", "tiempo:replay:3:last:end:0", "tiempo:replay:3:round:1",
     "tiempo:learn", "tiempo:learn:ripples", "tiempo:learn-go", "tiempo:learn:ripples:0:",
     "tiempo:learn:ripples:1:build.KEEP",

@@ -258,6 +258,25 @@ async def test_a_hint_by_the_panels_button_is_answered_in_place(sim: DiscordSim,
     assert sim.errors == []
 
 
+async def test_a_panels_hint_drawn_before_a_restart_is_still_answered(sim: DiscordSim, tmp_path: Path) -> None:
+    """A turn panel outlives the bot's process (an update, a crash): after a restart each of its
+    buttons, Hint among them, must still find its item (discord.py drops an unmatched click without a
+    word, and the player reads "This interaction failed")."""
+    db = tmp_path / "t.sqlite3"
+    bot = await sim.connect(make_bot(sim, db))
+    users = await open_table(sim, bot, "bob")
+    game_id, state = await state_of(bot, sim)
+    player = user_of(users, state, state.active)
+    panel = await answer(sim, sim.click(f"tiempo:play:{game_id}", public(sim)[-1], user=player))
+    hint = next(c for c in panel.custom_ids() if c.startswith("tiempo:hint:"))
+    await bot.close()
+    bot = await sim.connect(make_bot(sim, db))
+    bot.service.hints.iterations = ITERATIONS
+    shown = await answer(sim, sim.click(hint, panel, user=player))
+    assert shown.id == panel.id and "💡 The AI's top level would" in shown.content, shown.content
+    assert sim.errors == []
+
+
 # -- at the console ---------------------------------------------------------------------------------------
 
 
