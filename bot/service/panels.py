@@ -115,7 +115,9 @@ class Panels:
         if version is not None and version != version_of(game):
             path, note = (), "The game moved on since this panel was drawn; here it is as it is now."
         if game.status is not Status.PLAYING or state.finished:
-            return Reply(lines([note, f"Game #{game.id} is over."]) if note else text(f"Game #{game.id} is over."))
+            over = (say("Game #{id} was cancelled.", id=game.id) if game.status is Status.CANCELLED
+                    else say("Game #{id} is over.", id=game.id))
+            return Reply(lines([note, over]) if note else over)
         if state.waiting_on != seat:
             head = _header(state, seat)
             waiting = (say("Waiting for {who} to answer a question.", who=who(state, state.waiting_on))
@@ -154,8 +156,9 @@ class Panels:
             game, new, events = await self.moves.play_action(caller, game_id, version, chosen)
         except StalePath:  # the path names no legal action (nothing was played)
             return await self.show(caller, game_id, None, (), "That choice is no longer possible.")
-        except Refusal as refusal:  # the game moved on, or ended: the panel starts again
-            return await self.show(caller, game_id, None, (), refusal.text)
+        except Refusal as refusal:  # the game moved on, or ended: the panel starts again (an ended one says so)
+            return await self.show(caller, game_id, None, (), "" if refusal.code is RefusalCode.GAME_OVER
+                                   else refusal.text)
         done = narration(new, [e for e in events if not isinstance(e, ev.TurnBegan)])  # (the panel says whose turn)
         drew = describe_draw(played[-1][0], new, played[-1][1]) if played else ""  # (the last try is the one played)
         note = lines([Strong("Done."), *done[:6], *([drew] if drew else [])])
@@ -174,7 +177,7 @@ class Panels:
             reply = await self.moves.undo(caller, game_id, hand=False)  # the header shows the hand
             note: Text | str = reply.text
         except Refusal as refusal:
-            note = refusal.text
+            note = "" if refusal.code is RefusalCode.GAME_OVER else refusal.text  # (the panel says it is over)
         return await self.show(caller, game_id, None, (), note)
 
 

@@ -27,7 +27,7 @@ from rules import (
     parse_action,
 )
 from tests.support.decisions import DECISION_SEED, TO_THE_DECISION, play
-from tests.support.discord_play import answer, make_bot, open_table, state_of, user_of
+from tests.support.discord_play import answer, make_bot, open_table, pick_to, state_of, user_of
 from tests.support.discord_sim import DiscordSim, SimChannel, SimUser
 from tests.support.gameplay import choose
 
@@ -380,3 +380,22 @@ async def test_payment_completion_without_a_cell_asks_for_the_cell(sim: DiscordS
     mover = user_of(users, state, state.active)
     iid = sim.inject(sim.autocomplete("tiempo", "build", {"kind": "Hamlet", "pay": ""}, "pay", user=mover))
     assert [c["name"] for c in await sim.choices(iid)] == ["Set cell: first."]
+
+
+async def test_a_panel_of_a_cancelled_game_says_so_once(sim: DiscordSim, tmp_path: Path) -> None:
+    """A Confirm on a panel drawn before the game was cancelled plays nothing and says the game was
+    cancelled, once (not "Game #1 is cancelled." and then "Game #1 is over.")."""
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    users = await open_table(sim, bot, "bob")
+    game_id, state = await state_of(bot, sim)
+    player = user_of(users, state, state.active)
+    post = next(m for m in reversed(sim.channel_messages()) if f"tiempo:play:{game_id}" in m.custom_ids())
+    panel = await answer(sim, sim.click(f"tiempo:play:{game_id}", post, user=player))
+    ended, _ = await pick_to(sim, panel, player, ("end", "-"))
+    confirm = next(c for c in ended.custom_ids() if c.startswith("tiempo:ok:"))
+    asked = await answer(sim, sim.slash("tiempo", "cancel"))
+    await answer(sim, sim.click(f"tiempo:cancel:{game_id}", asked))
+    told = await answer(sim, sim.click(confirm, ended, user=player))
+    assert told.content == f"Game #{game_id} was cancelled.", told.content
+    _, after = await state_of(bot, sim)
+    assert after.turn == state.turn and after.active == state.active  # nothing was played
