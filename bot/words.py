@@ -44,9 +44,10 @@ class _Joins:
 
 @dataclass(frozen=True, slots=True)
 class Strong(_Joins):
-    """Words that stand out (a heading, a label): bold where the front end can show it."""
+    """Words that stand out (a heading, a label): bold where the front end can show it. A Text (with a
+    person's ``Name`` in it, say) is shown part by part, its names escaped, inside the bold."""
 
-    text: str
+    text: str | Text
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,7 +229,7 @@ def render(t: Text, style: Style) -> str:
         if isinstance(p, str):
             out.append(p)
         elif isinstance(p, Strong):
-            out.append(style.strong.format(p.text))
+            out.append(style.strong.format(render(p.text, style) if isinstance(p.text, Text) else p.text))
         elif isinstance(p, Mention):
             out.append(style.mention.format(id=p.user_id, name=style.name(p.name)))
         elif isinstance(p, Name):

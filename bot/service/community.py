@@ -204,10 +204,11 @@ class Community:
         recent = await self.records.recent(target, guild, limit=LAST_GAMES)
         named = recent or (await self.records.recent(target, None, limit=1) if guild is not None else [])
         name = named[0].name if named else player_name or (caller.name if own else "This player")
-        who: Part = name if own else Mention(target, name)
+        who: Part = Name(name) if own else Mention(target, name)
         if totals is None:
             raise Refusal(await self._no_profile(target, own, who))
-        rows: list[Text | Part] = [Strong(f"{name} — " + ("every server" if everywhere else "this server"))]
+        rows: list[Text | Part] = [Strong(say("{name} — {where}", name=Name(name),
+                                              where="every server" if everywhere else "this server"))]
         if guild is not None:
             rated = await self.records.rating(guild, target)
             if rated is not None:

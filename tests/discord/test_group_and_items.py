@@ -35,7 +35,7 @@ from bot.service import (
     Reply,
 )
 from bot.service.messages import encode_post
-from bot.words import Command, Mention, Name, say, text
+from bot.words import Command, Mention, Name, Strong, say, text
 
 OPTION_TYPES = {str: discord.AppCommandOptionType.string, int: discord.AppCommandOptionType.integer,
                 bool: discord.AppCommandOptionType.boolean, Person: discord.AppCommandOptionType.user}
@@ -161,6 +161,9 @@ def test_a_replay_step_becomes_four_buttons_and_a_list_of_rounds() -> None:
 def test_a_name_is_shown_as_it_is_not_as_markdown_or_a_mention() -> None:
     said = say("{name} opens game #1; {who}, your turn.", name=Name("*Bo*_b @everyone"), who=Mention(7, "**X**"))
     assert markdown(said) == "\\*Bo\\*\\_b @\u200beveryone opens game #1; <@7>, your turn."
+    # within bold words too (a profile's heading): the name escaped, the bold kept
+    heading = Strong(say("{name} — this server", name=Name("*Bo*_b @everyone")))
+    assert markdown(text(heading)) == "**\\*Bo\\*\\_b @\u200beveryone — this server**"
 
 
 class _Channel:
