@@ -7,6 +7,7 @@ templates), which each front end renders its own way."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 
@@ -55,6 +56,16 @@ def who(s: GameState, player: int) -> Text:
     """``Ana (Red)``: the name as a ``Name`` part (a front end with markup escapes it), then the colour."""
     p = s.players[player]
     return text(Name(p.name)) if p.name == p.colour.value else Name(p.name) + f" ({p.colour.value})"
+
+
+def names_shown(s: GameState, words: str) -> Text:
+    """``words`` (made as plain words, the players' names in them) with each name as a ``Name`` part, which
+    a front end with markup escapes: for words made for a menu's plain text that a message shows too."""
+    names = sorted({p.name for p in s.players if p.name}, key=len, reverse=True)
+    if not names or not words:
+        return text(words)
+    parts = re.split("(" + "|".join(re.escape(n) for n in names) + ")", words)
+    return text(*(Name(part) if i % 2 else part for i, part in enumerate(parts) if part))
 
 
 def building_name(s: GameState, b: Building, age: Age) -> Text | str:

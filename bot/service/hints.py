@@ -15,7 +15,7 @@ from rules import Action, Choose, EndTurn, Exchange, GameState, RuleError, Trave
 from ..ai import Analysis
 from ..play import Refusal, RefusalCode
 from ..storage import GameRecord, HintCounts, Status
-from ..texts import ecu_word
+from ..texts import ecu_word, names_shown
 from ..words import Name, Text, say
 from .games import Games, find_seat, version_of
 from .messages import Caller, Reply
@@ -148,11 +148,12 @@ def why_words(state: GameState, seat: int, analysis: Analysis) -> Text:
             gain = ""
         if hurt and what.endswith(")") and not gain:  # one bracket: "(no one's; 💥 hurts Ben: …)"
             what, hurt = f"{what[:-1]}; {hurt})", ""
-        reason = say("it {what}", what=what) if what else say("it brings {gain}", gain=gain)
+        # (the economy's and the harms' words name players: their names escaped where the front end has markup)
+        reason = say("it {what}", what=names_shown(state, what)) if what else say("it brings {gain}", gain=gain)
         if what and gain:
             reason = say("{reason}, {gain}", reason=reason, gain=gain)
         if hurt:
-            reason = say("{reason} ({hurt})", reason=reason, hurt=hurt)
+            reason = say("{reason} ({hurt})", reason=reason, hurt=names_shown(state, hurt))
         if asks is not None:
             reason = (say("{reason}, then asks you a question; answered as the AI would, {after}",
                           reason=reason, after=after) if asks == seat

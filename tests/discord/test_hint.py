@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.ai import Alternative, Analysis, analyse
+from bot.discord import markdown
 from bot.service import Caller, PanelControls, PanelView, Post, Refusal, Reply, Tiempo, version_of
 from bot.service.hints import why_words
 from bot.service.steps import path_to
@@ -144,6 +145,25 @@ def test_r62_a_hint_that_raises_a_question_gives_the_income_once_it_is_answered(
     assert said.endswith(", then asks Ben a question; answered as the AI would, your two best boards (a pawn on each) "
                          "would pay 7 Ecus at income; the AI expects you to finish with about 30 Ecus."), said
     assert " Ecus at income:" not in said and "-" not in said.split("(")[0], said
+
+
+def test_the_names_in_a_hints_why_are_escaped_on_discord() -> None:
+    """The why's domain and harm words are made for a menu's plain text, where no markup is read; in the
+    hint's message every player's name in them is escaped (a name with markdown or "@everyone")."""
+    s = new_game(["Ana", "*B_n* @everyone", "Cy", "Dee"], seed=5, game_map=demo_map())
+    put(s, Age.MIGHT, Kind.KEEP, "A4", owner=0)
+    put(s, Age.MIGHT, Kind.WATCHTOWER, "C4", owner=2)
+    put(s, Age.MIGHT, Kind.KEEP, "E4", owner=1)
+    put(s, Age.FAITH, Kind.KEEP, "A4", owner=0)
+    put(s, Age.FAITH, Kind.KEEP, "E4", owner=1)
+    settle(s)
+    hamlet = hamlet_of_first(s, "D4")
+    plan = Alternative((hamlet,), visits=9, value=15.0, gain=0.0, ecus=30.4, income=7, domains=1, prior=0.0)
+    said = why_words(s, 0, Analysis(0, hamlet, 15.0, (plan,), 9))
+    assert "💥 hurts *B_n* @everyone: loses the Might domain" in render(said, PLAIN)
+    shown = markdown(said)
+    assert "💥 hurts \\*B\\_n\\* @\u200beveryone: loses" in shown and "asks \\*B\\_n\\*" in shown, shown
+    assert "*B_n*" not in shown and "@everyone" not in shown
 
 
 def test_r62_the_income_a_plan_is_credited_with_is_the_income_once_its_question_is_answered() -> None:
