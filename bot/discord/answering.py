@@ -69,8 +69,11 @@ async def answer(interaction: Interaction, what: str, work: Work, *, defer: bool
 async def answer_error(interaction: Interaction, what: str, error: Exception) -> None:
     """Answer a failed interaction privately: a refusal with its sentence, a storage error that
     explains itself with its words; anything else is a bug, logged with its traceback, the game, the
-    channel and the user, and answered with an apology."""
-    if isinstance(error, Refusal):
+    channel and the user, and answered with an apology. Once the bot has closed (a command still
+    running when it stopped), nothing can be sent: that is logged in a line, not as a bug."""
+    if interaction.client.is_closed():  # (shutting down: its connection is gone, and no answer can go)
+        log.info("/tiempo %s was not answered: the bot closed meanwhile (%s)", what, type(error).__name__)
+    elif isinstance(error, Refusal):
         await answer_privately(interaction, markdown(error.text))
     elif isinstance(error, StorageError):
         await answer_privately(interaction, str(error))

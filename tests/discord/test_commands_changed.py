@@ -5,6 +5,7 @@ line, not a traceback."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -84,3 +85,36 @@ async def test_discord_py_s_own_mismatch_errors_get_the_same_sentence(sim: Disco
     renamed_sub(payload)
     reply = await answer(sim, payload)
     assert reply.ephemeral and reply.content == CHANGED
+
+
+async def test_a_tap_still_answering_when_the_bot_closes_is_logged_in_a_line_not_as_a_bug(
+        sim: DiscordSim, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A host stops the bot (an update) while a tap's answer is being made: once the connection is gone
+    no answer can go, and that is no bug of the bot's: one line in the log, no traceback, and nothing
+    raised out of the handler ("Task exception was never retrieved")."""
+    bot = await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
+    users = await open_table(sim, bot, "bob")
+    game_id = (await bot.service.storage.list_games())[0].id
+    post = next(m for m in reversed(sim.channel_messages()) if f"tiempo:play:{game_id}" in m.custom_ids())
+    service, started, go = bot.service, asyncio.Event(), asyncio.Event()
+    shown = service.panel
+
+    async def slow_panel(*args: Any, **kwargs: Any) -> Any:
+        started.set()
+        await go.wait()
+        return await shown(*args, **kwargs)
+
+    service.panel = slow_panel  # type: ignore[method-assign]
+    handled: list[dict[str, Any]] = []
+    asyncio.get_running_loop().set_exception_handler(lambda loop, context: handled.append(context))
+    caplog.set_level(logging.INFO, logger="tiempo.discord")
+    sim.inject(sim.click(f"tiempo:play:{game_id}", post, user=users[0]))
+    await asyncio.wait_for(started.wait(), 10)
+    closing = asyncio.ensure_future(bot.close())
+    await asyncio.sleep(0.1)
+    go.set()
+    await closing
+    await asyncio.sleep(0.3)
+    assert not [r for r in caplog.records if r.name == "tiempo.discord" and r.levelno >= logging.WARNING]
+    assert any("was not answered: the bot closed meanwhile" in r.getMessage() for r in caplog.records)
+    assert handled == []
