@@ -45,8 +45,10 @@ log = logging.getLogger("tiempo.console")
 # Setting the table
 
 
-async def open_table(table: ConsoleTable, seats: Sequence[SeatSpec], *, holdem: bool) -> TableState:
-    """Seat everyone in a new game (people get user ids 1, 2, …) and start it."""
+async def open_table(table: ConsoleTable, seats: Sequence[SeatSpec], *, holdem: bool, kept: bool = True
+                     ) -> TableState:
+    """Seat everyone in a new game (people get user ids 1, 2, …) and start it; ``kept``: in a database
+    that outlives the table (``--db``), else the greeting says the game goes with it."""
     service = table.service
     people = [s for s in seats if s.ai is None]
     ids = {id(s): i + 1 for i, s in enumerate(people)}
@@ -61,6 +63,9 @@ async def open_table(table: ConsoleTable, seats: Sequence[SeatSpec], *, holdem: 
     assert lobby is not None
     table.remember_seats(lobby)
     table.say(describe_table(lobby))
+    if not kept:  # (said at once, not only when it is too late)
+        table.say(say("This game is not kept when you leave: to keep it for later, start with {db}.",
+                      db=Code("--db FILE")))
     await service.start_game(opener, lobby.game_id)
     return await service.table_of(lobby.game_id)
 
@@ -90,7 +95,7 @@ async def _setup(table: ConsoleTable, seats: Sequence[SeatSpec], args: argparse.
         return
     if at is not None:  # a lobby left from an interrupted start
         await service.cancel(Caller(GUILD_ID, CHANNEL_ID, 1, "", can_manage=True), at.game_id)
-    await open_table(table, seats, holdem=args.holdem)
+    await open_table(table, seats, holdem=args.holdem, kept=bool(args.db))
 
 
 async def _learn(table: ConsoleTable) -> None:

@@ -488,3 +488,16 @@ def test_away_hands_the_seat_to_the_ai_and_back_is_refused_when_the_seat_is_ones
     assert "> back" in out and "Your seat in game #1 is yours: the AI does not play it." in out
     assert f"{second.name} ({second.colour.value}) > back" in out
     assert "Your hand" not in out.split("> away", 1)[1]
+
+
+def test_a_table_without_a_database_says_at_once_that_its_game_is_not_kept(tmp_path: Path) -> None:
+    """Without --db the game lives as long as the table: the greeting says so, not only the goodbye
+    (when it is too late); with --db the greeting does not, and the goodbye says where it is kept."""
+    text = run_console(tmp_path / "a", "quit\n", "--seats", "Ana,ai:greedy", "--no-pictures")
+    lines = text.splitlines()
+    greeting = next(i for i, line in enumerate(lines) if line.startswith("Khronos at this terminal:"))
+    said = "This game is not kept when you leave: to keep it for later, start with `--db FILE`."
+    assert said in lines[greeting + 1:greeting + 4], lines[:greeting + 4]
+    db = tmp_path / "kept.sqlite3"
+    text = run_console(tmp_path / "b", "quit\n", "--seats", "Ana,ai:greedy", "--no-pictures", "--db", str(db))
+    assert "is not kept" not in text and f"is saved in {db}" in text
