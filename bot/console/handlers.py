@@ -77,6 +77,19 @@ async def _call(r: Request) -> Reply:
     return await r.command.entry.call(r.service, r.caller, r.options)
 
 
+async def _away(r: Request) -> Reply:
+    """``away``; asked first when the caller is the only person at the table: nothing is read while the
+    AI plays, so it would play every turn of theirs to the end of the game (``yes`` hands it over)."""
+    people = {seat.user_id for seat in r.at.seats if not seat.ai_level}
+    if len(people) > 1 or r.table.unconfirmed_away == r.at.game_id or r.caller.user_id not in people:
+        r.table.unconfirmed_away = None
+        return await _call(r)
+    r.table.unconfirmed_away = r.at.game_id
+    return Reply(say("You are the only person at this table, and nothing typed is read while the AI plays: it would "
+                     "play every turn of yours to the end of the game. Type {yes} to hand it your seat for the rest "
+                     "of the game, or play on.", yes=Command("yes")))
+
+
 async def _hand(r: Request) -> Reply:
     """The hand in the table's game (also once it is over)."""
     return await r.service.hand(r.caller, r.at.game_id)
@@ -220,7 +233,10 @@ async def _back_or_seat(r: Request) -> Reply:
 
 
 async def _yes(r: Request) -> Reply:
-    """Confirm what the last answer warned about: cancelling the game, or an action that harms you."""
+    """Confirm what the last answer warned about: cancelling the game, handing the only person's seat to
+    the AI, or an action that harms you."""
+    if r.table.unconfirmed_away == r.at.game_id:
+        return await r.service.away(r.caller)
     if r.table.unconfirmed_cancel is not None:
         return await r.service.cancel(r.caller, r.table.unconfirmed_cancel, confirmed=True)
     if r.table.unconfirmed is None:
@@ -243,7 +259,7 @@ def _quit(table: ConsoleTable, options: Options) -> bool:
 SLASH: dict[str, Handler] = {
     **{c.word: _call for c in COMMANDS.values() if c.entry is not None and c.word not in ANYWHERE},
     "hand": _hand, "board": _board, "undo": _undo, "replay": _replay, "export": _export,
-    "review": _review,
+    "review": _review, "away": _away,
 }
 #: the console's own words, which are buttons on Discord: the turn panel, confirming, rematch
 OWN: dict[str, Handler] = {
@@ -271,6 +287,8 @@ async def run_command(table: ConsoleTable, command: ConsoleCommand, options: Opt
         table.say(say("No game is running {here}.", here=IN_HERE))
         return True
     caller = table.caller_for(at)
+    if command.word not in ("away", "yes"):  # (an ``away`` to confirm is confirmed next, or not at all)
+        table.unconfirmed_away = None
     table.held = []
     reply: Reply | None
     refused: Text | None = None  # (said aside: the panel or question shown stays the one to act on)

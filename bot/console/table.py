@@ -51,6 +51,8 @@ class ConsoleTable:
     unconfirmed: tuple[int, str, str] | None = None
     #: a game in play whose cancelling the player may confirm with ``yes``
     unconfirmed_cancel: int | None = None
+    #: ``away`` typed by the only person at the table: the game it would hand over, once ``yes`` is typed
+    unconfirmed_away: int | None = None
     #: the replay step shown last (``next`` and ``prev`` step from it)
     replay: ReplayView | None = None
     #: the game version the last public post showed the board of (it said whose turn it is)

@@ -501,3 +501,18 @@ def test_a_table_without_a_database_says_at_once_that_its_game_is_not_kept(tmp_p
     db = tmp_path / "kept.sqlite3"
     text = run_console(tmp_path / "b", "quit\n", "--seats", "Ana,ai:greedy", "--no-pictures", "--db", str(db))
     assert "is not kept" not in text and f"is saved in {db}" in text
+
+
+def test_away_of_the_only_person_at_the_table_is_asked_first(tmp_path: Path) -> None:
+    """Alone with AI seats, `away` would give the AI every turn to the end of the game (nothing typed is
+    read while the AI plays): it asks first. Anything else typed in between drops the question; `yes`
+    right after `away` hands the seat over, and the AI plays the game to its end."""
+    out = run_console(tmp_path, "away\nstatus\nyes\naway\nyes\nquit\n", "--seats", "Ana,ai:greedy", "--seed", "4",
+                      "--no-pictures")
+    asked = ("You are the only person at this table, and nothing typed is read while the AI plays: it would play "
+             "every turn of yours to the end of the game. Type `yes` to hand it your seat for the rest of the game, "
+             "or play on.")
+    assert out.count(asked) == 2
+    first, rest = out.split("> yes", 1)
+    assert "The AI plays your seat" not in first and "There is nothing to confirm." in rest.split("> away", 1)[0]
+    assert "The AI plays your seat in game #1 from now on" in rest and "Game #1 is over." in rest
