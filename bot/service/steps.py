@@ -432,9 +432,14 @@ def _area_cells(s: GameState, key: str) -> tuple[Cell, Cell]:
 
 
 def _area_label(s: GameState, key: str) -> str:
-    """``Columns A–E, rows 1–4``."""
+    """``Columns A–E, rows 1–4``; ``Columns A–E, row 9`` for an area one row high (a board's last row),
+    ``Column O, rows 1–4`` for one a column wide."""
     first, last = _area_cells(s, key)
-    return f"Columns {COLUMNS[first.col]}–{COLUMNS[last.col]}, rows {first.row + 1}–{last.row + 1}"
+    columns = (say("Column {col}", col=COLUMNS[first.col]) if first.col == last.col
+               else say("Columns {first}–{last}", first=COLUMNS[first.col], last=COLUMNS[last.col]))
+    rows = (say("row {row}", row=first.row + 1) if first.row == last.row
+            else say("rows {first}–{last}", first=first.row + 1, last=last.row + 1))
+    return say("{columns}, {rows}", columns=columns, rows=rows).plain()
 
 
 class StalePath(ValueError):

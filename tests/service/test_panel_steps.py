@@ -12,7 +12,7 @@ import pytest
 
 from bot.service import steps as panel
 from bot.service.panels import Panels, _back_of, _header
-from bot.service.steps import MAX_CHOICES, SEP, Step, path_to, step
+from bot.service.steps import MAX_CHOICES, SEP, Step, _area_label, path_to, step
 from render import places_card, places_zoom
 from render.demo import demo_map
 from rules import (
@@ -31,6 +31,7 @@ from rules import (
     legal_actions,
     new_game,
     parse_action,
+    parse_position,
 )
 from tests.support.gameplay import random_game
 from tests.support.positions import hamlet_of_first, put, settle
@@ -497,6 +498,14 @@ def test_a_list_of_areas_comes_with_the_board_whose_edges_name_them() -> None:
     closer, ringed = Panels.pictures(1, s, s.active, inside)
     assert ringed.description == "Might: the places in the list are ringed and named" and ringed.png != picture.png
     assert closer.description == "Might: the places in the list, closer"
+
+
+def test_an_area_one_row_high_or_one_column_wide_is_named_so() -> None:
+    """A board's last areas may be one row high or one column wide (areas are 5 columns by 4 rows):
+    "Columns A–E, row 9", not "rows 9–9"."""
+    s = parse_position("map: plain 11x9\n")
+    assert [_area_label(s, key) for key in ("a00", "a02", "a20", "a22")] == [
+        "Columns A–E, rows 1–4", "Columns A–E, row 9", "Column K, rows 1–4", "Column K, row 9"]
 
 
 def test_a_question_to_an_ai_player_shows_no_buttons_and_says_it_is_choosing() -> None:
