@@ -467,7 +467,10 @@ def domain_words(s: GameState, d: DomainEconomy, viewer: int | None = None) -> s
 
 def worth_and_owner(s: GameState, d: DomainEconomy, viewer: int | None = None) -> str:
     """``worth 2, Bob's``; ``yours, worth nothing yet`` (a top building with nothing to pay for it);
-    ``no one's``: what a domain would pay, and to whom."""
+    ``no one's``; ``contested: a question decides`` (two top buildings tied until it is answered, R78): what a
+    domain would pay, and to whom."""
+    if d.contested:
+        return "contested: a question decides"
     owner = controlled_by(s, d.controllers, viewer)
     if not d.controllers:
         return owner

@@ -140,7 +140,8 @@ def test_r62_a_hint_that_raises_a_question_gives_the_income_once_it_is_answered(
     said = render(why_words(s, 0, Analysis(0, hamlet, 15.0, (plan,), 9)), PLAIN)
     assert said.startswith("Why: it joins "), said
     # within the sentence (no capital), and within the domain's own brackets: never ") (" side by side
-    assert " domain of F3 (no one's; 💥 hurts Ben: loses the Might domain of F3), then " in said, said
+    assert " domain of F3 (contested: a question decides; 💥 hurts Ben: loses the Might domain of F3), then " \
+        in said, said
     assert ") (" not in said, said
     assert said.endswith(", then asks Ben a question; answered as the AI would, your two best boards (a pawn on each) "
                          "would pay 7 Ecus at income; the AI expects you to finish with about 30 Ecus."), said

@@ -412,7 +412,7 @@ def test_r78_a_place_that_raises_a_question_shows_no_income_lost_while_its_board
     change = action_economy(s, hamlet)
     assert change.pending and sum(change.delta(0)) < 0
     said = panel.economy_words(s, hamlet, change)
-    assert said == "joins C4 and E4 into the Might domain of C4 (no one's)", said
+    assert said == "joins C4 and E4 into the Might domain of C4 (contested: a question decides)", said
 
 
 def test_r73_the_income_a_place_promises_is_what_its_player_would_collect_and_a_board_without_a_pawn_is_named() -> None:
