@@ -190,8 +190,15 @@ def _seeds(first: int | None) -> Callable[[], int] | None:
 
 
 def _loop(runner: asyncio.Runner, table: ConsoleTable, lines: Lines) -> None:
+    turn: tuple[int, int] | None = None  # (the game, its turn) when the last line was asked for
     while True:
         runner.run(table.settle())
+        at = runner.run(table.where())
+        now = (at.game_id, at.turn) if at is not None else None
+        if turn is not None and now != turn and lines.set_aside():  # (typed while others played)
+            table.whisper(say("What you typed while the others played was set aside: the board has changed "
+                              "since. Type it again if you still want it."))
+        turn = now
         line = lines.read(runner.run(table.prompt()))
         if line is None:
             return

@@ -181,6 +181,22 @@ class Lines:
             with contextlib.suppress(ImportError):
                 import readline  # noqa: F401  (line editing and history for input())
 
+    def set_aside(self) -> bool:
+        """At a terminal, drop the lines typed ahead, not yet read (typed while others played: the board
+        has changed since); True if there were any. A script's lines (a file, a pipe) are all kept."""
+        try:
+            if not self.stream.isatty():
+                return False
+            import select
+            import termios
+
+            fd = self.stream.fileno()
+            waiting = bool(select.select([fd], [], [], 0)[0])
+            termios.tcflush(fd, termios.TCIFLUSH)
+            return waiting
+        except (ImportError, OSError, ValueError):  # (no terminal control here: Windows, a closed stream)
+            return False
+
     def read(self, prompt: str) -> str | None:
         if self.interactive:
             try:

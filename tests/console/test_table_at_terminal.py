@@ -516,3 +516,47 @@ def test_away_of_the_only_person_at_the_table_is_asked_first(tmp_path: Path) -> 
     first, rest = out.split("> yes", 1)
     assert "The AI plays your seat" not in first and "There is nothing to confirm." in rest.split("> away", 1)[0]
     assert "The AI plays your seat in game #1 from now on" in rest and "Game #1 is over." in rest
+
+
+def test_lines_typed_ahead_at_a_terminal_are_set_aside_and_a_scripts_are_kept() -> None:
+    """At a terminal, what was typed but not yet read can be dropped (``Lines.set_aside``); lines from a
+    file or a pipe (a script) never are."""
+    import os
+    import pty
+
+    from bot.console.terminal import Lines
+
+    leader, follower = pty.openpty()
+    with os.fdopen(follower, "r") as stream:
+        lines = Lines(stream, io.StringIO())
+        assert lines.set_aside() is False  # nothing typed
+        os.write(leader, b"build Keep K7 Might\n")
+        assert lines.set_aside() is True
+        assert lines.set_aside() is False  # dropped
+    os.close(leader)
+    script = Lines(io.StringIO("build Keep K7 Might\n"), io.StringIO())
+    assert script.set_aside() is False and script.read("> ") == "build Keep K7 Might\n"
+
+
+def test_lines_typed_while_the_others_played_are_set_aside_once_the_turn_has_changed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line typed while the AI plays would run on a board its typist has not seen: once the turn has
+    changed since the last line was asked for, what is waiting is set aside, and the player is told.
+    Lines typed within one's own turn are kept."""
+    from bot.console.terminal import Lines
+
+    asked: list[bool] = []
+
+    def set_aside(self: Lines) -> bool:
+        asked.append(True)
+        return True  # (as if something were waiting)
+
+    monkeypatch.setattr(Lines, "set_aside", set_aside)
+    out = run_console(tmp_path / "a", "status\nhand\nquit\n", "--seats", "Ana,ai:greedy", "--seed", "4",
+                      "--no-pictures")
+    assert asked == [] and "set aside" not in out  # (one turn: nothing asked)
+    out = run_console(tmp_path / "b", "end\nquit\n", "--seats", "Ana,ai:greedy", "--seed", "4", "--no-pictures")
+    told = ("What you typed while the others played was set aside: the board has changed since. Type it again if "
+            "you still want it.")
+    assert len(asked) == 1 and out.count(told) == 1
+    assert out.index(told) > out.index("> end")
