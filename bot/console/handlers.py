@@ -30,7 +30,7 @@ from ..service import (
     panel_pick,
     parse_age,
 )
-from ..words import IN_HERE, Command, Text, as_text, lines, say, with_article
+from ..words import IN_HERE, Code, Command, Text, as_text, lines, say, series, with_article
 from .commands import COMMANDS, ConsoleCommand, help_text
 from .parsing import Options
 from .table import CHANNEL_ID, ConsoleTable
@@ -340,11 +340,28 @@ async def _lesson_step(table: ConsoleTable, caller: Caller, word: str, options: 
     return await s.learn_lesson(caller, view.lesson, view.stage, (*view.base, *key.split(SEP)))
 
 
+def _player_named(at: TableState, options: Options) -> Options:
+    """``profile Ben``: at a table a player is named as the seats name them (Discord picks a member);
+    a person's seat becomes their number, an AI seat is said to have no profile."""
+    named = (options.get("player") or "").strip()
+    if not named or named.isdigit():
+        return options
+    seat = next((s for s in at.seats if s.name.casefold() == named.casefold()), None)
+    if seat is None:
+        raise Refusal(say("No one at this table is called {name}: the seats are {seats}.", name=Code(named),
+                          seats=series([s.name for s in at.seats])))
+    if seat.ai_level:
+        raise Refusal(say("{name} is an AI player: profiles are kept for people.", name=seat.name))
+    return {**options, "player": str(seat.user_id), "player_name": seat.name}
+
+
 async def _without_game(table: ConsoleTable, command: ConsoleCommand, options: Options) -> None:
     """A command that needs no game (``rules``, ``games``, ``learn``…) or a word on the lesson shown."""
     at = await table.where()
     caller = table.caller_for(at) if at is not None else table.someone()
     try:
+        if command.word == "profile" and at is not None:
+            options = _player_named(at, options)
         if command.entry is not None:
             reply = await command.entry.call(table.service, caller, options)
         else:

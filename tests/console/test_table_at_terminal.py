@@ -560,3 +560,14 @@ def test_lines_typed_while_the_others_played_are_set_aside_once_the_turn_has_cha
             "you still want it.")
     assert len(asked) == 1 and out.count(told) == 1
     assert out.index(told) > out.index("> end")
+
+
+def test_a_profile_at_a_table_is_asked_for_by_the_players_name(tmp_path: Path) -> None:
+    """At the console a player is named as the seats name them (on Discord a member is picked): a
+    person's name finds their profile, an AI seat's says it has none, another name lists the seats."""
+    out = run_console(tmp_path, "profile ben\nprofile Magpie\nprofile Zed\nquit\n", "--seats", "Ana,Ben,ai:greedy",
+                      "--seed", "4", "--no-pictures")
+    assert "Ben has not finished a game of Tiempo yet." in out
+    assert "Magpie is an AI player: profiles are kept for people." in out
+    assert "No one at this table is called `Zed`: the seats are Ana, Ben and Magpie." in out
+    assert "takes a player" not in out
