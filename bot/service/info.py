@@ -82,9 +82,14 @@ class Info:
 
     @staticmethod
     def _since(h: History, seat: int) -> int:
-        """The index of the first action after ``seat``'s last one (answers to questions aside)."""
-        return next((len(h.actions) - i for i, (_, action, _) in enumerate(reversed(h.actions))
-                     if action.player == seat and not isinstance(action, Choose)), 0)
+        """The index of the first action after ``seat``'s last one (answers to questions aside), and
+        after the answers to the questions that action asked (the rest of that action: a downsized
+        building placed, its ripple on), which are not news to them."""
+        since = next((len(h.actions) - i for i, (_, action, _) in enumerate(reversed(h.actions))
+                      if action.player == seat and not isinstance(action, Choose)), 0)
+        while since and since < len(h.actions) and isinstance(h.actions[since][1], Choose):
+            since += 1
+        return since
 
     async def board(self, caller: Caller, age: Age | None = None, game_id: int | None = None) -> Reply:
         """The picture of the whole game or of one Age, for the caller alone."""

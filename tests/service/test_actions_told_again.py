@@ -40,7 +40,10 @@ async def test_the_log_and_the_recap_tell_each_action_as_it_was_told(tmp_path: P
                 break
             seat = state.waiting_on
             mine = [i for i, (a, _) in enumerate(told) if a.player == seat and not isinstance(a, Choose)]
-            since = [line for _, said in told[mine[-1] + 1 if mine else 0:] for line in said]
+            start = mine[-1] + 1 if mine else 0
+            while mine and start < len(told) and isinstance(told[start][0], Choose):
+                start += 1  # (the answers to the questions their own action asked are no news to them)
+            since = [line for _, said in told[start:] for line in said]
             recaps.append((await service.info.recap(game, seat, limit=None), "\n".join(since)))
             action = choose(rng, state, legal_actions(state))
             _, after, events = await service.moves.play_action(people[action.player], game.id, version_of(game),
@@ -53,3 +56,36 @@ async def test_the_log_and_the_recap_tell_each_action_as_it_was_told(tmp_path: P
     finally:
         await service.close()
         await storage.close()
+
+
+def test_r62_the_recap_leaves_out_the_answers_to_the_questions_ones_own_action_asked() -> None:
+    """Digest T13: Ana's Hamlet joins her Keep's domain to Ben's, and Ben places his downsized Keep
+    (R62). That answer is the rest of Ana's own action: her recap ("since your last turn") starts after
+    it, not with it; what Ben does next is news to her."""
+    from bot.service.games import History
+    from bot.service.info import Info
+    from bot.storage import ActionRecord
+    from render.demo import demo_map
+    from rules import Age, EndTurn, Kind, apply, new_game
+    from tests.support.positions import hamlet_of_first, put, settle
+
+    s = new_game(["Ana", "Ben", "Cy", "Dee"], seed=5, game_map=demo_map())
+    put(s, Age.MIGHT, Kind.KEEP, "A4", owner=0)
+    put(s, Age.MIGHT, Kind.WATCHTOWER, "C4", owner=2)
+    put(s, Age.MIGHT, Kind.KEEP, "E4", owner=1)
+    settle(s)
+    hamlet = hamlet_of_first(s, "D4")
+    between, built = apply(s, hamlet)
+    assert between.pending is not None and between.pending.decision.player == 1
+    answer = Choose(1, between.pending.decision.options[0])
+    after, answered = apply(between, answer)
+    record = ActionRecord(1, 1, 100, "", 0.0)
+    h = History(2, [(record, hamlet, built), (record, answer, answered)])
+    assert Info._since(h, 0) == 2  # (nothing since: the answer was hers to wait for)
+    assert Info._since(h, 1) == 0  # (Ben has not acted but to answer: all of it is news to him)
+    end = next(a for a in legal_actions(after) if isinstance(a, EndTurn))
+    ended, events = apply(after, end)
+    nxt = next(a for a in legal_actions(ended) if not isinstance(a, EndTurn))
+    assert nxt.player != 0
+    h.actions += [(record, end, events), (record, nxt, [])]
+    assert Info._since(h, 0) == 3  # (after her turn's end: the next player's move is news)
