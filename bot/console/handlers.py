@@ -362,6 +362,10 @@ async def _without_game(table: ConsoleTable, command: ConsoleCommand, options: O
     try:
         if command.word == "profile" and at is not None:
             options = _player_named(at, options)
+        if command.word == "games" and at is not None and (at.is_over or at.is_cancelled):  # (no lobby to join here)
+            table.whisper(say("Game #{id} {how}: {rematch} starts another with the same seats.", id=at.game_id,
+                              how="was cancelled" if at.is_cancelled else "is over", rematch=Command("rematch")))
+            return
         if command.entry is not None:
             reply = await command.entry.call(table.service, caller, options)
         else:

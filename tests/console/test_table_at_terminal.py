@@ -571,3 +571,13 @@ def test_a_profile_at_a_table_is_asked_for_by_the_players_name(tmp_path: Path) -
     assert "Magpie is an AI player: profiles are kept for people." in out
     assert "No one at this table is called `Zed`: the seats are Ana, Ben and Magpie." in out
     assert "takes a player" not in out
+
+
+def test_games_after_the_tables_game_points_to_a_rematch_not_to_a_lobby(tmp_path: Path) -> None:
+    """At a table there is no lobby to join: once its game is over (here: cancelled), ``games`` says so
+    and names ``rematch``, not Discord's ``join``."""
+    out = run_console(tmp_path, "cancel\nyes\ngames\nquit\n", "--seats", "Ana,ai:greedy", "--seed", "4",
+                      "--no-pictures")
+    after = out.split("> games", 1)[1]
+    assert "Game #1 was cancelled: `rematch` starts another with the same seats." in after
+    assert "`join`" not in after
