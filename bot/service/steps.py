@@ -710,7 +710,7 @@ def economy_words(state: GameState, a: Action, change: EconomyChange) -> str:
     age, cell = where
     # (an action that stops at a decision leaves its board unsettled, worth nothing until the answer, R78:
     # the change in between is no gain or loss of the action's)
-    gain = "" if change.pending else income_change_words(change, a.player)
+    gain = "" if change.pending else income_change_words(change, a.player, age)
     d = change.after.domain_at(age, cell)
     if d is None:  # (demolished)
         was = change.before.domain_at(age, cell)
@@ -729,17 +729,20 @@ def economy_words(state: GameState, a: Action, change: EconomyChange) -> str:
     return ": ".join(x for x in (gain, what) if x)
 
 
-def income_change_words(change: EconomyChange, player: int) -> str:
+def income_change_words(change: EconomyChange, player: int, age: Age | None = None) -> str:
     """``+3 Ecus at income``, ``+1 Ecu at income with a pawn on Faith``, ``+3 Ecus at income (+5 with a
     pawn on Faith)``: what ``change`` does to what ``player`` would collect (boards with a pawn of theirs,
-    R73), and to what the boards without one would pay; empty if nothing."""
+    R73), and to what the boards without one would pay; empty if nothing. ``age``: the board acted on;
+    income that changes elsewhere (a copy rippled on, R47) says where: ``+2 Ecus at income on Faith``."""
     delta = change.delta(player)
     present = change.after.outlooks[player].present
     here = sum(d for d, p in zip(delta, present, strict=True) if p)
     total = sum(delta)
-    if here == total:
-        return f"{here:+d} {ecu_word(abs(here))} at income" if here else ""
     ages = (Age.MIGHT, Age.FAITH, Age.REASON)
+    if here == total:
+        changed = [a for a, d in zip(ages, delta, strict=True) if d]
+        where = f" on {in_a_series([a.title for a in changed])}" if age is not None and changed != [age] else ""
+        return f"{here:+d} {ecu_word(abs(here))} at income{where}" if here else ""
     away = in_a_series([age.title for age, d, p in zip(ages, delta, present, strict=True) if d and not p])
     if not here:
         return f"{total:+d} {ecu_word(abs(total))} at income with a pawn on {away}"

@@ -12,7 +12,7 @@ import pytest
 
 from bot.service import steps as panel
 from bot.service.panels import Panels, _back_of, _header
-from bot.service.steps import MAX_CHOICES, SEP, Step, _area_label, path_to, step
+from bot.service.steps import MAX_CHOICES, SEP, Step, _area_label, economy_words, path_to, step
 from render import places_card, places_zoom
 from render.demo import demo_map
 from rules import (
@@ -563,3 +563,17 @@ def test_r64_an_answer_is_not_marked_for_what_every_answer_does() -> None:
         assert panel.preview(asked, action).harms == ()
     places = step(asked, 1, ("choose",))
     assert places.choices and not any(c.harms for c in places.choices)
+
+
+def test_r47_r75_income_a_copy_brings_on_a_later_board_says_where() -> None:
+    """A Town built on Might pays nothing there (no Military building of Red's beside it), but its copy
+    on Faith (R47) joins Red's Chapel domain (R75): the gain says it lands on Faith. Income on the board
+    acted on needs no such words."""
+    s = parse_position("map: plain 15x12\nactive: Red\nRed: hand=CCC pawns=M,F\nF: Chapel[Red]@A1\n")
+    a = parse_action("Red build Town B1 on M pay CC 2+0", s)
+    assert economy_words(s, a, action_economy(s, a)) == "+2 Ecus at income on Faith: founds the Might domain of B1 " \
+        "(no one's)"
+    s = parse_position("map: plain 15x12\nactive: Red\nRed: hand=CCC pawns=M,F\nM: Watchtower[Red]@A1\n")
+    a = parse_action("Red build Town B1 on M pay CC 2+0", s)
+    assert economy_words(s, a, action_economy(s, a)) == "+2 Ecus at income: joins the Might domain of A1 (worth 2, " \
+        "yours)"
