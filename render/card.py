@@ -210,7 +210,7 @@ def _side(im: Canvas, scene: Scene, board: BoardScene, heading: str | None, last
         return
     if heading is not None:
         _text(im, left, y, _fit(heading, TEXT + 2, room, bold=True), TEXT + 2, INK, bold=True)
-    elif scene.finished:
+    elif scene.finished:  # (who won below it, and at the foot every player's Ecus: the game's result)
         _text(im, left, y, "Game over", TEXT + 2, INK, bold=True)
     else:
         income = "  income" if scene.round in scene.income_rounds else ""
@@ -219,10 +219,14 @@ def _side(im: Canvas, scene: Scene, board: BoardScene, heading: str | None, last
             _text(im, left + w, y, income, TEXT - 4, COIN_EDGE, bold=True)
     y += LINE_H
     active = next((p for p in scene.players if p.active), None)
-    if active is not None and not scene.finished:
-        w = _text(im, left, y, "To play:", TEXT, MUTED, bold=True)
-        _paste(im, sprites.cube(active.colour, CUBE), left + w + 8, y - CUBE / 2 - 2)
-        _text(im, left + w + 8 + CUBE + 10, y, _fit(active.name, TEXT, room - w - CUBE - 20, bold=True), TEXT, INK,
+    winners = [p for p in scene.players if p.winner] if scene.finished and heading is None else []
+    named = [active] if active is not None and not scene.finished else winners[:1]
+    if named:
+        w = _text(im, left, y, "To play:" if not winners else "Won by:" if len(winners) == 1 else "Shared win:",
+                  TEXT, MUTED, bold=True)
+        _paste(im, sprites.cube(named[0].colour, CUBE), left + w + 8, y - CUBE / 2 - 2)
+        name = named[0].name if len(winners) < 2 else " & ".join(p.name for p in winners)
+        _text(im, left + w + 8 + CUBE + 10, y, _fit(name, TEXT, room - w - CUBE - 20, bold=True), TEXT, INK,
               bold=True)
         y += LINE_H
     y += 6
@@ -305,7 +309,11 @@ def _key(im: Canvas, scene: Scene, left: int, x1: int, room: int) -> None:
         cy = key_top + 10 + (i % lines) * (LINE_H - 4) + (LINE_H - 4) / 2
         _paste(im, sprites.cube(pl.colour, CUBE - 4), x, cy - (CUBE - 4) / 2 - 2)
         size = TEXT - 2 if columns == 1 else TEXT - 4
-        _text(im, x + CUBE + 8, cy, _fit(pl.name, size, width - CUBE - 12), size, INK)
+        ecus = f"{pl.ecus}" if scene.finished and pl.ecus is not None else ""  # (the final score, the winner's bold)
+        room_left = width - CUBE - 12 - (round(text_length(ecus, size)) + 24 if ecus else 0)
+        _text(im, x + CUBE + 8, cy, _fit(pl.name, size, room_left, bold=pl.winner), size, INK, bold=pl.winner)
+        if ecus:
+            _text(im, x + width - 14, cy, ecus, size, INK, bold=pl.winner, align="r")
 
 
 def _line(im: Canvas, scene: Scene, x: float, cy: float, room: float, line: Line) -> None:

@@ -541,3 +541,30 @@ def test_a_new_game_s_cards_are_drawn_over_the_last_game_s_in_the_rows_that_diff
     over_first = [png_ for _, _, png_ in turn_cards(second)]
     assert over_first == cold
     assert sum(painted) < rows_first / 2
+
+
+def test_the_last_card_of_a_game_says_who_won_and_every_players_ecus(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A finished game's card shows its result (the channel's last pictures, and a replay's last step):
+    "Game over", who won beside their colour, and at the foot each player's final Ecus by their name."""
+    import render.card as card
+    from render.card import sketch_card
+
+    state, _ = late_game()
+    state.finished, state.winners = True, (1,)
+    written: list[str] = []
+    real = card._text
+
+    def text(im: object, x: float, cy: float, words: str, *args: object, **kwargs: object) -> int:
+        written.append(words)
+        return real(im, x, cy, words, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(card, "_text", text)
+    sketch_card(make_scene(state, None), Age.MIGHT)
+    winner = state.players[1].name
+    assert "Game over" in written and "Won by:" in written and winner in written and "To play:" not in written
+    for p in state.players:
+        assert str(p.ecus) in written
+    written.clear()
+    state.finished, state.winners = False, ()
+    sketch_card(make_scene(state, None), Age.MIGHT)
+    assert "To play:" in written and "Won by:" not in written
