@@ -197,6 +197,20 @@ def _removed(s: GameState, b: Building, age: Age, replaced: set[tuple[Kind, Cell
     return name
 
 
+def _with(cards: Cards) -> str:
+    """`` with 2 Religious cards``: the cards an action paid, for its sentence ("" for none)."""
+    return say(" with {cards}", cards=cards_paid_words(cards)).plain() if cards.total else ""
+
+
+def _demolished(s: GameState, e: ev.Demolished) -> Text:
+    """``Ana (Red) demolishes Ben's Chapel at F1 on Faith with 1 Religious card (1 Ecu).`` (R30)"""
+    name = building_name(s, e.building, e.age)
+    if e.building.owner == e.player and not e.building.printed:
+        name = f"their own {e.building.kind.value} at {e.building.origin}"
+    return say("{who} demolishes {name} on {age}{paid} (1 Ecu).", who=who(s, e.player), name=name, age=e.age.title,
+               paid=_with(e.cards))
+
+
 def _sentence(s: GameState, e: ev.Event, replaced: set[tuple[Kind, Cell]]) -> Text | str:
     """One event's sentence (``replaced``: the buildings a paradox removed where the new one stands)."""
     if isinstance(e, ev.Exchanged):
@@ -214,10 +228,7 @@ def _sentence(s: GameState, e: ev.Event, replaced: set[tuple[Kind, Cell]]) -> Te
         return (who(s, e.player) + f" upgrades {old} at {e.old.origin} on {e.age.title} to "
                 f"{with_article(e.new.kind.value)} at {e.new.origin} with {_paid(s, e.cards, e.new)}.")
     if isinstance(e, ev.Demolished):
-        name = building_name(s, e.building, e.age)
-        if e.building.owner == e.player and not e.building.printed:
-            name = f"their own {e.building.kind.value} at {e.building.origin}"
-        return say("{who} demolishes {name} on {age} (1 Ecu).", who=who(s, e.player), name=name, age=e.age.title)
+        return _demolished(s, e)
     if isinstance(e, ev.BonusPaid):
         return f"+{e.amount} Ecu"
     if isinstance(e, ev.Populated):
@@ -227,7 +238,8 @@ def _sentence(s: GameState, e: ev.Event, replaced: set[tuple[Kind, Cell]]) -> Te
         return say("{who} pays the first card for {building} and marks it with a cube.", who=who(s, e.player),
                    building=building_name(s, e.building, Age.REASON))
     if isinstance(e, ev.Renovated):
-        return who(s, e.player) + f" renovates the {e.building.kind.value} at {e.building.origin} on Reason."
+        return say("{who} renovates the {kind} at {cell} on Reason{paid}.", who=who(s, e.player),
+                   kind=e.building.kind.value, cell=str(e.building.origin), paid=_with(e.cards))
     if isinstance(e, ev.RippleForbidden):
         rule = "Dominion" if e.rule == "dominion" else "Hierarchy"
         return (f"Faith refuses its shadow (Rule of {rule} there), so nothing ripples; the bonus stands.")

@@ -961,7 +961,7 @@ class _Run:
             assert old is not None
             s.players[P].ecus -= DEMOLISH_COST
             self.remove(age, old, paradox=False)
-            self.emit(Demolished(P, age, old))
+            self.emit(Demolished(P, age, old, plan.payment.cards))
         else:
             touched = merging_domains(s, age, plan.cells, old)
             if not plan.kind.is_mr and len(touched) >= 2:  # a junction's original domains, as walked (R60)
@@ -1131,7 +1131,7 @@ class _Run:
             self.emit(CubesReturned(Age.REASON, b.marker, 1, "marker"))
         new = replace(b, ruin=False, marker=None)
         s.boards[Age.REASON].swap(new)
-        self.emit(Renovated(a.player, new))
+        self.emit(Renovated(a.player, new, a.payment.cards))
 
     # -- other actions ---------------------------------------------------------------------------
     def travel(self, a: Travel) -> None:

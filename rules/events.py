@@ -53,6 +53,7 @@ class Demolished:
     player: int
     age: Age
     building: Building
+    cards: Cards = Cards()  # the card paid (R30)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +79,7 @@ class MarkerPlaced:
 class Renovated:
     player: int
     building: Building
+    cards: Cards = Cards()  # the cards paid for this step (R32)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from bot.texts import (
     narrate,
     ranking,
 )
-from rules import Cards, apply, legal_actions, parse_action
+from rules import Cards, apply, legal_actions, parse_action, parse_position
 from tests.support.gameplay import random_game
 from tests.support.scenario import play
 
@@ -232,3 +232,16 @@ def test_names_in_a_sentence_are_joined_with_and() -> None:
 
     said = [render(series(Name(n) for n in names), PLAIN) for names in (["ana"], ["ana", "ben"], ["ana", "ben", "cy"])]
     assert said == ["ana", "ana and ben", "ana, ben and cy"]
+
+
+def test_r30_r32_a_demolition_and_a_renovation_say_what_they_were_paid_with() -> None:
+    """As a construction says its cards, so do the card actions on a building that stands: R30's
+    demolition and R32's renovation."""
+    plain = "map: plain 15x12\n"
+    said = []
+    for position, action in (("Red: hand=R pawns=M,M\nM: Chapel[White]@B2\n", "Red demolish B2 on M pay R 1+0"),
+                             ("Red: pawns=R,M hand=M\nR: Keep-ruin@B2\n", "Red renovate B2 pay M 1+0")):
+        s = parse_position(plain + position)
+        said += narrate(*apply(s, parse_action(action, s)))
+    assert said == ["Red demolishes White's Chapel at B2 on Might with 1 Religious card (1 Ecu).",
+                    "Red renovates the Keep at B2 on Reason with 1 Military card."]
