@@ -8,6 +8,7 @@ returns. The errors a player may meet are here: ``Refusal`` (with a ``RefusalCod
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from enum import Enum
 
@@ -161,8 +162,28 @@ def act(state: GameState, seats: Sequence[SeatRecord], user_id: int, command: st
 BOARD_COMMANDS = ("build", "upgrade", "demolish")
 
 
+#: a payment as typed: the cards, then (optionally) how many each pawn plays, ``MM 1+1``
+_PAYMENT = re.compile(r"[MRC]+(\s+\d+\s*\+\s*\d+)?", re.IGNORECASE)
+_CARDS = re.compile(r"[MRC]+", re.IGNORECASE)
+
+
+def _check_typed(command: str, options: dict[str, str | None]) -> None:
+    """The options the notation would refuse in its own words (a colour, 'on M'): refused in the
+    command's, with an example of the command as typed."""
+    pawn = (options.get("pawn") or "").strip()
+    if command == "travel" and pawn and pawn not in ("1", "2"):
+        raise Refusal(say("{pawn} is 1 or 2 (each player has two pawns), e.g. {example}.", pawn=Code("pawn"),
+                          example=Command("travel", "1 Faith")), RefusalCode.BAD_INPUT)
+    pay = (options.get("pay") or "").strip()
+    if pay and _CARDS.fullmatch(pay.split()[0]) and not _PAYMENT.fullmatch(pay):  # (bad cards: the rules say so)
+        raise Refusal(say("{pay} is the cards, then how many each pawn plays, e.g. {example} (or the cards alone: "
+                          "the pawns are then chosen for you).", pay=Code("pay"), example=Code("MM 1+1")),
+                      RefusalCode.BAD_INPUT)
+
+
 def _play(state: GameState, seat: int, command: str,
           options: dict[str, str | None]) -> tuple[GameState, list[ev.Event], Action]:
+    _check_typed(command, options)
     text = f"{state.players[seat].colour.value} {action_text(command, options)}"
     try:
         action = parse_action(text, state)

@@ -581,3 +581,14 @@ def test_games_after_the_tables_game_points_to_a_rematch_not_to_a_lobby(tmp_path
     after = out.split("> games", 1)[1]
     assert "Game #1 was cancelled: `rematch` starts another with the same seats." in after
     assert "`join`" not in after
+
+
+def test_a_bad_pawn_or_payment_is_refused_in_the_commands_words_not_the_notations(tmp_path: Path) -> None:
+    """The engine's notation has its own examples ('Blue travel 1 R'); a typed command's mistake is said
+    with the command as it is typed."""
+    out = run_console(tmp_path, "travel 3 Faith\nbuild kind:Keep cell:L1 age:Might pay:MM 2\nquit\n", "--seats",
+                      "Ana,ai:greedy", "--seed", "4", "--no-pictures")
+    assert "`pawn` is 1 or 2 (each player has two pawns), e.g. `travel 1 Faith`." in out
+    assert ("`pay` is the cards, then how many each pawn plays, e.g. `MM 1+1` (or the cards alone: the pawns are "
+            "then chosen for you).") in out
+    assert "Blue travel" not in out and "Examples:" not in out
