@@ -17,13 +17,11 @@ from bot.service.hints import why_words
 from bot.service.steps import path_to
 from bot.storage import Storage
 from bot.words import PLAIN, render
-from render.demo import demo_map
 from rules import (
     Age,
     Choose,
     Exchange,
     GameState,
-    Kind,
     apply,
     income,
     legal_actions,
@@ -34,7 +32,7 @@ from tests.support.discord_play import answer, make_bot, open_table, public, sta
 from tests.support.discord_sim import DiscordSim
 from tests.support.gameplay import choose
 from tests.support.hidden import reshuffle_hidden
-from tests.support.positions import hamlet_of_first, put, settle
+from tests.support.positions import t13_hamlet
 from tests.support.service_play import Silent
 
 #: play-outs per hint in these tests: the hint then depends only on the seat's view and the game
@@ -128,14 +126,7 @@ def test_r62_a_hint_that_raises_a_question_gives_the_income_once_it_is_answered(
     """Digest T13: Red's Hamlet at D4 joins her Keep's domain to White's, and White must say where the
     downsized Keep's Watchtower goes (R62, R64). Until then the income is not settled: the why gives it
     after the answer the search expects (its plan's), not the income in between."""
-    s = new_game(["Ana", "Ben", "Cy", "Dee"], seed=5, game_map=demo_map())
-    put(s, Age.MIGHT, Kind.KEEP, "A4", owner=0)
-    put(s, Age.MIGHT, Kind.WATCHTOWER, "C4", owner=2)
-    put(s, Age.MIGHT, Kind.KEEP, "E4", owner=1)
-    put(s, Age.FAITH, Kind.KEEP, "A4", owner=0)
-    put(s, Age.FAITH, Kind.KEEP, "E4", owner=1)
-    settle(s)
-    hamlet = hamlet_of_first(s, "D4")
+    s, hamlet = t13_hamlet()
     plan = Alternative((hamlet,), visits=9, value=15.0, gain=0.0, ecus=30.4, income=7, domains=1, prior=0.0)
     said = render(why_words(s, 0, Analysis(0, hamlet, 15.0, (plan,), 9)), PLAIN)
     assert said.startswith("Why: it joins "), said
@@ -151,14 +142,7 @@ def test_r62_a_hint_that_raises_a_question_gives_the_income_once_it_is_answered(
 def test_the_names_in_a_hints_why_are_escaped_on_discord() -> None:
     """The why's domain and harm words are made for a menu's plain text, where no markup is read; in the
     hint's message every player's name in them is escaped (a name with markdown or "@everyone")."""
-    s = new_game(["Ana", "*B_n* @everyone", "Cy", "Dee"], seed=5, game_map=demo_map())
-    put(s, Age.MIGHT, Kind.KEEP, "A4", owner=0)
-    put(s, Age.MIGHT, Kind.WATCHTOWER, "C4", owner=2)
-    put(s, Age.MIGHT, Kind.KEEP, "E4", owner=1)
-    put(s, Age.FAITH, Kind.KEEP, "A4", owner=0)
-    put(s, Age.FAITH, Kind.KEEP, "E4", owner=1)
-    settle(s)
-    hamlet = hamlet_of_first(s, "D4")
+    s, hamlet = t13_hamlet(["Ana", "*B_n* @everyone", "Cy", "Dee"])
     plan = Alternative((hamlet,), visits=9, value=15.0, gain=0.0, ecus=30.4, income=7, domains=1, prior=0.0)
     said = why_words(s, 0, Analysis(0, hamlet, 15.0, (plan,), 9))
     assert "💥 hurts *B_n* @everyone: loses the Might domain" in render(said, PLAIN)
@@ -172,14 +156,7 @@ def test_r62_the_income_a_plan_is_credited_with_is_the_income_once_its_question_
     his downsized Keep's Watchtower, R62) is credited with the income and domains of the board once the
     question is answered as the search reckons (``best_choice``), not those of the unsettled board in
     between, which pays no one (R78). A hint's "would pay" and a review's figures come from here."""
-    s = new_game(["Ana", "Ben", "Cy", "Dee"], seed=5, game_map=demo_map())
-    put(s, Age.MIGHT, Kind.KEEP, "A4", owner=0)
-    put(s, Age.MIGHT, Kind.WATCHTOWER, "C4", owner=2)
-    put(s, Age.MIGHT, Kind.KEEP, "E4", owner=1)
-    put(s, Age.FAITH, Kind.KEEP, "A4", owner=0)
-    put(s, Age.FAITH, Kind.KEEP, "E4", owner=1)
-    settle(s)
-    hamlet = hamlet_of_first(s, "D4")
+    s, hamlet = t13_hamlet()
     between = apply(s, hamlet)[0]
     assert between.pending is not None and between.pending.decision.player == 1
     paid = set()

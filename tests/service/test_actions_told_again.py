@@ -65,16 +65,10 @@ def test_r62_the_recap_leaves_out_the_answers_to_the_questions_ones_own_action_a
     from bot.service.games import History
     from bot.service.info import Info
     from bot.storage import ActionRecord
-    from render.demo import demo_map
-    from rules import Age, EndTurn, Kind, apply, new_game
-    from tests.support.positions import hamlet_of_first, put, settle
+    from rules import EndTurn, apply
+    from tests.support.positions import t13_hamlet
 
-    s = new_game(["Ana", "Ben", "Cy", "Dee"], seed=5, game_map=demo_map())
-    put(s, Age.MIGHT, Kind.KEEP, "A4", owner=0)
-    put(s, Age.MIGHT, Kind.WATCHTOWER, "C4", owner=2)
-    put(s, Age.MIGHT, Kind.KEEP, "E4", owner=1)
-    settle(s)
-    hamlet = hamlet_of_first(s, "D4")
+    s, hamlet = t13_hamlet()
     between, built = apply(s, hamlet)
     assert between.pending is not None and between.pending.decision.player == 1
     answer = Choose(1, between.pending.decision.options[0])

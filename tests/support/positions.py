@@ -5,6 +5,8 @@ Hold'em game at its start (``holdem_start``)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from render.demo import demo_map
 from rules import (
     CUBES_PER_PLAYER,
@@ -74,6 +76,20 @@ def junction_pending() -> tuple[GameState, list[Event]]:
 def holdem_start() -> GameState:
     """A 2-player Hold'em game at its start, Ecus secret (A37)."""
     return new_game(["Émilie", "周杰"], seed=11, game_map=demo_map(), options=Options(holdem=True, ecus_public=False))
+
+
+def t13_hamlet(names: Sequence[str] = ("Ana", "Ben", "Cy", "Dee")) -> tuple[GameState, Construct]:
+    """Digest T13 on the demo map, rows 4-5, before its move: Ana's Keep at A4 and Ben's at E4 on Might
+    and Faith, Cy's Watchtower between on Might; and Ana's Hamlet at D4 (``hamlet_of_first``), which
+    joins the two Keeps' domains on Might and asks Ben where his downsized Keep goes (R62, R64)."""
+    s = new_game(list(names), seed=5, game_map=demo_map())
+    put(s, Age.MIGHT, Kind.KEEP, "A4", owner=0)
+    put(s, Age.MIGHT, Kind.WATCHTOWER, "C4", owner=2)
+    put(s, Age.MIGHT, Kind.KEEP, "E4", owner=1)
+    put(s, Age.FAITH, Kind.KEEP, "A4", owner=0)
+    put(s, Age.FAITH, Kind.KEEP, "E4", owner=1)
+    settle(s)
+    return s, hamlet_of_first(s, "D4")
 
 
 def hamlet_of_first(s: GameState, cell: str) -> Construct:
