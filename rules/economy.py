@@ -377,13 +377,16 @@ def _harms(was: Economy, now: Economy, events: Sequence[Event]) -> tuple[Harm, .
     for age in AGES:
         if was.domains[age] is now.domains[age]:
             continue
+        # (a board a pending question leaves unsettled pays no one until it is answered, R78: its domains'
+        # worth then says nothing of what they will pay)
+        settled = was.settled[age] and now.settled[age]
         for o in was.domains[age]:
             ids = o.ids
             for p in o.controllers:
                 kept = [d for d in now.domains[age] if d.ids & ids and p in d.controllers]
                 if not kept:
                     out.append(Harm(p, age, HarmKind.CONTROL_LOST, o.buildings[0], lost=o.value))
-                elif (worth := sum(d.value for d in kept)) < o.value:
+                elif settled and (worth := sum(d.value for d in kept)) < o.value:
                     out.append(Harm(p, age, HarmKind.WORTH_LESS, o.buildings[0], lost=o.value - worth))
     return tuple(out)
 

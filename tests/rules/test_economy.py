@@ -156,6 +156,21 @@ def test_r53_r75_a_paradox_that_removes_a_civil_building_from_a_domain_harms_its
     assert not grows.harms and grows.delta(2) == (0, 0, 0)
 
 
+def test_r78_a_board_left_unsettled_by_a_question_leaves_its_other_domains_unharmed() -> None:
+    """Digest T13 with Green's and Blue's domains elsewhere on Might: Red's Hamlet leaves White a
+    question, and until it is answered the board pays no one (R78). Green's and Blue's domains are not
+    worth less for that: nothing of theirs changed."""
+    pos = T13.replace("M: Keep[Red]@A1 Watchtower[Green]@C1 Keep[White]@E1",
+                      "M: Keep[Red]@A1 Watchtower[Green]@C1 Keep[White]@E1 Watchtower[Green]@A8 Town@B8 "
+                      "Watchtower[Blue]@J8 Hamlet@K8")
+    assert pos != T13
+    s = parse_position(pos)
+    change = action_economy(s, parse_action("Red build Hamlet D1 on M pay C 1+0", s))
+    assert change.pending and not change.after.settled[Age.MIGHT]
+    assert not [h for h in change.harms if h.kind is HarmKind.WORTH_LESS]
+    assert change.harmed(besides=0) == (1,)  # (White, whose Keep the question is about)
+
+
 def test_r30_demolishing_another_players_chapel_harms_its_owner() -> None:
     pos = PLAIN + "Red: hand=R pawns=F,F\nF: Chapel[White]@A1 Town@B1\nWhite: pawns=F,F\n"
     s = parse_position(pos)
