@@ -78,9 +78,10 @@ async def _call(r: Request) -> Reply:
 
 
 async def _away(r: Request) -> Reply:
-    """``away``; asked first when the caller is the only person at the table: nothing is read while the
-    AI plays, so it would play every turn of theirs to the end of the game (``yes`` hands it over)."""
-    people = {seat.user_id for seat in r.at.seats if not seat.ai_level}
+    """``away``; asked first when the caller is the only person at the table the AI does not play for:
+    nothing is read while the AI plays, so it would play every turn of theirs to the end of the game
+    (``yes`` hands it over)."""
+    people = {seat.user_id for i, seat in enumerate(r.at.seats) if not seat.ai_level and i not in r.at.stood_in}
     if len(people) > 1 or r.table.unconfirmed_away == r.at.game_id or r.caller.user_id not in people:
         r.table.unconfirmed_away = None
         return await _call(r)
@@ -276,6 +277,8 @@ async def run_command(table: ConsoleTable, command: ConsoleCommand, options: Opt
     """Carry out one command and print its answer; False when the table should close. The answer
     comes after the channel's posts it caused, unless the keyboard passes on (then the last words for
     who typed come first)."""
+    if command.word not in ("away", "yes"):  # (an ``away`` to confirm is confirmed next, or not at all)
+        table.unconfirmed_away = None
     local = LOCAL.get(command.word)
     if local is not None:
         return local(table, options)
@@ -287,8 +290,6 @@ async def run_command(table: ConsoleTable, command: ConsoleCommand, options: Opt
         table.say(say("No game is running {here}.", here=IN_HERE))
         return True
     caller = table.caller_for(at)
-    if command.word not in ("away", "yes"):  # (an ``away`` to confirm is confirmed next, or not at all)
-        table.unconfirmed_away = None
     table.held = []
     reply: Reply | None
     refused: Text | None = None  # (said aside: the panel or question shown stays the one to act on)

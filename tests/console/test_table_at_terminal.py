@@ -592,3 +592,17 @@ def test_a_bad_pawn_or_payment_is_refused_in_the_commands_words_not_the_notation
     assert ("`pay` is the cards, then how many each pawn plays, e.g. `MM 1+1` (or the cards alone: the pawns are "
             "then chosen for you).") in out
     assert "Blue travel" not in out and "Examples:" not in out
+
+
+def test_away_is_asked_of_the_last_person_the_ai_does_not_play_for_and_any_word_drops_the_question(
+        tmp_path: Path) -> None:
+    """Two people and an AI: the first `away` hands Ana's seat over at once (Ben still types); Ben's
+    `away` then asks, as he is the last person the AI does not play for. A word that needs no game
+    (`rules`) between `away` and `yes` drops the question too."""
+    out = run_console(tmp_path, "away\naway\nrules\nyes\nquit\n", "--seats", "Ana,Ben,ai:greedy", "--seed", "4",
+                      "--no-pictures")
+    first, second = out.split("> away", 2)[1:]
+    assert "The AI plays your seat in game #1 from now on" in first and "Ben (White)" in first.splitlines()[-1]
+    asked = "You are the only person at this table, and nothing typed is read while the AI plays"
+    assert asked in second and out.count(asked) == 1
+    assert "There is nothing to confirm." in out.split("> yes", 1)[1]
