@@ -163,7 +163,7 @@ BOARD_COMMANDS = ("build", "upgrade", "demolish")
 
 
 #: a payment as typed: the cards, then (optionally) how many each pawn plays, ``MM 1+1``
-_PAYMENT = re.compile(r"[MRC]+(\s+\d+\s*\+\s*\d+)?", re.IGNORECASE)
+_PAYMENT = re.compile(r"[MRC]+(\s+\d\+\d)?", re.IGNORECASE)
 _CARDS = re.compile(r"[MRC]+", re.IGNORECASE)
 
 
