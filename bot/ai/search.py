@@ -157,10 +157,10 @@ class Alternative:
     seat's estimated final Ecus (mean over the play-outs; for a plan never played out, on the view
     right after it, as ``value`` is then the evaluation's), ``income`` what the seat's two best
     boards would pay at an income right after the plan and ``domains`` how many domains it controls
-    then (on its view, any question it stops at answered as the search reckons; no play-out needed). ``prior`` is the evaluation's score of where it leads (the
-    root's ranking). ``error`` is the standard
-    error of ``gain`` (0 for the anchor, and with fewer than two deals), ``scores`` the play-outs'
-    scores by deal (the ``j``-th on deal ``j``, as for every plan: plans compare deal by deal)."""
+    then (on its view, any question it stops at answered as the search reckons; no play-out needed).
+    ``prior`` is the evaluation's score of where it leads (the root's ranking). ``error`` is the
+    standard error of ``gain`` (0 for the anchor, and with fewer than two deals), ``scores`` the
+    play-outs' scores by deal (the ``j``-th on deal ``j``, as for every plan: plans compare deal by deal)."""
 
     actions: tuple[Action, ...]
     visits: int

@@ -740,8 +740,12 @@ def income_change_words(change: EconomyChange, player: int, age: Age | None = No
     total = sum(delta)
     ages = (Age.MIGHT, Age.FAITH, Age.REASON)
     if here == total:
-        changed = [a for a, d in zip(ages, delta, strict=True) if d]
-        where = f" on {in_a_series([a.title for a in changed])}" if age is not None and changed != [age] else ""
+        changed = [(a, d) for a, d in zip(ages, delta, strict=True) if d]
+        where = ""
+        if age is not None and len(changed) == 1 and changed[0][0] is not age:
+            where = f" on {changed[0][0].title}"
+        elif len(changed) > 1:  # (board by board: "+1 Ecu" may be +2 on one and -1 on another)
+            where = " (" + ", ".join(f"{a.title} {d:+d}" for a, d in changed) + ")"
         return f"{here:+d} {ecu_word(abs(here))} at income{where}" if here else ""
     away = in_a_series([age.title for age, d, p in zip(ages, delta, present, strict=True) if d and not p])
     if not here:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from itertools import islice
+from typing import Any
 
 import pytest
 
@@ -577,3 +578,21 @@ def test_r47_r75_income_a_copy_brings_on_a_later_board_says_where() -> None:
     a = parse_action("Red build Town B1 on M pay CC 2+0", s)
     assert economy_words(s, a, action_economy(s, a)) == "+2 Ecus at income: joins the Might domain of A1 (worth 2, " \
         "yours)"
+
+
+def test_an_income_change_on_several_boards_is_given_board_by_board() -> None:
+    """"+1 Ecu at income on Might and Faith" would read as +1 on each: where the change is on more than one
+    board, each gets its figure."""
+    from types import SimpleNamespace
+
+    from bot.service.steps import income_change_words
+
+    def change(delta: tuple[int, int, int]) -> Any:
+        present = (True, True, True)
+        return SimpleNamespace(delta=lambda player: delta,
+                               after=SimpleNamespace(outlooks=[SimpleNamespace(present=present)]))
+
+    assert income_change_words(change((2, -1, 0)), 0, Age.MIGHT) == "+1 Ecu at income (Might +2, Faith -1)"
+    assert income_change_words(change((0, 3, 0)), 0, Age.MIGHT) == "+3 Ecus at income on Faith"
+    assert income_change_words(change((3, 0, 0)), 0, Age.MIGHT) == "+3 Ecus at income"
+    assert income_change_words(change((3, 0, 0)), 0) == "+3 Ecus at income"
