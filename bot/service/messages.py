@@ -333,6 +333,8 @@ _PARTS: dict[str, type] = {cls.__name__: cls for cls in (Strong, Mention, Name, 
 
 
 def _part_json(p: Part) -> str | dict[str, Any]:
+    if isinstance(p, Strong) and isinstance(p.text, Text):  # (bold words with parts of their own: a name)
+        return {"part": "Strong", "parts": [_part_json(q) for q in p.text.parts]}
     return p if isinstance(p, str) else {"part": type(p).__name__, **dataclasses.asdict(p)}
 
 
@@ -341,6 +343,8 @@ def _part_of(data: str | dict[str, Any]) -> Part:
         return data
     fields = dict(data)
     kind = _PARTS[fields.pop("part")]
+    if kind is Strong and "parts" in fields:
+        return Strong(Text(tuple(_part_of(q) for q in fields["parts"])))
     part: Part = kind(**fields)
     return part
 

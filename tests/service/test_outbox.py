@@ -41,7 +41,8 @@ async def _flushed(courier: Any, channel_id: int = 1) -> None:
 def test_a_post_is_stored_as_it_was_made() -> None:
     words = say(" {c} {b} {code} {here}.", c=Command("build", "kind:Keep", or_button=True),
                 b=Button("Rematch", "rematch", " below"), code=Code("MM 1+1"), here=Here(capital=True))
-    post = Post(text(Strong("Round 2."), " ", Mention(5, "Ana"), " ", Name("*Bo*"), words),
+    bold = Strong(say("{name} — this server", name=Name("*Bo*")))  # (bold words holding a name)
+    post = Post(text(Strong("Round 2."), " ", Mention(5, "Ana"), " ", Name("*Bo*"), words, " ", bold),
                 png=b"\x89PNG one", filename="one.png",
                 gallery=(Picture(b"\x89PNG two", "two.png", "Might: no change", False),),
                 controls=(Answers(3, "12-abcdef", (("E4", "E4"), ("F4", "F4"))), PlayButton(3),
