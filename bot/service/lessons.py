@@ -123,7 +123,7 @@ class Lessons:
         gallery = await self._pictures(lesson, state, seat, current)
         move = text(Strong(say("Your move:").plain()), " ", task.prompt)  # (no space inside the bold: markdown)
         body = lines([x for x in (note, _heading(lesson) if heading else "", lesson.idea if stage == 0 else "", move,
-                                  *step_words(current)) if x])
+                                  *step_words(current, state)) if x])
         return _reply(body, gallery=gallery, view=LessonView(
             lesson.key, stage, current.path, current.next_base, current.question, current.choices,
             current.back if current.path else None, current.preview is not None, retry=stage > 0))

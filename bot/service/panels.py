@@ -133,7 +133,7 @@ class Panels:
                              self.step(game.id, state, seat))
         gallery = await self.pictures_or_none(game.id, state, seat, current)
         head = _header(state, seat, brief=bool(current.path))
-        return Reply(lines([x for x in (note, head, *step_words(current)) if x]), gallery=gallery,
+        return Reply(lines([x for x in (note, head, *step_words(current, state)) if x]), gallery=gallery,
                      controls=(PanelControls(PanelView(
                          game.id, version_of(game), current.path, current.next_base, current.question, current.choices,
                          _back_of(state, current), current.preview is not None,

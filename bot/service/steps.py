@@ -60,7 +60,16 @@ from rules import (
 )
 from rules import events as ev
 
-from ..texts import cards_in_words, cards_paid_words, domain_words, ecu_word, in_a_series, narration, worth_and_owner
+from ..texts import (
+    cards_in_words,
+    cards_paid_words,
+    domain_words,
+    ecu_word,
+    in_a_series,
+    names_shown,
+    narration,
+    worth_and_owner,
+)
 from ..words import PLAIN, Button, Strong, Text, as_text, render, say, text
 
 #: Discord shows at most 25 options in a select menu
@@ -914,12 +923,13 @@ def preview(state: GameState, action: Action) -> Preview:
                    tuple(harms(state, after, action.player, events)), after, tuple(events), tuple(told))
 
 
-def step_words(s: Step) -> list[Text | str]:
-    """A step as the turn panel (and a lesson) says it: what is picked so far, then the question, or
-    what the action will do, its harms, and Confirm."""
+def step_words(s: Step, state: GameState) -> list[Text | str]:
+    """A step on ``state`` as the turn panel (and a lesson) says it: what is picked so far (the list's
+    labels, the players' names in them escaped where the front end has markup), then the question,
+    or what the action will do, its harms, and Confirm."""
     out: list[Text | str] = []
     if s.chosen:
-        out.append(text(Strong(" › ".join(s.chosen))))
+        out.append(text(Strong(names_shown(state, " › ".join(s.chosen)))))
     if s.preview is not None:
         out += ["• " + line for line in s.preview.told]
         out += [say("⚠️ This {harm}.", harm=h) for h in s.preview.harms]

@@ -52,3 +52,24 @@ async def test_a_name_with_markdown_builds_and_ends_a_turn_escaped_on_discord(si
     after, events = apply(state, next(a for a in legal_actions(state) if isinstance(a, EndTurn)))
     plain = render(lines(narrate(after, events)), PLAIN)
     assert f"{NAME} ({colour}) ends the turn" in plain and ESCAPED not in plain
+
+
+def test_a_name_in_the_panels_path_is_escaped_on_discord() -> None:
+    """The panel's bold line of what is picked so far is made of the list's labels (plain text in a
+    menu), which name players: on Discord their names are escaped there too."""
+    from bot.discord import markdown
+    from bot.service.steps import path_to, step, step_words
+    from rules import Age, Cards, Demolish, Kind, new_game
+    from tests.support.positions import put, settle
+
+    s = new_game(["Ana", NAME], seed=3)
+    put(s, Age.MIGHT, Kind.CHAPEL, "B2", owner=1)
+    settle(s)
+    s.active = s.first = 0
+    s.players[0].hand = Cards(m=1, r=1, c=2)
+    demolish = next(a for a in legal_actions(s) if isinstance(a, Demolish))
+    current = step(s, 0, path_to(s, 0, demolish))
+    assert f"{NAME}'s Chapel at B2 (1×1)" in current.chosen
+    path = markdown(lines(step_words(current, s))).split("\n")[0]
+    assert path.startswith("**Demolish") and f"{ESCAPED}'s Chapel at B2" in path and f" {NAME}'s" not in path, path
+    assert render(lines(step_words(current, s)), PLAIN).startswith("Demolish"), "the console shows it as it is"
