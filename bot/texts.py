@@ -531,6 +531,9 @@ def describe_hit(s: GameState, change: EconomyChange, seat: int, *, named: bool 
         return ""
     before, after = change.before.outlooks[seat], change.after.outlooks[seat]
     their, them = ("their", "them") if named else ("your", "you")
+    if not _income_left(s, change.after, seat):  # (what their domains would pay is moot now)
+        last = ("they have collected their last income" if named else "you have collected your last income")
+        return "; ".join(dict.fromkeys(said)) + f" — too late to cost {them} anything: {last}"
     was, now = before.total, after.total  # (what they would collect: boards with a pawn of theirs, R73)
     was_all, now_all = sum(before.by_age), sum(after.by_age)
     if now < was:
@@ -546,6 +549,20 @@ def describe_hit(s: GameState, change: EconomyChange, seat: int, *, named: bool 
     else:
         cost = f" — it costs {them} nothing at income"
     return "; ".join(dict.fromkeys(said)) + cost
+
+
+def _collected(s: GameState, e: Economy, seat: int) -> bool:
+    """Whether ``seat`` has collected this round's income already: in an income round, their turn is over
+    (each player collects at the end of their own turn, R21)."""
+    seats = len(s.players)
+    return e.next_income == s.round and (seat - s.first) % seats < (s.active - s.first) % seats
+
+
+def _income_left(s: GameState, e: Economy, seat: int) -> bool:
+    """Whether ``seat`` has an income still to collect."""
+    if e.next_income is None or s.finished:
+        return False
+    return not _collected(s, e, seat) or any(r > s.round for r in INCOME_ROUNDS)
 
 
 def _ecus_shown(s: GameState, p: Player) -> str:
@@ -621,9 +638,8 @@ def describe_standings(s: GameState, e: Economy | None = None) -> Text:
     head = say("{round}. {who} to play.", round=Strong(f"Round {s.round} of 7"), who=who(s, s.active))
     rows: list[Text | str] = [head + " " + when if when else head]
     later = [r for r in INCOME_ROUNDS if r > s.round]
-    seats = len(s.players)
     for i, p in enumerate(s.players):
-        collected = e.next_income == s.round and (i - s.first) % seats < (s.active - s.first) % seats
+        collected = _collected(s, e, i)
         if e.next_income is None or (collected and not later):
             outlook = text(" · collected the last income") if collected else text()
         elif collected:

@@ -309,3 +309,18 @@ def test_hidden_ecus_are_not_given_away_by_the_word_after_them() -> None:
     assert state.players[0].ecus == 1 and not state.options.ecus_public
     for said in (describe_standings(state).plain(), describe_status(state).plain()):
         assert "? Ecu " not in said and "? Ecu," not in said and said.count("? Ecus") == 2, said
+
+
+def test_r21_a_hit_after_ones_last_income_says_it_costs_nothing_any_more() -> None:
+    """Round 7: Green has had their turn and collected the last income (R21), so what their domains
+    would pay is moot; the 💥 line says the loss came too late to cost them anything. In round 6 the
+    same loss still costs them at the next income."""
+    said = {}
+    for rnd in (7, 6):
+        s = parse_position(f"map: plain 15x12\nround: {rnd}\nactive: Blue\nBlue: hand=CCC pawns=M,M\n"
+                           "F: Chapel[Green]@A1 Town@B1 Hamlet@A2\nGreen: pawns=F,F\n")
+        after, events = apply(s, parse_action("Blue build Town A2 on M pay CC 1+1", s))
+        said[rnd] = describe_hit(after, economy_change(s, after, events), 2)
+    assert said[7] == ("your Faith domain of A1 is worth 1 less — too late to cost you anything: you have collected "
+                       "your last income")
+    assert said[6].endswith("— your domains would pay 1 Ecu less at income (3 → 2)")
