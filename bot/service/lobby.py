@@ -164,7 +164,7 @@ class Lobby:
                                   "{new}.", id=ended.id, new=Command("new")), RefusalCode.GAME_OVER)
         game = await (self.games.here(caller) if game_id is None else self.games.storage.get_game(game_id))
         if not game.status.is_active:
-            raise Refusal(f"Game #{game.id} is already over.", RefusalCode.GAME_OVER)
+            raise Refusal(_ended(game), RefusalCode.GAME_OVER)
         _check_opener(game, caller, "cancel it")
         if game.status is Status.PLAYING and not confirmed:
             state = self.games.state_of(game)
@@ -174,14 +174,14 @@ class Lobby:
         async with self.games.storage.lock(game.id):
             fresh = await self.games.storage.get_game(game.id)
             if not fresh.status.is_active:
-                raise Refusal(f"Game #{game.id} is already over.", RefusalCode.GAME_OVER)
+                raise Refusal(_ended(fresh), RefusalCode.GAME_OVER)
             await self.games.storage.set_status(game.id, Status.CANCELLED, now=self.clock())
             if fresh.status is Status.LOBBY:  # its lobby's buttons go
                 gone = Post(as_text("This game was cancelled."), settles=lobby_key(game.id))
                 await self.games.storage.posts.add(fresh, [encode_post(gone)], self.clock())
         self.herald.courier.kick(game.channel_id)
         self.stop(game.id)
-        return Reply(say("Game #{id} is cancelled by {name}.", id=game.id, name=Name(caller.name)), public=True)
+        return Reply(say("Game #{id} was cancelled by {name}.", id=game.id, name=Name(caller.name)), public=True)
 
     async def start(self, caller: Caller, game_id: int | None = None) -> Reply:
         """Start the lobby: deal, draw the first player, post the first board."""
@@ -263,3 +263,11 @@ def _check_opener(game: GameRecord, caller: Caller, what: str) -> None:
         raise Refusal(say("Only the player who opened game #{id} ({opener}) or someone who may manage {here} can "
                           "{what}.", id=game.id, opener=Mention(game.opener_id, name), here=HERE, what=what),
                   RefusalCode.NOT_ALLOWED)
+
+
+def _ended(game: GameRecord) -> Text:
+    """Why a game that is no longer active cannot be cancelled: ``Game #2 was cancelled.``, ``Game #2
+    is already over.``"""
+    if game.status is Status.CANCELLED:
+        return say("Game #{id} was cancelled.", id=game.id)
+    return say("Game #{id} is already over.", id=game.id)

@@ -272,7 +272,7 @@ def test_after_a_cancelled_game_the_table_says_so_and_new_opens_the_next(tmp_pat
     one, and that ``new`` (a rematch with the same seats) opens game #2, which begins at once."""
     text = run_console(tmp_path, "cancel\nyes\nstatus\nnew\nstatus\n", "--seats", "Ana,Ben", "--seed", "4",
                        "--no-pictures")
-    cancelled = text.index("Game #1 is cancelled by ")
+    cancelled = text.index("Game #1 was cancelled by ")
     assert "There is no game at this table. Open one with `new`." in text[cancelled:]
     assert "is not over" not in text
     rematch = text.index("A rematch: game #2, same seats.", cancelled)

@@ -170,7 +170,7 @@ async def test_a_thread_is_a_table_of_its_own_and_a_channel_manager_may_cancel(s
     click = sim.click("tiempo:cancel:2", asked, user=bob)
     click["member"]["permissions"] = str(MANAGE_CHANNELS)
     cancelled = await answer(sim, click)
-    assert not cancelled.ephemeral and cancelled.content == "Game #2 is cancelled by bob."
+    assert not cancelled.ephemeral and cancelled.content == "Game #2 was cancelled by bob."
     assert cancelled.channel_id == thread.id
     gone = await answer(sim, sim.slash("tiempo", "end", user=dora, channel=thread))
     assert gone.ephemeral and "There is no game in this channel" in gone.content
@@ -394,7 +394,10 @@ async def test_a_panel_of_a_cancelled_game_says_so_once(sim: DiscordSim, tmp_pat
     ended, _ = await pick_to(sim, panel, player, ("end", "-"))
     confirm = next(c for c in ended.custom_ids() if c.startswith("tiempo:ok:"))
     asked = await answer(sim, sim.slash("tiempo", "cancel"))
-    await answer(sim, sim.click(f"tiempo:cancel:{game_id}", asked))
+    done = await answer(sim, sim.click(f"tiempo:cancel:{game_id}", asked))
+    assert done.content == f"Game #{game_id} was cancelled by {sim.user.name}.", done.content
+    again = await answer(sim, sim.click(f"tiempo:cancel:{game_id}", asked))  # (a second press of the button)
+    assert again.content == f"Game #{game_id} was cancelled.", again.content
     told = await answer(sim, sim.click(confirm, ended, user=player))
     assert told.content == f"Game #{game_id} was cancelled.", told.content
     _, after = await state_of(bot, sim)
