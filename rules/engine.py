@@ -220,7 +220,7 @@ def describe_decision(state: GameState, d: Decision) -> str:
         old = KIND_OF[(d.result.family, old_level)].value if (d.result.family, old_level) in KIND_OF else "building"
         return (
             f"choose where the downsized {old} at {d.subject} on {d.age.title} goes as {with_article(d.result.value)} "
-            f"(top-left cell: {opts})"
+            f"({'cell' if d.result.level == 1 else 'top-left cell'}: {opts})"
         )
     if d.kind is DecisionKind.DOWNSIZE_WHICH:
         fam = d.family.title if d.family else ""

@@ -403,7 +403,8 @@ def decision_question(s: GameState) -> str:
         was = _building(s, d.age, d.subject) if d.subject is not None else None
         what = f"your downsized {was.kind.value}" if was is not None else "your downsized building"
         becomes = f" as {with_article(d.result.value)} ({size(d.result)})" if d.result is not None else ""
-        return (f"Where does {what} at {d.subject} on {d.age.title} go{becomes}? Pick its top-left cell "
+        cell = "its cell" if d.result is not None and d.result.level == 1 else "its top-left cell"  # (1×1: one cell)
+        return (f"Where does {what} at {d.subject} on {d.age.title} go{becomes}? Pick {cell} "
                 "(it stays inside the old footprint).")
     if d.kind is DecisionKind.DOWNSIZE_WHICH:
         kinds = {b.kind for c in d.options if (b := _building(s, d.age, c)) is not None}

@@ -138,6 +138,6 @@ async def test_a_cancelled_lobby_loses_its_buttons(sim: DiscordSim, tmp_path: Pa
     await sim.connect(make_bot(sim, tmp_path / "t.sqlite3"))
     lobby = await answer(sim, sim.slash("tiempo", "new"))
     cancelled = await answer(sim, sim.slash("tiempo", "cancel"))
-    assert not cancelled.ephemeral and "is cancelled" in cancelled.content
+    assert not cancelled.ephemeral and "was cancelled" in cancelled.content
     after = await settled(sim, lobby)
     assert after.content.splitlines()[-1] == "This game was cancelled."

@@ -34,7 +34,7 @@ def test_r60_r62_r72_a_junction_is_told_step_by_step_and_asks_the_owner() -> Non
         "Red builds a Hamlet at D1 on Might with 1 Civil card. The Hamlet joins 2 domains on Might. "
         "Military power: 3 against 2. "
         "White must choose where the downsized Keep at E1 on Might goes as a Watchtower "
-        "(top-left cell: E1, F1, E2, F2)."
+        "(cell: E1, F1, E2, F2)."
     )
     s, events = apply(s, parse_action("White choose F2", s))
     assert " ".join(narrate(s, events)) == (
