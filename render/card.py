@@ -221,12 +221,13 @@ def _side(im: Canvas, scene: Scene, board: BoardScene, heading: str | None, last
     active = next((p for p in scene.players if p.active), None)
     winners = [p for p in scene.players if p.winner] if scene.finished and heading is None else []
     named = [active] if active is not None and not scene.finished else winners[:1]
-    if named:
-        w = _text(im, left, y, "To play:" if not winners else "Won by:" if len(winners) == 1 else "Shared win:",
-                  TEXT, MUTED, bold=True)
+    if len(winners) > 1:  # (a shared win: the winners are in bold in the key below, with their Ecus)
+        _text(im, left, y, "Shared win", TEXT, MUTED, bold=True)
+        y += LINE_H
+    elif named:
+        w = _text(im, left, y, "Won by:" if winners else "To play:", TEXT, MUTED, bold=True)
         _paste(im, sprites.cube(named[0].colour, CUBE), left + w + 8, y - CUBE / 2 - 2)
-        name = named[0].name if len(winners) < 2 else " & ".join(p.name for p in winners)
-        _text(im, left + w + 8 + CUBE + 10, y, _fit(name, TEXT, room - w - CUBE - 20, bold=True), TEXT, INK,
+        _text(im, left + w + 8 + CUBE + 10, y, _fit(named[0].name, TEXT, room - w - CUBE - 20, bold=True), TEXT, INK,
               bold=True)
         y += LINE_H
     y += 6

@@ -568,3 +568,30 @@ def test_the_last_card_of_a_game_says_who_won_and_every_players_ecus(monkeypatch
     state.finished, state.winners = False, ()
     sketch_card(make_scene(state, None), Age.MIGHT)
     assert "To play:" in written and "Won by:" not in written
+
+
+def test_a_shared_win_is_said_so_and_its_winners_are_in_bold_in_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tie (A36: the winners share the win): no one winner's colour beside "Won by:", but "Shared win",
+    and every winner's name and Ecus in bold in the colour key."""
+    import render.card as card
+    from render.card import sketch_card
+
+    state, _ = late_game()
+    state.finished, state.winners = True, (0, 2)
+    written: list[tuple[str, bool]] = []
+    real = card._text
+
+    def text(im: object, x: float, cy: float, words: str, size: int, colour: object, bold: bool = False,
+             **kwargs: object) -> int:
+        written.append((words, bold))
+        return real(im, x, cy, words, size, colour, bold, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(card, "_text", text)
+    sketch_card(make_scene(state, None), Age.MIGHT)
+    said = [w for w, _ in written]
+    assert "Shared win" in said and "Won by:" not in said
+    def in_bold(words: str) -> bool:  # (a long name is shortened in the key: "Gas…")
+        return any(b and (w == words or (w.endswith("…") and words.startswith(w[:-1]))) for w, b in written)
+
+    for i, p in enumerate(state.players):
+        assert in_bold(p.name) == in_bold(str(p.ecus)) == (i in state.winners), p.name
