@@ -72,7 +72,8 @@ async def answer_error(interaction: Interaction, what: str, error: Exception) ->
     channel and the user, and answered with an apology. Once the bot has closed (a command still
     running when it stopped), nothing can be sent: that is logged in a line, not as a bug."""
     if interaction.client.is_closed():  # (shutting down: its connection is gone, and no answer can go)
-        log.info("/tiempo %s was not answered: the bot closed meanwhile (%s)", what, type(error).__name__)
+        log.info("/tiempo %s was not answered: the bot closed meanwhile (%s)", what, type(error).__name__,
+                 exc_info=error)  # (the traceback kept, should it be a bug met during the shutdown)
     elif isinstance(error, Refusal):
         await answer_privately(interaction, markdown(error.text))
     elif isinstance(error, StorageError):
