@@ -47,6 +47,8 @@ class Info:
             out = text(Strong("Since your last turn:"), "\n", since, "\n\n", out)
         if game.status is Status.CANCELLED:
             out = f"Game #{game.id} was cancelled.\n" + out
+        elif game.status is Status.FINISHED:  # (named: a later game of the channel may have been cancelled)
+            out = text(Strong(say("Game #{id}", id=game.id).plain()), "\n", out)
         return Reply(out)
 
     async def recap(self, game: GameRecord, seat: int, limit: int | None = RECAP_LINES) -> str:

@@ -69,6 +69,8 @@ async def test_profile_and_leaderboard_after_a_finished_game_of_people(sim: Disc
     await play_to_the_end(bot, sim, 1, users, seed=5)
     final = next(m for m in reversed(public(sim)) if "Game #1 is over." in m.content)
     assert "📈 Ratings: alice" in final.content, final.content
+    hand = await answer(sim, sim.slash("tiempo", "hand"))  # (named: a later game here may be a cancelled one)
+    assert hand.content.startswith("**Game #1**\n") and "The game is over." in hand.content, hand.content
 
     mine = await answer(sim, sim.slash("tiempo", "me profile"))
     assert mine.content.startswith("**alice — this server**") and "1 game played" in mine.content, mine.content
