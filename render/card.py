@@ -218,16 +218,17 @@ def _side(im: Canvas, scene: Scene, board: BoardScene, heading: str | None, last
         if income:
             _text(im, left + w, y, income, TEXT - 4, COIN_EDGE, bold=True)
     y += LINE_H
-    active = next((p for p in scene.players if p.active), None)
     winners = [p for p in scene.players if p.winner] if scene.finished and heading is None else []
-    named = [active] if active is not None and not scene.finished else winners[:1]
+    active = None if scene.finished else next((p for p in scene.players if p.active), None)
     if len(winners) > 1:  # (a shared win: the winners are in bold in the key below, with their Ecus)
         _text(im, left, y, "Shared win", TEXT, MUTED, bold=True)
         y += LINE_H
-    elif named:
-        w = _text(im, left, y, "Won by:" if winners else "To play:", TEXT, MUTED, bold=True)
-        _paste(im, sprites.cube(named[0].colour, CUBE), left + w + 8, y - CUBE / 2 - 2)
-        _text(im, left + w + 8 + CUBE + 10, y, _fit(named[0].name, TEXT, room - w - CUBE - 20, bold=True), TEXT, INK,
+    elif winners or active is not None:
+        who, label = (winners[0], "Won by:") if winners else (active, "To play:")
+        assert who is not None
+        w = _text(im, left, y, label, TEXT, MUTED, bold=True)
+        _paste(im, sprites.cube(who.colour, CUBE), left + w + 8, y - CUBE / 2 - 2)
+        _text(im, left + w + 8 + CUBE + 10, y, _fit(who.name, TEXT, room - w - CUBE - 20, bold=True), TEXT, INK,
               bold=True)
         y += LINE_H
     y += 6
