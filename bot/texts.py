@@ -211,6 +211,18 @@ def _demolished(s: GameState, e: ev.Demolished) -> Text:
                paid=_with(e.cards))
 
 
+def _powers(s: GameState, e: ev.PowerCompared) -> Text | str:
+    """``Military power: 3 against 2.``, and on a tie that the player who joined the domains loses, that
+    their own building gives way first (R62, A22)."""
+    powers = " against ".join(str(p) for _, p in e.powers)
+    if not e.own_first:
+        return f"{e.family.title} power: {powers}."
+    lost = [building_name(s, b, e.age) for b in e.own_first]
+    return say("{family} power: {powers} — a tie, and on a tie the player who joined the domains gives way first: "
+               "{lost} {verb} downsized.", family=e.family.title, powers=powers, lost=series(lost),
+               verb="is" if len(lost) == 1 else "are")
+
+
 def _sentence(s: GameState, e: ev.Event, replaced: set[tuple[Kind, Cell]]) -> Text | str:
     """One event's sentence (``replaced``: the buildings a paradox removed where the new one stands)."""
     if isinstance(e, ev.Exchanged):
@@ -257,8 +269,7 @@ def _sentence(s: GameState, e: ev.Event, replaced: set[tuple[Kind, Cell]]) -> Te
     if isinstance(e, ev.Junction):
         return f"The {e.building.kind.value} joins {e.domains} domains on {e.age.title}."
     if isinstance(e, ev.PowerCompared):
-        powers = " against ".join(str(p) for _, p in e.powers)
-        return f"{e.family.title} power: {powers}."
+        return _powers(s, e)
     if isinstance(e, ev.Downsized):
         return _capital(building_name(s, e.old, e.age)) + (
             f" on {e.age.title} is downsized to {with_article(e.new.kind.value)} at {e.new.origin}.")
@@ -479,10 +490,11 @@ def domain_words(s: GameState, d: DomainEconomy, viewer: int | None = None) -> s
 
 def worth_and_owner(s: GameState, d: DomainEconomy, viewer: int | None = None) -> str:
     """``worth 2, Bob's``; ``yours, worth nothing yet`` (a top building with nothing to pay for it);
-    ``no one's``; ``contested: a question decides`` (two top buildings tied until it is answered, R78): what a
-    domain would pay, and to whom."""
+    ``no one's``; ``unsettled until a question is answered`` (two top buildings tied until it is answered,
+    R78: where one of them is downsized, where it goes may still change the domain): what a domain would pay,
+    and to whom."""
     if d.contested:
-        return "contested: a question decides"
+        return "unsettled until a question is answered"
     owner = controlled_by(s, d.controllers, viewer)
     if not d.controllers:
         return owner

@@ -160,6 +160,8 @@ def _ground(game_map: GameMap, age: Age, columns: int, lines: int) -> Image.Imag
 
 
 Row = tuple[str, str] | Line  #: a title or a note (``("title" | "note", words)``), or a line
+#: the note under a question's candidates that says what a domain tag's "?" means (kept when the list is cut)
+UNANSWERED: tuple[str, str] = ("note", "?: its Ecus, once answered")
 
 
 def rows(scene: Scene, board: BoardScene, heading: str | None, last_turn: bool, pick: str | None = None
@@ -185,7 +187,7 @@ def rows(scene: Scene, board: BoardScene, heading: str | None, last_turn: bool, 
         out.append(("title", f"{'Then ' if out else ''}{chooser} chooses:"))
         out += candidates(board, scene.placing)
         if any(dom.value is None and dom.controllers for dom in board.domains):  # (a tag shows "?")
-            out.append(("note", "?: its Ecus, once answered"))
+            out.append(UNANSWERED)
     return out
 
 
@@ -235,8 +237,10 @@ def _side(im: Canvas, scene: Scene, board: BoardScene, heading: str | None, last
     d.line((left, y, x1 - 16, y), fill=RULE, width=2)
     y += 30
     listed = rows(scene, board, heading, last_turn, pick)
+    tail = listed[-1:] if listed and listed[-1] == UNANSWERED else []  # (said below "and N more" if cut)
     room_rows = max(1, int((key_top - 10 - y) // LINE_H))
-    shown = listed if len(listed) <= room_rows else listed[: room_rows - 1]
+    shown = listed if len(listed) <= room_rows else listed[: max(1, room_rows - 1 - len(tail))]
+    cut = len(shown) < len(listed)
     for row in shown:
         if isinstance(row, Line):
             _line(im, scene, left, y, room, row)
@@ -249,8 +253,10 @@ def _side(im: Canvas, scene: Scene, board: BoardScene, heading: str | None, last
         else:
             _text(im, left, y, _fit(row[1], TEXT - 2, room), TEXT - 2, MUTED)
         y += LINE_H
-    if len(shown) < len(listed):
+    if cut:
         _text(im, left, y, f"and {sum(isinstance(r, Line) for r in listed[len(shown):])} more", TEXT, MUTED)
+        if tail:
+            _text(im, left, y + LINE_H, _fit(UNANSWERED[1], TEXT - 2, room), TEXT - 2, MUTED)
     _key(im, scene, left, x1, room)
 
 

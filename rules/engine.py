@@ -879,10 +879,13 @@ class _Run:
                 mine = [b for b in self.members(age, orig) if b.id in tied_ids]
                 if mine:
                     involved.append((mine, power(self.members(age, orig), family)))
-            self.emit(PowerCompared(age, family, tuple((m[0].origin, p) for m, p in involved)))
             best = max(p for _, p in involved)
             to_go = [b for m, p in involved if p < best for b in m]
             candidates = [b for m, p in involved if p == best for b in m]
+            own_first = [b for b in candidates if b.owner == self.causer]
+            if len(own_first) == len(candidates):  # (no one else's among them: P simply chooses)
+                own_first = []
+            self.emit(PowerCompared(age, family, tuple((m[0].origin, p) for m, p in involved), tuple(own_first)))
             need = len(candidates) - 1
             while need > 0:  # R62, A22: P's own first, then P's choice
                 own = [b for b in candidates if b.owner == self.causer]

@@ -147,11 +147,14 @@ class Junction:
 
 @dataclass(frozen=True, slots=True)
 class PowerCompared:
-    """R62: the involved domains' power in ``family``, as (a tied building's origin, power) pairs."""
+    """R62: the involved domains' power in ``family``, as (a tied building's origin, power) pairs.
+    ``own_first``: on a tie for the highest power between P's building and another player's, P's
+    own tied buildings, which go first (R62, A22); empty otherwise."""
 
     age: Age
     family: Family
     powers: tuple[tuple[Cell, int], ...]
+    own_first: tuple[Building, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

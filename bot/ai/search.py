@@ -160,7 +160,8 @@ class Alternative:
     then (on its view, any question it stops at answered as the search reckons; no play-out needed).
     ``prior`` is the evaluation's score of where it leads (the root's ranking). ``error`` is the
     standard error of ``gain`` (0 for the anchor, and with fewer than two deals), ``scores`` the
-    play-outs' scores by deal (the ``j``-th on deal ``j``, as for every plan: plans compare deal by deal)."""
+    play-outs' scores by deal (the ``j``-th on deal ``j``, as for every plan: plans compare deal by deal)
+    and ``estimates`` the seat's estimated final Ecus by deal (``ecus`` is their mean)."""
 
     actions: tuple[Action, ...]
     visits: int
@@ -172,6 +173,7 @@ class Alternative:
     prior: float
     error: float = 0.0
     scores: tuple[float, ...] = ()
+    estimates: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -600,6 +602,7 @@ def _alternative(found: Search, k: int) -> Alternative:
         prior=prior,
         error=found.error(k),
         scores=tuple(samples),
+        estimates=tuple(found.ecus[k]),
     )
 
 

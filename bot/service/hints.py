@@ -8,6 +8,8 @@ hints:False``)."""
 from __future__ import annotations
 
 import logging
+import math
+import statistics
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from rules import Action, Choose, EndTurn, Exchange, GameState, RuleError, Travel, action_economy, apply
@@ -70,6 +72,8 @@ class Hints:
         """The caller's panel at the confirm step of what the master level would play now, with why.
         Refused when the caller does not play, the game is over or does not allow hints, or it is not
         the caller's turn (or question)."""
+        if game_id is None:
+            await self._not_after_a_cancelled_game(caller)
         game = await self.games.playing_here(caller, game_id)
         seat = find_seat(game, caller)
         if seat is None:
@@ -107,6 +111,19 @@ class Hints:
         return await self.show(caller, game.id, version_of(game), path, note)
 
 
+    async def _not_after_a_cancelled_game(self, caller: Caller) -> None:
+        """Refuses a hint in a channel whose last game was cancelled (a rematch, say) with nothing in play:
+        the game before it is not the one the caller means."""
+        storage = self.games.storage
+        if await storage.active_game_in_channel(caller.channel_id) is not None:
+            return
+        cancelled = await storage.last_game_in_channel(caller.channel_id, Status.CANCELLED)
+        finished = await storage.last_game_in_channel(caller.channel_id, Status.FINISHED)
+        if cancelled is not None and (finished is None or cancelled.id > finished.id):
+            raise Refusal(say("Game #{id} was cancelled: there is nothing left to hint at.", id=cancelled.id),
+                          RefusalCode.GAME_OVER)
+
+
 def _headline(action: Action) -> Text:
     """The first words of a hint: what the master level would do (the panel below shows it)."""
     if isinstance(action, Choose):
@@ -114,6 +131,28 @@ def _headline(action: Action) -> Text:
     if isinstance(action, EndTurn):
         return say("The AI's top level would end your turn now.")
     return say("The AI's top level would play this next (shown below, ready to confirm).")
+
+
+#: how many deals two plans must both have been played out on for the hint to compare their Ecus
+AHEAD_DEALS = 3
+
+
+def _ahead(analysis: Analysis) -> int | None:
+    """How many Ecus more the hinted turn is expected to finish with than the next best turn the search
+    played out, deal by deal on the deals both were played out on (the luck of the deal taken out), when
+    that is at least 1 and clear of the noise (two standard errors); None otherwise (a plan played out
+    on a few deals, or one as good, says nothing worth a number)."""
+    best = analysis.best.estimates
+    leads: list[tuple[float, float]] = []
+    for other in analysis.alternatives[1:]:
+        diffs = [mine - theirs for mine, theirs in zip(best, other.estimates, strict=False)]
+        if len(diffs) < AHEAD_DEALS:
+            continue
+        leads.append((statistics.fmean(diffs), statistics.stdev(diffs) / math.sqrt(len(diffs))))
+    if not leads:
+        return None
+    lead, error = min(leads)
+    return round(lead) if lead >= 1 and lead > 2 * error else None
 
 
 def why_words(state: GameState, seat: int, analysis: Analysis) -> Text:
@@ -124,11 +163,9 @@ def why_words(state: GameState, seat: int, analysis: Analysis) -> Text:
     action, best = analysis.best_action, analysis.best
     ecus = max(0, round(best.ecus))
     expect = say("the AI expects you to finish with about {ecus} {word}", ecus=ecus, word=ecu_word(ecus))
-    others = [a for a in analysis.alternatives[1:] if a.visits or a.ecus]
-    if others:
-        ahead = round(best.ecus - max(a.ecus for a in others))
-        if ahead > 0:
-            expect = say("{expect}, {ahead} more than with the next best turn it found", expect=expect, ahead=ahead)
+    ahead = _ahead(analysis)
+    if ahead is not None:
+        expect = say("{expect}, {ahead} more than with the next best turn it found", expect=expect, ahead=ahead)
     try:
         change = action_economy(state, action)
         pending = apply(state, action)[0].pending

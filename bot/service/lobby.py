@@ -231,8 +231,15 @@ class Lobby:
         except ChannelBusyError as busy:
             there = await self.games.storage.get_game(busy.game_id)
             people = {s.user_id for s in old.seats if not is_ai(s)}
-            if there.status is Status.LOBBY and there.opener_id in people and find_seat(there, caller) is None:
+            seated = find_seat(there, caller) is not None
+            if there.status is Status.LOBBY and there.opener_id in people and not seated:
                 return await self.join(caller, there.id)  # (another player of the game asked first: this one joins)
+            if seated and there.status is Status.LOBBY:
+                raise Refusal(say("You are already seated in game #{id}. Its opener starts it with {start}.",
+                                  id=there.id, start=Command("start")), RefusalCode.NOT_ALLOWED) from None
+            if seated:
+                raise Refusal(say("You are already playing in game #{id}.", id=there.id),
+                              RefusalCode.NOT_ALLOWED) from None
             raise Refusal(say("{here} already has game #{id}.", here=Here(capital=True), id=busy.game_id),
                           RefusalCode.BUSY) from None
         asked = [] if everyone else [s for s in old.seats if not is_ai(s) and s is not caller_seat]

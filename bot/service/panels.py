@@ -81,13 +81,16 @@ class Panels:
     def pictures(game_id: int, state: GameState, seat: int, current: Step) -> tuple[Picture, ...]:
         """The panel's pictures: a preview shows the boards the action changes as they would be (the
         board it is played on first and large), a question waiting on the player shows its board with
-        the candidates, a list of places shows their board with them ringed; other steps show none."""
+        the candidates (also at the preview of an answer that changes no board yet, as one that asks the next
+        question), a list of places shows their board with them ringed; other steps show none."""
+        ages: list[Age] = []
         if current.preview is not None and current.preview.after is not None:
             after, events = current.preview.after, current.preview.events
             economy(after, since=(state, economy(state)))  # (kept on it for its cards: the boards it left alone
             ages = changed_ages(after, events)             # taken from the position's, not counted again)
             first = getattr(current.preview.action, "age", None)
             ages.sort(key=lambda a: a != first)
+        if ages:
             return tuple(Picture(age_card(after, age, seat, events, heading="Preview"),
                                  f"tiempo-{game_id}-preview-{age.title.lower()}.png",
                                  f"{age.title} after this action: what it changes is ringed", lead=i == 0)

@@ -15,11 +15,12 @@ from bot.discord import markdown
 from bot.service import Caller, PanelControls, PanelView, Post, Refusal, Reply, Tiempo, version_of
 from bot.service.hints import why_words
 from bot.service.steps import path_to
-from bot.storage import Storage
+from bot.storage import Status, Storage
 from bot.words import PLAIN, render
 from rules import (
     Age,
     Choose,
+    EndTurn,
     Exchange,
     GameState,
     apply,
@@ -122,6 +123,32 @@ def test_a_hint_to_exchange_cards_says_why_an_exchange_not_that_nothing_is_worth
                     "the AI expects you to finish with about 18 Ecus."), said
 
 
+def test_a_hint_says_how_far_ahead_its_turn_is_only_when_the_same_deals_show_it_clearly() -> None:
+    """"N more than with the next best turn" compares the two turns deal by deal (the luck of the deal taken
+    out), against the closest rival played out on enough deals, and only when the lead is clear: a mean
+    over other deals said "29 more" for a turn one Ecu better."""
+    state = new_game(["alice", "bob", "cy"], seed=4)
+    seat = state.active
+    end = EndTurn(seat)
+
+    def plan(estimates: tuple[float, ...]) -> Alternative:
+        return Alternative((end,), visits=len(estimates), value=0.0, gain=0.0, ecus=sum(estimates) / len(estimates),
+                           income=0, domains=0, prior=0.0, estimates=estimates)
+
+    def said(*plans: Alternative) -> str:
+        return render(why_words(state, seat, Analysis(seat, end, 0.0, plans, 9)), PLAIN)
+
+    best = plan((40.0, 30.0, 50.0, 44.0))
+    # 4 Ecus ahead on every deal of the closest rival (another is far behind): "4 more"
+    assert said(best, plan((36.0, 26.0, 46.0, 40.0)), plan((10.0, 11.0, 12.0))).endswith(
+        "about 41 Ecus, 4 more than with the next best turn it found."), said(best, plan((36.0, 26.0, 46.0, 40.0)))
+    # the same means, but a rival whose deals were the lucky ones: 29 Ecus apart on average, not deal by deal
+    lucky = plan((60.0, 8.0, 22.0, 11.0))
+    assert said(best, lucky).endswith("about 41 Ecus."), said(best, lucky)
+    # a rival played out on two deals only says nothing either
+    assert said(best, plan((10.0, 10.0))).endswith("about 41 Ecus."), said(best, plan((10.0, 10.0)))
+
+
 def test_r62_a_hint_that_raises_a_question_gives_the_income_once_it_is_answered() -> None:
     """Digest T13: Red's Hamlet at D4 joins her Keep's domain to White's, and White must say where the
     downsized Keep's Watchtower goes (R62, R64). Until then the income is not settled: the why gives it
@@ -131,7 +158,7 @@ def test_r62_a_hint_that_raises_a_question_gives_the_income_once_it_is_answered(
     said = render(why_words(s, 0, Analysis(0, hamlet, 15.0, (plan,), 9)), PLAIN)
     assert said.startswith("Why: it joins "), said
     # within the sentence (no capital), and within the domain's own brackets: never ") (" side by side
-    assert " domain of F3 (contested: a question decides; 💥 hurts Ben: loses the Might domain of F3), then " \
+    assert " domain of F3 (unsettled until a question is answered; 💥 hurts Ben: loses the Might domain of F3), then " \
         in said, said
     assert ") (" not in said, said
     assert said.endswith(", then asks Ben a question; answered as the AI would, your two best boards (a pawn on each) "
@@ -179,6 +206,20 @@ async def test_a_game_without_hints_refuses_them_with_a_sentence(service: Tiempo
     assert str(refused.value) == f"Game #{game_id} is played without hints: its opener turned them off when opening it."
     panel = panel_of(await service.panel(PEOPLE[state.active]))
     assert not panel.hint
+
+
+async def test_a_hint_after_a_cancelled_rematch_names_the_cancelled_game_not_the_one_before(service: Tiempo) -> None:
+    """Game #1 over, its rematch #2 cancelled: a hint is refused for #2, not answered about #1."""
+    first = await started(service, 2)
+    await service.storage.set_status(first, Status.FINISHED)
+    second = await started(service, 2)
+    await service.cancel(PEOPLE[0], confirmed=True)
+    with pytest.raises(Refusal) as refused:
+        await service.hint(PEOPLE[0])
+    assert str(refused.value) == f"Game #{second} was cancelled: there is nothing left to hint at."
+    with pytest.raises(Refusal) as refused:  # (a game named is that game)
+        await service.hint(PEOPLE[0], first)
+    assert str(refused.value) == f"Game #{first} is over: there is nothing left to hint at."
 
 
 @pytest.mark.slow  # (a whole search, game or animation: the full suite runs it)

@@ -151,7 +151,7 @@ async def test_in_round_one_the_status_and_the_panel_give_every_players_outlook(
     listed: list[dict[str, object]] = []
     await pick_to(sim, panel, player, path_to(state, state.active, some), listed)
     places = [str(o["label"]) for o in listed if str(o["value"])[:1].isupper() and str(o["value"])[1:].isdigit()]
-    owners = ("yours)", "no one's)", "a question decides)")
+    owners = ("yours)", "no one's)", "until a question is answered)")
     assert places and all(" domain of " in x and x.endswith(owners) for x in places), places
 
 
@@ -243,7 +243,7 @@ async def test_cell_autocompletion_says_what_each_place_does_to_the_score(sim: D
         assert len(c["name"]) <= 100 and c["name"].startswith(f"{c['value']} · ")
         assert " the Might domain of " in c["name"]
         assert c["name"].endswith(("yours)", "no one's)", "'s)", "worth nothing yet)",
-                                   "a question decides)"))
+                                   "until a question is answered)"))
 
 
 async def test_a_places_list_by_taps_marks_a_place_that_takes_a_domain_from_another_player(

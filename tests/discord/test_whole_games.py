@@ -83,6 +83,9 @@ async def test_a_whole_three_player_game_from_new_to_the_final_ranking(sim: Disc
     assert "Seats: 1/" in rematch.content
     joined = await answer(sim, sim.click(final.custom_id("Rematch"), final, user=others[0]))  # a second press joins
     assert not joined.ephemeral and f"{others[0].name} joins as" in joined.content and "Seats: 2/" in joined.content
+    again = await answer(sim, sim.click(final.custom_id("Rematch"), final, user=others[0]))  # seated already
+    assert again.ephemeral and again.content.startswith(f"You are already seated in game #{game_id + 1}. Its opener "
+                                                        "starts it with"), again.content
 
 
 async def test_refusals_are_private_and_say_why(sim: DiscordSim, tmp_path: Path) -> None:

@@ -595,3 +595,31 @@ def test_a_shared_win_is_said_so_and_its_winners_are_in_bold_in_the_key(monkeypa
 
     for i, p in enumerate(state.players):
         assert in_bold(p.name) == in_bold(str(p.ecus)) == (i in state.winners), p.name
+
+
+def test_a_side_list_cut_short_keeps_the_note_that_says_what_a_question_mark_means(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A preview whose list of choices is too long for the side column ends in "and N more"; the note
+    that explains the "?" on the domain tags (R78: a domain's Ecus once the question is answered) is
+    still drawn under it, not cut with the choices."""
+    import render.card as card
+    from render.card import UNANSWERED, sketch_card
+
+    state, _ = late_game()
+    written: list[str] = []
+    real = card._text
+
+    def text(im: object, x: float, cy: float, words: str, *args: object, **kwargs: object) -> int:
+        written.append(words)
+        return real(im, x, cy, words, *args, **kwargs)  # type: ignore[arg-type]
+
+    long = [("title", "What it changes:"), *[("note", f"change {i}") for i in range(40)], UNANSWERED]
+    monkeypatch.setattr(card, "_text", text)
+    monkeypatch.setattr(card, "rows", lambda *args, **kwargs: list(long))
+    sketch_card(make_scene(state, None), Age.MIGHT)
+    assert "change 39" not in written and any(w.startswith("and ") and w.endswith(" more") for w in written)
+    assert written.index(UNANSWERED[1]) == written.index(next(w for w in written if w.endswith(" more"))) + 1
+    written.clear()
+    monkeypatch.setattr(card, "rows", lambda *args, **kwargs: [*long[:3], UNANSWERED])  # (room for all)
+    sketch_card(make_scene(state, None), Age.MIGHT)
+    assert UNANSWERED[1] in written and not any(w.endswith(" more") for w in written)

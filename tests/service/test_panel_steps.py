@@ -20,6 +20,7 @@ from rules import (
     Action,
     Age,
     Cards,
+    Choose,
     Construct,
     Demolish,
     GameState,
@@ -413,7 +414,7 @@ def test_r78_a_place_that_raises_a_question_shows_no_income_lost_while_its_board
     change = action_economy(s, hamlet)
     assert change.pending and sum(change.delta(0)) < 0
     said = panel.economy_words(s, hamlet, change)
-    assert said == "joins C4 and E4 into the Might domain of C4 (contested: a question decides)", said
+    assert said == "joins C4 and E4 into the Might domain of C4 (unsettled until a question is answered)", said
 
 
 def test_r73_the_income_a_place_promises_is_what_its_player_would_collect_and_a_board_without_a_pawn_is_named() -> None:
@@ -600,3 +601,18 @@ def test_an_income_change_on_several_boards_is_given_board_by_board() -> None:
     assert income_change_words(change((0, 3, 0)), 0, Age.MIGHT) == "+3 Ecus at income on Faith"
     assert income_change_words(change((3, 0, 0)), 0, Age.MIGHT) == "+3 Ecus at income"
     assert income_change_words(change((3, 0, 0)), 0) == "+3 Ecus at income"
+
+
+def test_r62_the_preview_of_an_answer_that_only_asks_the_next_question_keeps_the_questions_picture() -> None:
+    """Green's Hamlet ties Red's Keep and White's Keep (R62): Green chooses which is downsized, then its owner
+    places it. The preview of Green's answer (a hint lands on it) changes no board yet, so it shows the
+    question's picture, the choices ringed, rather than none."""
+    s, _ = play("map: plain 15x12\nplayers: Green Red White\nGreen: hand=C\n"
+                "M: Keep[Red]@A1 Hamlet@C1 Keep[White]@E1\n", "Green build Hamlet D1 on M pay C 1+0")
+    assert s.pending is not None and s.pending.decision.player == 0
+    answer = Choose(0, s.pending.decision.options[0])
+    preview = step(s, 0, path_to(s, 0, answer))
+    assert preview.preview is not None and preview.preview.after is not None
+    assert preview.preview.after.pending is not None and preview.preview.after.pending.decision.player == 1
+    (picture,) = Panels.pictures(1, s, 0, preview)
+    assert picture.filename == "tiempo-1-question-might.png" and "choices are ringed" in picture.description

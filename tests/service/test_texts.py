@@ -43,6 +43,24 @@ def test_r60_r62_r72_a_junction_is_told_step_by_step_and_asks_the_owner() -> Non
     )
 
 
+def test_r62_a22_a_tie_in_power_says_that_the_player_who_joined_the_domains_gives_way_first() -> None:
+    # Red's Keep (with a Hamlet) and White's Keep, each in its own domain (power 2 each): Red's Hamlet joins them
+    s, events = play("map: plain 15x12\nRed: hand=C\nM: Keep[Red]@A1 Hamlet@C1 Keep[White]@E1\n",
+                     "Red build Hamlet D1 on M pay C 1+0")
+    told = " ".join(narrate(s, events))
+    assert ("Military power: 2 against 2 — a tie, and on a tie the player who joined the domains gives way first: "
+            "Red's Keep at A1 is downsized.") in told, told
+    assert s.pending is not None and s.pending.decision.player == 0  # Red places their own Watchtower
+
+
+def test_r62_a_tie_without_the_builder_among_it_is_told_as_before() -> None:
+    # Green's Hamlet joins Red's and White's Keeps: a tie between two others, which Green chooses between
+    s, events = play("map: plain 15x12\nplayers: Green Red White\nGreen: hand=C\n"
+                     "M: Keep[Red]@A1 Hamlet@C1 Keep[White]@E1\n", "Green build Hamlet D1 on M pay C 1+0")
+    told = " ".join(narrate(s, events))
+    assert "Military power: 2 against 2. " in told and "gives way" not in told, told
+
+
 def test_r53_paradox_bonus_and_ripples_in_two_sentences() -> None:
     s, events = play("map: plain 15x12\nRed: hand=MM\nF: Monastery[Green]@C3\nR: Monastery-ruin@C3\n",
                      "Red build Keep B2 on M")
