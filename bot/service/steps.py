@@ -722,9 +722,11 @@ def economy_words(state: GameState, a: Action, change: EconomyChange) -> str:
     # the change in between is no gain or loss of the action's)
     gain = "" if change.pending else income_change_words(change, a.player, age)
     d = change.after.domain_at(age, cell)
-    if d is None:  # (demolished)
+    if d is None:  # (demolished: named, as "it leaves the domain" read as the player leaving it)
         was = change.before.domain_at(age, cell)
-        what = f"leaves the {age.title} domain of {was.name}" if was is not None else ""
+        gone = _building(state, age, cell)
+        kind = f"the {gone.kind.value} at {gone.origin}" if gone is not None else "it"
+        what = f"takes {kind} out of the {age.title} domain of {was.name}" if was is not None else ""
     else:
         shift = change.shift_at(age, cell)
         verb = "in"

@@ -417,6 +417,20 @@ def test_r78_a_place_that_raises_a_question_shows_no_income_lost_while_its_board
     assert said == "joins C4 and E4 into the Might domain of C4 (unsettled until a question is answered)", said
 
 
+def test_r59_a_demolition_says_which_building_it_takes_out_of_which_domain() -> None:
+    """A demolition's economy words name the building it takes out ("it leaves the domain" read as the
+    player leaving): "takes the Hamlet at C5 out of the Might domain of C4"."""
+    s = new_game(["Ana", "Ben"], seed=5, game_map=demo_map())
+    for kind, where, owner in ((Kind.WATCHTOWER, "C4", 1), (Kind.HAMLET, "C5", None)):
+        put(s, Age.MIGHT, kind, where, owner=owner)
+    settle(s)
+    demolish = next((a for a in legal_actions(s) if isinstance(a, Demolish) and a.age is Age.MIGHT
+                     and str(a.target) == "C5"), None)
+    assert demolish is not None
+    said = panel.economy_words(s, demolish, action_economy(s, demolish))
+    assert said.endswith("takes the Hamlet at C5 out of the Might domain of C4"), said
+
+
 def test_r73_the_income_a_place_promises_is_what_its_player_would_collect_and_a_board_without_a_pawn_is_named() -> None:
     """"+N Ecus at income" counts the boards where the player has a pawn, as the panel's income line
     does (R73: only those pay); what a board without one would add is said with it: "+1 Ecu at income
