@@ -474,9 +474,17 @@ def draw_board(im: Canvas, lay: Layout, board: BoardScene, scene: Scene) -> None
         _paste(im, sprites.ghost(x1 - x0, removed=not g.downsized, cross=not covered), x0, y0)
         if not g.downsized:
             gone.append(((x0, y0, x1, y1), covered))
+    # a cell offered inside a building of 2×2 or more (where its smaller building goes, or which building
+    # is downsized): one ring around the building, which stays whole, rather than one in each cell
+    hosts = {c: p for c in board.choices for p in board.pieces
+             if p.level >= 2 and 0 <= c.col - p.origin.col < p.level and 0 <= c.row - p.origin.row < p.level}
     for c in board.choices:  # under the cubes too
-        x0, y0, _, _ = lay.cell_box(age, c)
-        _paste(im, sprites.choice(cell), x0, y0)
+        if c not in hosts:
+            x0, y0, _, _ = lay.cell_box(age, c)
+            _paste(im, sprites.choice(cell), x0, y0)
+    for p in {id(p): p for p in hosts.values()}.values():
+        x0, y0, x1, y1 = lay.footprint_box(age, p.origin, p.level)
+        _paste(im, sprites.ring(x1 - x0, "choice"), x0 - sprites.RING_OUT, y0 - sprites.RING_OUT)
     draw_domains(im, lay, board, colours)
     for p in board.pieces:
         _draw_cubes(im, lay, age, p, colours)
@@ -511,7 +519,21 @@ def draw_board(im: Canvas, lay: Layout, board: BoardScene, scene: Scene) -> None
     for c in board.choices:  # the cell name inside the cell, clear of cubes
         x0, y0, x1, y1 = lay.cell_box(age, c)
         b = sprites.badge(str(c), "choice", size=13)
-        badges.add(b, [(x0 + 1, y1 - b.height - 1), (x1 - b.width - 1, y1 - b.height - 1), (x0 + 1, y0 + 1)])
+        at: list[tuple[float, float]] = [(x0 + 1, y1 - b.height - 1), (x1 - b.width - 1, y1 - b.height - 1),
+                                         (x0 + 1, y0 + 1)]
+        host = hosts.get(c)
+        if host is not None:  # (on a building: in the cell's corner farthest from its middle, clear of its picture)
+            f0, g0, f1, g1 = lay.footprint_box(age, host.origin, host.level)
+            cx, cy = (f0 + f1) / 2, (g0 + g1) / 2
+            corners: list[tuple[float, float]] = [(x0 + 2, y0 + 2), (x1 - b.width - 2, y0 + 2),
+                                                  (x0 + 2, y1 - b.height - 2), (x1 - b.width - 2, y1 - b.height - 2)]
+            at = sorted(corners, key=lambda q: -((q[0] + b.width / 2 - cx) ** 2 + (q[1] + b.height / 2 - cy) ** 2))
+            # (a cell the owner's cube fills: just outside the building, beside the cell)
+            at += [q for q, edge in (((x1 + 4, (y0 + y1 - b.height) / 2), x1 >= f1 - 1),
+                                     (((x0 + x1 - b.width) / 2, g0 - b.height - 4), y0 <= g0 + 1),
+                                     ((x0 - b.width - 4, (y0 + y1 - b.height) / 2), x0 <= f0 + 1),
+                                     (((x0 + x1 - b.width) / 2, y1 + 4), y1 >= g1 - 1)) if edge]
+        badges.add(b, at)
     _draw_areas(im, lay, board, badges, names)
     badges.paste(im)
 

@@ -442,9 +442,10 @@ RING_OUT = 2  #: a ring reaches this far outside the footprint (into the gap bet
 
 @lru_cache(maxsize=32)
 def ring(span: int, kind: str) -> Image.Image:
-    """A ring around a footprint of ``span`` px, ``RING_OUT`` px larger on each side, gold with dark
-    rims: something changed there during the last turn."""
-    colour = {"new": NEW}[kind]
+    """A ring around a footprint of ``span`` px, ``RING_OUT`` px larger on each side, with dark rims:
+    gold (``new``), something changed there during the last turn; cyan (``choice``), a building a
+    pending decision is about (its cells offered are named on it)."""
+    colour = {"new": NEW, "choice": CHOICE}[kind]
     n = span + 2 * RING_OUT
     im, d = _canvas(n, n)
     s = SS

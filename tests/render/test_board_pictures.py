@@ -193,9 +193,22 @@ def check_pixels(png: bytes, scene: Scene, age: Age | None = None) -> list[str]:
                     problems.append(f"change ring missing: {where}")
         for c in board.choices:
             cb = lay.cell_box(a, c)
-            side = (cb[2] - 5, cb[1] + 10, cb[2] - 2, cb[3] - 10)
-            if _share(im, side, style.CHOICE, 40) < 0.4:
-                problems.append(f"choice missing: {a.title} {c}")
+            host = next((p for p in board.pieces if p.level >= 2 and 0 <= c.col - p.origin.col < p.level
+                         and 0 <= c.row - p.origin.row < p.level), None)
+            if host is None:  # a ring just inside the cell
+                side = (cb[2] - 5, cb[1] + 10, cb[2] - 2, cb[3] - 10)
+                if _share(im, side, style.CHOICE, 40) < 0.4:
+                    problems.append(f"choice missing: {a.title} {c}")
+                continue
+            # inside a building of 2×2 or more: a ring around the building, and the cell's name on it or beside it
+            fp = lay.footprint_box(a, host.origin, host.level)
+            out = sprites.RING_OUT
+            ring = (fp[2] + out - 4, fp[1] + 12, fp[2] + out - 2, fp[3] - 12)
+            if _share(im, ring, style.CHOICE, 40) < 0.4:
+                problems.append(f"choice ring missing: {a.title} {c}")
+            near = (cb[0] - 30, cb[1] - 24, cb[2] + 30, cb[3] + 24)
+            if _share(im, near, style.CHOICE, 40) < 0.04:
+                problems.append(f"choice name missing: {a.title} {c}")
         k = 0
         for pl in reversed(scene.players):
             for idx in (1, 0):
