@@ -117,15 +117,18 @@ def turn_cards(state: GameState, events: Sequence[Event] = (), viewer: int | Non
 
 def _unchanged_scene(scene: Scene, age: Age) -> Scene:
     """Only what the ``unchanged`` card of ``age`` shows: its board, its pawns, and who is which
-    colour (two turns that leave the board alone give equal scenes, hence one drawing)."""
+    colour (two turns that leave the board alone give equal scenes, hence one drawing); after the last
+    turn also the result: who won and every player's final Ecus."""
     elsewhere = Age((age + 1) % 3)
-    players = tuple(replace(p, ecus=None, supply=0, cards=0, moved=(False, False), active=False, deciding=False,
-                            viewer=False, winner=False, pawns=(p.pawns[0] if p.pawns[0] is age else elsewhere,
-                                                                p.pawns[1] if p.pawns[1] is age else elsewhere))
+    over = scene.finished
+    players = tuple(replace(p, ecus=p.ecus if over else None, supply=0, cards=0, moved=(False, False), active=False,
+                            deciding=False, viewer=False, winner=p.winner and over,
+                            pawns=(p.pawns[0] if p.pawns[0] is age else elsewhere,
+                                   p.pawns[1] if p.pawns[1] is age else elsewhere))
                     for p in scene.players)
     boards = tuple(b if b.age is age else BoardScene(b.age, (), (), ()) for b in scene.boards)
     return replace(scene, round=0, income_rounds=(), players=players, boards=boards,  # type: ignore[arg-type]
-                   stock=(), deck=0, discard=0, reserve=None, waiting=None, finished=False, placing=None)
+                   stock=(), deck=0, discard=0, reserve=None, waiting=None, finished=over, placing=None)
 
 
 @lru_cache(maxsize=CARDS_KEPT)

@@ -159,6 +159,24 @@ def _ground(game_map: GameMap, age: Age, columns: int, lines: int) -> Image.Imag
     return im
 
 
+def _result(im: Canvas, scene: Scene, left: int, y: int, room: int, *, preview: bool = False) -> int:
+    """The line under the side column's title: who won a finished game ("Won by:" with their colour, or
+    "Shared win": the key below has the winners in bold), else whose turn it is; where the next line goes."""
+    winners = [p for p in scene.players if p.winner] if scene.finished and not preview else []
+    active = None if scene.finished else next((p for p in scene.players if p.active), None)
+    if len(winners) > 1:
+        _text(im, left, y, "Shared win", TEXT, MUTED, bold=True)
+        return y + LINE_H
+    if not winners and active is None:
+        return y
+    who, label = (winners[0], "Won by:") if winners else (active, "To play:")
+    assert who is not None
+    w = _text(im, left, y, label, TEXT, MUTED, bold=True)
+    _paste(im, sprites.cube(who.colour, CUBE), left + w + 8, y - CUBE / 2 - 2)
+    _text(im, left + w + 8 + CUBE + 10, y, _fit(who.name, TEXT, room - w - CUBE - 20, bold=True), TEXT, INK, bold=True)
+    return y + LINE_H
+
+
 Row = tuple[str, str] | Line  #: a title or a note (``("title" | "note", words)``), or a line
 #: the note under a question's candidates that says what a domain tag's "?" means (kept when the list is cut)
 UNANSWERED: tuple[str, str] = ("note", "?: its Ecus, once answered")
@@ -199,11 +217,13 @@ def _side(im: Canvas, scene: Scene, board: BoardScene, heading: str | None, last
     left, room = x0 + 16, x1 - x0 - 32
     key_top = _legend_top(im.height, board.age, room, -(-len(scene.players) // _key_columns(scene))) - 6
     y = MARGIN + 86
-    if unchanged:
-        _text(im, left, y, "Unchanged", TEXT + 2, INK, bold=True)
+    if unchanged:  # (a finished game's: its result first, as on its other cards)
+        _text(im, left, y, "Game over" if scene.finished else "Unchanged", TEXT + 2, INK, bold=True)
         y += LINE_H + 4
+        if scene.finished:
+            y = _result(im, scene, left, y, room) + 10
         for paragraph in ("Nothing changed on this board during the last turn.",
-                          "The round and whose turn are in the post above."):
+                          *(() if scene.finished else ("The round and whose turn are in the post above.",))):
             for words in _wrap(paragraph, TEXT - 2, room):
                 _text(im, left, y, words, TEXT - 2, MUTED)
                 y += LINE_H - 6
@@ -220,20 +240,7 @@ def _side(im: Canvas, scene: Scene, board: BoardScene, heading: str | None, last
         if income:
             _text(im, left + w, y, income, TEXT - 4, COIN_EDGE, bold=True)
     y += LINE_H
-    winners = [p for p in scene.players if p.winner] if scene.finished and heading is None else []
-    active = None if scene.finished else next((p for p in scene.players if p.active), None)
-    if len(winners) > 1:  # (a shared win: the winners are in bold in the key below, with their Ecus)
-        _text(im, left, y, "Shared win", TEXT, MUTED, bold=True)
-        y += LINE_H
-    elif winners or active is not None:
-        who, label = (winners[0], "Won by:") if winners else (active, "To play:")
-        assert who is not None
-        w = _text(im, left, y, label, TEXT, MUTED, bold=True)
-        _paste(im, sprites.cube(who.colour, CUBE), left + w + 8, y - CUBE / 2 - 2)
-        _text(im, left + w + 8 + CUBE + 10, y, _fit(who.name, TEXT, room - w - CUBE - 20, bold=True), TEXT, INK,
-              bold=True)
-        y += LINE_H
-    y += 6
+    y = _result(im, scene, left, y, room, preview=heading is not None) + 6
     d.line((left, y, x1 - 16, y), fill=RULE, width=2)
     y += 30
     listed = rows(scene, board, heading, last_turn, pick)

@@ -623,3 +623,35 @@ def test_a_side_list_cut_short_keeps_the_note_that_says_what_a_question_mark_mea
     monkeypatch.setattr(card, "rows", lambda *args, **kwargs: [*long[:3], UNANSWERED])  # (room for all)
     sketch_card(make_scene(state, None), Age.MIGHT)
     assert UNANSWERED[1] in written and not any(w.endswith(" more") for w in written)
+
+
+def test_an_unchanged_card_of_a_finished_game_gives_its_result_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The last turn left Faith and Reason alone: their "unchanged" cards say the game is over, who won
+    and every player's final Ecus, as the changed card does (not "the round and whose turn are in the
+    post above"); during the game they stay as they were."""
+    import render
+    import render.card as card
+
+    state, events = late_game()
+    on_might = [e for e in events if getattr(e, "age", None) is Age.MIGHT]
+    written: list[str] = []
+    real = card._text
+
+    def text(im: object, x: float, cy: float, words: str, *args: object, **kwargs: object) -> int:
+        written.append(words)
+        return real(im, x, cy, words, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(card, "_text", text)
+    render._unchanged_card.cache_clear()
+    state.finished, state.winners = True, (1,)
+    cards = render.turn_cards(state, on_might)
+    assert [changed for _, changed, _ in cards] == [True, False, False]
+    assert written.count("Game over") == 3 and written.count("Won by:") == 3
+    assert not any(w.startswith("The round and whose") for w in written)  # (a paragraph: wrapped in lines)
+    assert all(written.count(str(p.ecus)) >= 3 for p in state.players)
+    written.clear()
+    render._unchanged_card.cache_clear()
+    state.finished, state.winners = False, ()
+    render.turn_cards(state, on_might)
+    assert written.count("Unchanged") == 2 and "Game over" not in written
+    assert any(w.startswith("The round and whose") for w in written)
