@@ -343,11 +343,14 @@ async def _lesson_step(table: ConsoleTable, caller: Caller, word: str, options: 
 
 def _player_named(at: TableState, options: Options) -> Options:
     """``profile Ben``: at a table a player is named as the seats name them (Discord picks a member);
-    a person's seat becomes their number, an AI seat is said to have no profile."""
+    a person's seat becomes their number, an AI seat is said to have no profile. A seat's name made of
+    digits is that seat; other digits are a player's number."""
     named = (options.get("player") or "").strip()
-    if not named or named.isdigit():
+    if not named:
         return options
     seat = next((s for s in at.seats if s.name.casefold() == named.casefold()), None)
+    if seat is None and named.isdigit():
+        return options
     if seat is None:
         raise Refusal(say("No one at this table is called {name}: the seats are {seats}.", name=Code(named),
                           seats=series([s.name for s in at.seats])))

@@ -110,7 +110,6 @@ class Hints:
         note = say("💡 {hint} {why}", hint=_headline(action), why=why_words(state, seat, analysis))
         return await self.show(caller, game.id, version_of(game), path, note)
 
-
     async def _not_after_a_cancelled_game(self, caller: Caller) -> None:
         """Refuses a hint in a channel whose last game was cancelled (a rematch, say) with nothing in play:
         the game before it is not the one the caller means."""

@@ -573,6 +573,13 @@ def test_a_profile_at_a_table_is_asked_for_by_the_players_name(tmp_path: Path) -
     assert "takes a player" not in out
 
 
+def test_a_seat_whose_name_is_digits_is_found_by_its_name_not_read_as_a_number(tmp_path: Path) -> None:
+    """A seat named "42" is that seat for ``profile 42`` (not the player numbered 42)."""
+    out = run_console(tmp_path, "profile 42\nquit\n", "--seats", "42,Ben", "--seed", "1", "--no-pictures")
+    assert "[round 1] Ben (White) > profile 42" in out  # (Ben asks)
+    assert "42 has not finished a game of Tiempo yet." in out, out
+
+
 def test_games_after_the_tables_game_points_to_a_rematch_not_to_a_lobby(tmp_path: Path) -> None:
     """At a table there is no lobby to join: once its game is over (here: cancelled), ``games`` says so
     and names ``rematch``, not Discord's ``join``."""
