@@ -42,6 +42,7 @@ from rules import (
     openings,
     pool,
     surcharge,
+    surcharged_terrain,
     with_article,
 )
 from rules import events as ev
@@ -175,9 +176,10 @@ def _paid(s: GameState, cards: Cards, building: Building) -> str:
     extra = surcharge(s, building.cells)
     if not extra:
         return cards_paid_words(cards)
+    costly = surcharged_terrain(s, building.cells)  # (R37: a forest costs nothing with four players or more)
     where = [f"the {name} at {s.map.cell(i)}" for name, cells in (("forest", s.map.forest_cells),
                                                                   ("mountain", s.map.mountain_cells))
-             for i in sorted(set(building.cells) & cells)[:1]]
+             if name in costly for i in sorted(set(building.cells) & cells)[:1]]
     return f"{cards_paid_words(cards)}, {extra} of them for {' and '.join(where)}"
 
 
@@ -216,7 +218,9 @@ def _powers(s: GameState, e: ev.PowerCompared) -> Text | str:
     their own building gives way first (R62, A22)."""
     powers = " against ".join(str(p) for _, p in e.powers)
     if not e.own_first:
-        return f"{e.family.title} power: {powers}."
+        best = max(p for _, p in e.powers)
+        tie = " — a tie" if sum(p == best for _, p in e.powers) > 1 else ""  # (its player chooses: the next line)
+        return f"{e.family.title} power: {powers}{tie}."
     lost = [building_name(s, b, e.age) for b in e.own_first]
     return say("{family} power: {powers} — a tie, and on a tie the player who joined the domains gives way first: "
                "{lost} {verb} downsized.", family=e.family.title, powers=powers, lost=series(lost),
@@ -591,23 +595,26 @@ def _pawns_words(p: Player) -> str:
     return f"pawns on {p.pawns[0].title} and {p.pawns[1].title}"
 
 
-def describe_status(s: GameState) -> Text:
-    """Round, whose turn, public scores, every player's income outlook and stock (no hands)."""
+def describe_status(s: GameState, *, cancelled: bool = False) -> Text:
+    """Round, whose turn, public scores, every player's income outlook and stock (no hands). ``cancelled``:
+    the game was cancelled in this position (no one is to play, nothing more is counted)."""
     income = " — income round" if s.round in INCOME_ROUNDS else ""
+    over = s.finished or cancelled
     head = Strong(f"Round {s.round} of 7") + f"{income}. " + (
-        "The game is over." if s.finished else who(s, s.active) + " to play.")
+        "The game was cancelled here." if cancelled else "The game is over." if s.finished
+        else who(s, s.active) + " to play.")
     rows: list[Text | str] = []
     for i, p in enumerate(s.players):
-        marker = "▶ " if i == s.active and not s.finished else ""
+        marker = "▶ " if i == s.active and not over else ""
         rows.append(marker + who(s, i) + f": {_ecus_shown(s, p)}, {count(p.supply, 'cube')}, "
                     f"{count(p.hand.total, 'card')}, {_pawns_words(p)}")
     stock = ", ".join(f"{k.value} {n}" for k, n in s.stock.items())
     rows.append(f"Stock: {stock}. Deck {len(s.deck)}, discard {len(s.discard)}.")
     if s.options.holdem:
         rows.append(describe_reserve(s))
-    if not s.finished:
+    if not over:
         rows += describe_outlook(s)
-    if s.pending is not None:
+    if s.pending is not None and not cancelled:
         d = s.pending.decision
         rows.append(say("Waiting for {who} to {what}.", who=who(s, d.player), what=describe_decision(s, d)))
     return lines([head, *rows])

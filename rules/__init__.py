@@ -64,6 +64,7 @@ from .engine import (
     new_game,
     pool,
     surcharge,
+    surcharged_terrain,
     with_article,
 )
 from .errors import NotationError, RuleError
@@ -208,6 +209,7 @@ __all__ = [
     "same_board",
     "sub_multisets",
     "surcharge",
+    "surcharged_terrain",
     "to_json",
     "view_for",
     "violation",

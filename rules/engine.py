@@ -301,6 +301,19 @@ def surcharge(s: GameState, cells: tuple[int, ...]) -> int:
     )
 
 
+def surcharged_terrain(s: GameState, cells: tuple[int, ...]) -> tuple[str, ...]:
+    """R37–R39: the terrains under a footprint that cost extra cards with this many players, in the order
+    ``"forest"``, ``"mountain"`` (a forest costs nothing with four players or more, a mountain nothing
+    with five)."""
+    players = len(s.players)
+    out: list[str] = []
+    if not s.map.forest_cells.isdisjoint(cells) and terrain_surcharge(players, True, False):
+        out.append("forest")
+    if not s.map.mountain_cells.isdisjoint(cells) and terrain_surcharge(players, False, True):
+        out.append("mountain")
+    return tuple(out)
+
+
 def terrain_surcharge(players: int, forest: bool, mountain: bool) -> int:
     """R37–R39: the surcharge with ``players`` players for a footprint covering forest, mountain."""
     extra = 0

@@ -199,7 +199,8 @@ LESSONS: tuple[Lesson, ...] = (
             "players, 2 with two or three), and a forest 1 more with two or three players."),
         Age.MIGHT,
         (Task(
-            say("You are Red, with two Civil cards. Build a Town (2×2) across the river, column D."),
+            say("You are Red, at a table of four, with two Civil cards. Build a Town (2×2) across the river, "
+                "column D."),
             "Red build Town C3 on M pay CC 1+1", both(builds(Kind.TOWN), covers("river")),
             say("this lesson's Town covers a river cell (column D)."),
             say("Your Town bridges the river at its plain price, two Civil cards: a river only keeps other "
@@ -216,8 +217,9 @@ LESSONS: tuple[Lesson, ...] = (
         "building", say("Building and sizes"), "T2, T3", "R27–R29",
         SMALL + "active: Green\nGreen: ecus=4 hand=MMC\nM: Watchtower[Green]@B2\n",
         say("A building's value is its size: a Watchtower covers 1 cell, a Keep 2×2, a Castle 3×3, and "
-            "constructing one costs that many cards of its family. Upgrading your own building costs only the "
-            "difference, and the bigger tile may grow in any direction as long as it covers the old one. A "
+            "constructing one costs that many cards of its family. Upgrading costs only the difference (your own "
+            "Military or Religious building, or any Civil one), and the bigger tile may grow in any direction "
+            "as long as it covers the old one. A "
             "building of value 2 or 3 earns a bonus at once: 1 Ecu on Might, 2 on Faith."),
         Age.MIGHT,
         (Task(
@@ -341,8 +343,8 @@ LESSONS: tuple[Lesson, ...] = (
             """,
         say("A Civil building touching two domains joins them: a junction. If the joined domain then has two "
             "equal top buildings, the side with less Military (or Religious) power downsizes its top building "
-            "one level, a building of value 1 being destroyed. A downsized building loses its shadows on the "
-            "later boards."),
+            "one level, a building of value 1 being destroyed. A building downsized to value 1 loses its "
+            "shadows on the later boards; a Castle or Abbey downsized has them downsized with it."),
         Age.MIGHT,
         (Task(
             say("You are Red. Your Keep and Green's Watchtower (power 2 + 1 = 3) face White's Keep (power 2). Build "
@@ -391,9 +393,9 @@ LESSONS: tuple[Lesson, ...] = (
         "reason", say("Reason: populating and renovating"), "T17, T18", "R31, R32, R76",
         SMALL + "hamlets: B2\nactive: Red\nRed: pawns=R,R hand=CM\nR: Keep-ruin@C2\n",
         say("Nothing is constructed on Reason: you play cards there. A Civil card puts one of your cubes in a "
-            "Civil building (up to its value): the player with most cubes in a domain controls it. A card of a "
-            "ruin's family renovates it: a ruin counts its value minus 1 in its domain's income, a restored "
-            "building its full value."),
+            "Civil building (a Hamlet holds 1, a Town 3, a City 5): the player with most cubes in a domain "
+            "controls it. A card of a ruin's family renovates it: a ruin counts its value minus 1 in its "
+            "domain's income, a restored building its full value."),
         Age.REASON,
         (Task(
             say("You are Red, with both pawns on Reason. First populate the printed hamlet at B2 with your Civil "
@@ -438,9 +440,10 @@ LESSONS: tuple[Lesson, ...] = (
     Lesson(
         "holdem", say("Hold'em"), "T22", "R33",
         SMALL + "options: holdem\nreserve: MCC\nactive: Red\nRed: hand=RRMC\n",
-        say("In the Hold'em variant three cards lie face up beside the deck: the reserve. Once in your turn you "
-            "may swap with it: take one card, or two of one colour, giving as many of yours. Everyone sees what "
-            "you take and what you give."),
+        say("In the Hold'em variant three cards lie face up beside the deck: the reserve. At the start of your "
+            "turn (after an exchange, if you make one, and before any other action) you may swap with it once, "
+            "for free: take one or more cards of one colour, giving as many of yours. Everyone sees what you "
+            "take and what you give."),
         Age.MIGHT,
         (Task(
             say("You are Red, hoping for a City (three Civil cards). Take both Civil cards from the reserve, "

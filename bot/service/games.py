@@ -15,7 +15,7 @@ from rules import events as ev
 
 from ..play import Refusal, RefusalCode, start
 from ..storage import ActionRecord, GameRecord, SeatRecord, Status, Storage
-from ..words import IN_HERE, Command, say
+from ..words import IN_HERE, Command, Text, say
 from .messages import Caller
 
 #: how many games' states, histories and turn logs stay in memory (a turn log is a few events: one
@@ -74,6 +74,13 @@ def version_of(game: GameRecord) -> str:
 NO_GAME = say("There is no game {here}. Open one with {new}.", here=IN_HERE, new=Command("new"))
 
 
+def over_words(game: GameRecord) -> Text:
+    """``Game #2 was cancelled.`` or ``Game #2 is over.``: what became of a game no longer in play."""
+    if game.status is Status.CANCELLED:
+        return say("Game #{id} was cancelled.", id=game.id)
+    return say("Game #{id} is over.", id=game.id)
+
+
 class Games:
     """Storage and the caches in front of it."""
 
@@ -113,15 +120,22 @@ class Games:
 
     async def playing_here(self, caller: Caller, game_id: int | None = None) -> GameRecord:
         """The game ``game_id``, or the one being played in the caller's channel, or else the last one
-        that ended there (its board, log and ranking stay readable)."""
+        that ended there (its board, log and ranking stay readable) — unless the channel's last game was
+        cancelled: then there is no game here, and the refusal names the cancelled one (a rematch
+        cancelled is the game the caller means, not the one before it)."""
         if game_id is not None:
             return await self.storage.get_game(game_id)
         game = await self.storage.active_game_in_channel(caller.channel_id)
         if game is None:
-            ended = await self.storage.last_game_in_channel(caller.channel_id, Status.FINISHED)
-            if ended is not None:
-                return ended
-            raise Refusal(NO_GAME, RefusalCode.NO_GAME)
+            ended = [g for status in (Status.FINISHED, Status.CANCELLED)
+                     if (g := await self.storage.last_game_in_channel(caller.channel_id, status)) is not None]
+            last = max(ended, key=lambda g: g.id, default=None)
+            if last is None:
+                raise Refusal(NO_GAME, RefusalCode.NO_GAME)
+            if last.status is Status.CANCELLED:
+                raise Refusal(say("{over} Open another with {new}.", over=over_words(last), new=Command("new")),
+                              RefusalCode.NO_GAME)
+            return last
         if game.status is Status.LOBBY:
             raise Refusal(say("Game #{id} has not started yet: {n} seated. Its opener starts it with {start}.",
                               id=game.id, n=len(game.seats), start=Command("start")), RefusalCode.NOT_STARTED)

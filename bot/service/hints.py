@@ -12,14 +12,14 @@ import math
 import statistics
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
-from rules import Action, Choose, EndTurn, Exchange, GameState, RuleError, Travel, action_economy, apply
+from rules import Action, Choose, EndTurn, Event, Exchange, GameState, RuleError, Travel, apply, economy_change
 
-from ..ai import Analysis
+from ..ai import Analysis, best_choice
 from ..play import Refusal, RefusalCode
 from ..storage import GameRecord, HintCounts, Status
 from ..texts import ecu_word, names_shown
 from ..words import Name, Text, say
-from .games import Games, find_seat, version_of
+from .games import Games, find_seat, over_words, version_of
 from .messages import Caller, Reply
 from .steps import economy_words, hurts_words, path_to
 
@@ -72,22 +72,20 @@ class Hints:
         """The caller's panel at the confirm step of what the master level would play now, with why.
         Refused when the caller does not play, the game is over or does not allow hints, or it is not
         the caller's turn (or question)."""
-        if game_id is None:
-            await self._not_after_a_cancelled_game(caller)
         game = await self.games.playing_here(caller, game_id)
         seat = find_seat(game, caller)
         if seat is None:
             raise Refusal(say("You are not playing in game #{id}: hints are for its players.", id=game.id),
                           RefusalCode.NOT_SEATED)
         if game.status is not Status.PLAYING:
-            raise Refusal(say("Game #{id} is over: there is nothing left to hint at.", id=game.id),
+            raise Refusal(say("{over} There is nothing left to hint at.", over=over_words(game)),
                           RefusalCode.GAME_OVER)
         if not hints_on(game.options):
             raise Refusal(say("Game #{id} is played without hints: its opener turned them off when opening it.",
                               id=game.id), RefusalCode.NOT_ALLOWED)
         state = self.games.state_of(game)
         if state.finished:
-            raise Refusal(say("Game #{id} is over: there is nothing left to hint at.", id=game.id),
+            raise Refusal(say("Game #{id} is over. There is nothing left to hint at.", id=game.id),
                           RefusalCode.GAME_OVER)
         if state.waiting_on != seat:
             waited = game.seats[state.waiting_on].name
@@ -110,18 +108,6 @@ class Hints:
         note = say("💡 {hint} {why}", hint=_headline(action), why=why_words(state, seat, analysis))
         return await self.show(caller, game.id, version_of(game), path, note)
 
-    async def _not_after_a_cancelled_game(self, caller: Caller) -> None:
-        """Refuses a hint in a channel whose last game was cancelled (a rematch, say) with nothing in play:
-        the game before it is not the one the caller means."""
-        storage = self.games.storage
-        if await storage.active_game_in_channel(caller.channel_id) is not None:
-            return
-        cancelled = await storage.last_game_in_channel(caller.channel_id, Status.CANCELLED)
-        finished = await storage.last_game_in_channel(caller.channel_id, Status.FINISHED)
-        if cancelled is not None and (finished is None or cancelled.id > finished.id):
-            raise Refusal(say("Game #{id} was cancelled: there is nothing left to hint at.", id=cancelled.id),
-                          RefusalCode.GAME_OVER)
-
 
 def _headline(action: Action) -> Text:
     """The first words of a hint: what the master level would do (the panel below shows it)."""
@@ -130,6 +116,17 @@ def _headline(action: Action) -> Text:
     if isinstance(action, EndTurn):
         return say("The AI's top level would end your turn now.")
     return say("The AI's top level would play this next (shown below, ready to confirm).")
+
+
+def _answered_as_the_ai_would(s: GameState, events: list[Event]) -> tuple[GameState, list[Event]]:
+    """``s`` with its pending questions answered as the AI reckons (``best_choice``), and the events so far
+    with the answers' added."""
+    for _ in range(40):
+        if s.pending is None or s.finished:
+            break
+        s, more = apply(s, best_choice(s))
+        events += more
+    return s, events
 
 
 #: how many deals two plans must both have been played out on for the hint to compare their Ecus
@@ -166,9 +163,11 @@ def why_words(state: GameState, seat: int, analysis: Analysis) -> Text:
     if ahead is not None:
         expect = say("{expect}, {ahead} more than with the next best turn it found", expect=expect, ahead=ahead)
     try:
-        change = action_economy(state, action)
-        pending = apply(state, action)[0].pending
-        asks = None if pending is None else pending.decision.player  # (who answers the question it raises)
+        played, events = apply(state, action)
+        asks = None if played.pending is None else played.pending.decision.player  # (who answers its question)
+        # (the domain and the harms once its question is answered as the AI reckons, as the income below: on
+        # the board in between, which pays no one, every domain there would read as lost, R78)
+        change = economy_change(state, *_answered_as_the_ai_would(played, list(events)))
     except RuleError:
         change, asks = None, None
     gained = economy_words(state, action, change) if change is not None else ""

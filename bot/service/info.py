@@ -39,7 +39,7 @@ class Info:
         state = self.games.state_of(game)
         if seat is None:
             return Reply(f"You are not playing in game #{game.id}; here is where it stands.\n"
-                         + describe_status(state))
+                         + describe_status(state, cancelled=game.status is Status.CANCELLED))
         out = describe_hand(state, seat)
         since = lines([x for x in (await self.recap_text(game, seat, limit=None), *await self.hits(game, seat)) if x]
                       ) if recap else Text()
@@ -101,18 +101,20 @@ class Info:
         state = self.games.state_of(game)
         events = await self.games.turn_events(game)
         gallery = await asyncio.to_thread(self.herald.board_cards, game, state, events, age)
+        cancelled = game.status is Status.CANCELLED
         if age is not None:
-            return Reply(as_text(f"{age.title} — game #{game.id}, round {state.round} of 7."), gallery=gallery,
+            return Reply(as_text(f"{age.title} — game #{game.id}, round {state.round} of 7"
+                                 + (", where it was cancelled." if cancelled else ".")), gallery=gallery,
                          controls=(HandButtons(game.id, version_of(game)),))
-        return Reply(text(Strong(f"Game #{game.id}"), "\n", describe_status(state)), gallery=gallery,
-                     controls=(HandButtons(game.id, version_of(game)),))
+        return Reply(text(Strong(f"Game #{game.id}"), "\n", describe_status(state, cancelled=cancelled)),
+                     gallery=gallery, controls=(HandButtons(game.id, version_of(game)),))
 
     async def status(self, caller: Caller) -> Reply:
         """Round, whose turn, public scores and stock."""
         game = await self.games.playing_here(caller)
         state = self.games.state_of(game)
-        out = text(Strong(f"Game #{game.id}"), "\n", describe_status(state))
-        if game.turn_deadline is not None and not state.finished:
+        out = text(Strong(f"Game #{game.id}"), "\n", describe_status(state, cancelled=game.status is Status.CANCELLED))
+        if game.turn_deadline is not None and not state.finished and game.status is Status.PLAYING:
             left = max(0, int(game.turn_deadline - self.clock()))
             out += f"\nTurn time left: {left // 60} min {left % 60:02d} s."
         return Reply(out)

@@ -14,7 +14,7 @@ from rules import events as ev
 
 from ..play import Disagreement, Refusal, RefusalCode, Stale, act, refused_or_applied, undo_span
 from ..storage import KEEP, GameRecord, Letter, StandIn, Status
-from ..texts import describe_draw, describe_hand, describe_status, narration, who, without_dot
+from ..texts import describe_draw, describe_hand, describe_status, names_shown, narration, who, without_dot
 from ..words import Button, Command, Strong, lines, listed, say, text
 from .games import Games, History, find_seat, is_ai, turn_deadline, version_of
 from .herald import Herald, ask_key, live_key, mention
@@ -50,7 +50,9 @@ def _answered(game: GameRecord, before: GameState, action: Action) -> list[Post]
     saying who answered what."""
     if before.pending is None or not isinstance(action, Choose):
         return []
-    said = say("✅ {who} answered: {answer}.", who=who(before, action.player), answer=choice_label(before, action))
+    # (the label is a button's plain words: the owner's name in it escaped where the front end has markup)
+    said = say("✅ {who} answered: {answer}.", who=who(before, action.player),
+               answer=names_shown(before, choice_label(before, action)))
     return [Post(said, settles=ask_key(game.id))]
 
 
@@ -176,6 +178,9 @@ class Moves:
         if game.status is Status.FINISHED:
             raise Refusal(say("Game #{id} is over. Open another with {new}, or {rematch}.", id=game.id,
                               new=Command("new"), rematch=Button("Rematch", "rematch", " under its final ranking")),
+                          RefusalCode.GAME_OVER)
+        if game.status is Status.CANCELLED:
+            raise Refusal(say("Game #{id} was cancelled. Open another with {new}.", id=game.id, new=Command("new")),
                           RefusalCode.GAME_OVER)
         try:
             async with self.open(game.id, version=version) as opened:

@@ -16,7 +16,7 @@ from ..play import Refusal, RefusalCode
 from ..storage import GameRecord, Status
 from ..texts import cards_in_words, describe_draw, ecu_word, narration, outlook_ages, outlook_line, who
 from ..words import Strong, Text, lines, say, text
-from .games import Games, find_seat, version_of
+from .games import Games, find_seat, over_words, version_of
 from .hints import hints_on
 from .lessons import places_pictures
 from .messages import Caller, PanelControls, PanelView, Picture, Reply
@@ -118,8 +118,7 @@ class Panels:
         if version is not None and version != version_of(game):
             path, note = (), "The game moved on since this panel was drawn; here it is as it is now."
         if game.status is not Status.PLAYING or state.finished:
-            over = (say("Game #{id} was cancelled.", id=game.id) if game.status is Status.CANCELLED
-                    else say("Game #{id} is over.", id=game.id))
+            over = over_words(game)
             return Reply(lines([note, over]) if note else over)
         if state.waiting_on != seat:
             head = _header(state, seat)

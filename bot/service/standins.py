@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from ..play import Refusal, RefusalCode
 from ..storage import GameBusyError, GameRecord, StandIn, Status, with_stand_in
 from ..words import Command, say
-from .games import Games, find_seat
+from .games import Games, find_seat, over_words
 from .herald import Herald
 from .messages import Caller, Post, Reply, encode_post
 from .warm import AWAY, back_words, stands_in
@@ -120,7 +120,7 @@ class StandIns:
         if found is None:
             game = await self.games.playing_here(caller)  # no game here, or a lobby: says which
             if game.status is not Status.PLAYING:
-                raise Refusal(f"Game #{game.id} is {game.status.value}.", RefusalCode.GAME_OVER)
+                raise Refusal(over_words(game), RefusalCode.GAME_OVER)
             raise Refusal("You are not playing in this game.", RefusalCode.NOT_SEATED)
         return found
 

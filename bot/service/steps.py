@@ -56,6 +56,7 @@ from rules import (
     parse_action,
     same_board,
     surcharge,
+    surcharged_terrain,
     with_article,
 )
 from rules import events as ev
@@ -223,9 +224,7 @@ def _terrain_note(s: GameState, cells: tuple[int, ...]) -> str:
     extra = surcharge(s, cells)
     if not extra:
         return ""
-    where = [w for w, cs in (("forest", s.map.forest_cells), ("mountain", s.map.mountain_cells))
-             if not cs.isdisjoint(cells)]
-    return f" + {extra} for {' and '.join(where)}"
+    return f" + {extra} for {' and '.join(surcharged_terrain(s, cells))}"
 
 
 def _cost(s: GameState, a: Action) -> str:

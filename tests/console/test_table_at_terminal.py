@@ -268,12 +268,12 @@ def test_several_people_share_the_keyboard(tmp_path: Path) -> None:
 
 
 def test_after_a_cancelled_game_the_table_says_so_and_new_opens_the_next(tmp_path: Path) -> None:
-    """A game cancelled at the console: ``status`` says there is none at this table and how to open
-    one, and that ``new`` (a rematch with the same seats) opens game #2, which begins at once."""
+    """A game cancelled at the console: ``status`` says it was cancelled and how to open another, and
+    ``new`` (a rematch with the same seats) opens game #2, which begins at once."""
     text = run_console(tmp_path, "cancel\nyes\nstatus\nnew\nstatus\n", "--seats", "Ana,Ben", "--seed", "4",
                        "--no-pictures")
     cancelled = text.index("Game #1 was cancelled by ")
-    assert "There is no game at this table. Open one with `new`." in text[cancelled:]
+    assert "Game #1 was cancelled. Open another with `new`." in text[cancelled:]
     assert "is not over" not in text
     rematch = text.index("A rematch: game #2, same seats.", cancelled)
     assert "Game #2 begins: 2 players, 7 rounds." in text[rematch:]

@@ -173,7 +173,7 @@ async def test_a_thread_is_a_table_of_its_own_and_a_channel_manager_may_cancel(s
     assert not cancelled.ephemeral and cancelled.content == "Game #2 was cancelled by bob."
     assert cancelled.channel_id == thread.id
     gone = await answer(sim, sim.slash("tiempo", "end", user=dora, channel=thread))
-    assert gone.ephemeral and "There is no game in this channel" in gone.content
+    assert gone.ephemeral and gone.content == "Game #2 was cancelled. Open another with `/tiempo new`.", gone.content
     # the old board's button still shows dora her cards, saying the game was cancelled
     hand = await answer(sim, sim.click(board.custom_id("My hand"), board, user=dora))
     assert hand.ephemeral and hand.content.startswith("Game #2 was cancelled.") and "**Your hand:**" in hand.content

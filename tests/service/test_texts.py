@@ -58,7 +58,8 @@ def test_r62_a_tie_without_the_builder_among_it_is_told_as_before() -> None:
     s, events = play("map: plain 15x12\nplayers: Green Red White\nGreen: hand=C\n"
                      "M: Keep[Red]@A1 Hamlet@C1 Keep[White]@E1\n", "Green build Hamlet D1 on M pay C 1+0")
     told = " ".join(narrate(s, events))
-    assert "Military power: 2 against 2. " in told and "gives way" not in told, told
+    assert "Military power: 2 against 2 — a tie. Green must choose which Military building" in told, told
+    assert "gives way" not in told, told
 
 
 def test_r53_paradox_bonus_and_ripples_in_two_sentences() -> None:
@@ -197,6 +198,27 @@ def test_r37_r38_a_build_says_what_it_was_paid_with_and_the_terrain_surcharge() 
                     "C4 (+1 Ecu bonus).")
 
 
+def test_r37_r38_with_four_players_the_surcharge_is_the_mountains_alone_and_says_so() -> None:
+    """A Keep over a forest and a mountain: with four players the forest costs nothing (R37) and the
+    mountain 1 (R38), so the extra card is the mountain's — in the narration and in the panel's price."""
+    from bot.service.steps import _terrain_note
+    from rules import surcharged_terrain
+
+    pos = "map: plain 15x12\nterrain: C4=f D5=m\nRed: hand=MMR pawns=M,M\n"
+    s, events = play(pos, "Red build Keep C4 on M pay MMR 2+1")
+    told = narrate(s, events)[0]
+    assert told == ("Red builds a Keep at C4 on Might with 2 Military + 1 Religious cards, 1 of them for the "
+                    "mountain at D5 (+1 Ecu bonus)."), told
+    before = parse_position(pos)
+    cells = before.map.footprint(parse_position(pos).map.parse_cell("C4"), 2) or ()
+    assert surcharged_terrain(before, cells) == ("mountain",) and _terrain_note(before, cells) == " + 1 for mountain"
+    two = parse_position(pos.replace("map: plain 15x12\n", "map: plain 15x12\nplayers: Red White\n"))
+    assert surcharged_terrain(two, cells) == ("forest", "mountain") and _terrain_note(two, cells) == (
+        " + 3 for forest and mountain")
+    five = parse_position(pos.replace("map: plain 15x12\n", "map: plain 15x12\nplayers: Red White Green Blue Yellow\n"))
+    assert surcharged_terrain(five, cells) == () and _terrain_note(five, cells) == ""
+
+
 def test_a_long_answer_goes_in_several_messages_never_cut() -> None:
     from bot.discord import MAX_TEXT, pages
 
@@ -263,3 +285,26 @@ def test_r30_r32_a_demolition_and_a_renovation_say_what_they_were_paid_with() ->
         said += narrate(*apply(s, parse_action(action, s)))
     assert said == ["Red demolishes White's Chapel at B2 on Might with 1 Religious card (1 Ecu).",
                     "Red renovates the Keep at B2 on Reason with 1 Military card."]
+
+
+def test_r62_the_answer_to_which_building_is_posted_with_its_owners_name_escaped() -> None:
+    """"✅ Ana answered: A4: *B_n*'s Keep." — the label comes from a button (plain words); in the channel the
+    owner's name is escaped like every other name."""
+    import types
+
+    from bot.service.moves import _answered
+    from render.demo import demo_map
+    from rules import Age, Choose, GameState, Kind, new_game
+    from tests.support.positions import hamlet_of_first, put, settle
+
+    s: GameState = new_game(["Ana", "*B_n*", "Cy"], seed=5, game_map=demo_map())
+    put(s, Age.MIGHT, Kind.KEEP, "A4", owner=1)
+    put(s, Age.MIGHT, Kind.HAMLET, "C4", owner=None)
+    put(s, Age.MIGHT, Kind.KEEP, "E4", owner=2)
+    settle(s)
+    before, _ = apply(s, hamlet_of_first(s, "D4"))
+    assert before.pending is not None and before.pending.decision.player == 0
+    answer = Choose(0, next(c for c in before.pending.decision.options if str(c) == "A4"))
+    (post,) = _answered(types.SimpleNamespace(id=1), before, answer)  # type: ignore[arg-type]
+    shown = markdown(post.text)
+    assert shown.endswith("answered: A4: \\*B\\_n\\*'s Keep."), shown
