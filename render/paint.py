@@ -528,7 +528,12 @@ def draw_board(im: Canvas, lay: Layout, board: BoardScene, scene: Scene) -> None
             corners: list[tuple[float, float]] = [(x0 + 2, y0 + 2), (x1 - b.width - 2, y0 + 2),
                                                   (x0 + 2, y1 - b.height - 2), (x1 - b.width - 2, y1 - b.height - 2)]
             at = sorted(corners, key=lambda q: -((q[0] + b.width / 2 - cx) ** 2 + (q[1] + b.height / 2 - cy) ** 2))
-            # (a cell the owner's cube fills: just outside the building, beside the cell)
+            # (the cell the owner's cube fills, top right: just under the cube; else on the building's edge
+            # by the cell, like a tab; else beside it)
+            if x1 >= f1 - 1 and y0 <= g0 + 1:
+                at.append((x1 - b.width - 2, g0 + cube_box(lay.geo, host.level)[3] + 4))
+            at += [q for q, edge in ((((x1 - b.width - 2), g0 - b.height + 3), y0 <= g0 + 1),
+                                     (((x1 - b.width - 2), g1 - 3), y1 >= g1 - 1)) if edge]
             at += [q for q, edge in (((x1 + 4, (y0 + y1 - b.height) / 2), x1 >= f1 - 1),
                                      (((x0 + x1 - b.width) / 2, g0 - b.height - 4), y0 <= g0 + 1),
                                      ((x0 - b.width - 4, (y0 + y1 - b.height) / 2), x0 <= f0 + 1),
