@@ -39,17 +39,18 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from render import age_card, changed_ages
-from rules import Action, Age, EndTurn, Exchange, GameState, RuleError, apply
+from rules import Action, Age, Choose, EndTurn, Exchange, GameState, RuleError, apply
 from rules import events as ev
 
 from ..ai import Analysis, analyse, best_choice
 from ..play import Refusal, RefusalCode
 from ..storage import GameRecord, Status
-from ..texts import count, ecu_word, narration, who
+from ..texts import count, ecu_word, names_shown, narration, who
 from ..words import PLAIN, Command, Strong, Text, lines, render, say
 from .games import find_seat, is_ai
 from .messages import Caller, Picture, Reply
 from .replay import Replays, Step, Timeline
+from .steps import choice_label
 
 log = logging.getLogger("tiempo.review")
 
@@ -145,8 +146,18 @@ def costliest(costs: Sequence[TurnCost], seat: int, n: int = COSTLIEST) -> list[
     return sorted(mine, key=lambda c: (-c.cost, c.step))[:n]
 
 
-#: what one action did: the position after it and its events
-Done = tuple[GameState, list[ev.Event]]
+#: what one action did: the position after it, its events and, for an answer to a question, who chose what
+Done = tuple[GameState, list[ev.Event], Text | None]
+
+#: an answer's consequences said in a review (a cascade of downsizings can be long)
+ANSWER_LINES = 3
+
+
+def _chose(before: GameState, a: Action) -> Text | None:
+    """``Ana chose H3: Oracle's Keep.`` for an answer to a question; None for any other action."""
+    if not isinstance(a, Choose) or before.pending is None:
+        return None
+    return say("{who} chose {answer}.", who=who(before, a.player), answer=names_shown(before, choice_label(before, a)))
 
 
 def _plan_played_out(before: GameState, actions: Sequence[Action]) -> tuple[list[Done], bool]:
@@ -160,10 +171,11 @@ def _plan_played_out(before: GameState, actions: Sequence[Action]) -> tuple[list
         if s.pending is not None and s.pending.decision.player != a.player:
             break
         try:
-            s, events = apply(s, a)
+            after, events = apply(s, a)
         except RuleError:
             break
-        done.append((s, _told(events)))
+        done.append((after, _told(events), _chose(s, a)))
+        s = after
     return done, False
 
 
@@ -174,18 +186,20 @@ def _told(events: Sequence[ev.Event]) -> list[ev.Event]:
 
 def _sentences(done: Sequence[Done]) -> Text:
     """What each action did in one sentence: the first of its narration (the rest, its ripples and
-    domains, the picture shows)."""
+    domains, the picture shows); an answer to a question says who chose what, then what it did (a few
+    sentences: each building it downsized or destroyed)."""
     out = Text()
-    for s, events in done:
+    for s, events, chose in done:
         told = narration(s, events)
-        if told:
-            out = say("{out} {line}", out=out, line=told[0]) if out else say("{line}", line=told[0])
+        said = [chose, *told[:ANSWER_LINES]] if chose is not None else told[:1]
+        for line in said:
+            out = say("{out} {line}", out=out, line=line) if out else say("{line}", line=line)
     return out
 
 
 def _played(step: Step) -> list[Done]:
     """The player's own actions in the turn, each with the position after it and its events."""
-    return [(after, _told(events)) for before, a in step.actions if a.player == step.player
+    return [(after, _told(events), _chose(before, a)) for before, a in step.actions if a.player == step.player
             and not isinstance(a, EndTurn) for after, events in (apply(before, a),)]
 
 
@@ -215,7 +229,7 @@ def better_words(step: Step, better: Sequence[Action]) -> Text:
 def _asked(told: Text, last: Done) -> Text:
     """``told`` ending with the question the plan's last action asks (said if its first sentence was
     another)."""
-    s, events = last
+    s, events, _ = last
     assert s.pending is not None
     question = narration(s, [ev.DecisionRequested(s.pending.decision)])[0]
     first = narration(s, events)
@@ -302,7 +316,7 @@ def turn_pictures(step: Step, cost: TurnCost, game_id: int) -> tuple[Picture, ..
     after, events = _after(step.before, done)
     played = {a for _, a in step.actions if a.player == step.player}
     # (done may stop short of the plan: at an exchange, whose draw is hidden)
-    differs = [e for (_, said), a in zip(done, cost.better, strict=False) if a not in played for e in said]
+    differs = [e for (_, said, _), a in zip(done, cost.better, strict=False) if a not in played for e in said]
     ages = _built_on(differs) or _first_changed(after, differs)[:1] or _first_changed(after, events)[:1]
 
     def name(age: Age) -> str:
@@ -331,7 +345,7 @@ def _built_on(events: Sequence[ev.Event]) -> list[Age]:
 
 def _after(before: GameState, done: Sequence[Done]) -> tuple[GameState, list[ev.Event]]:
     """Where actions done from ``before`` led, and all their events."""
-    return (done[-1][0] if done else before), [e for _, said in done for e in said]
+    return (done[-1][0] if done else before), [e for _, said, _ in done for e in said]
 
 
 def _first_changed(s: GameState, events: Sequence[ev.Event]) -> list[Age]:

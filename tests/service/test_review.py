@@ -27,6 +27,7 @@ from bot.service.review import (
     better_words,
     costliest,
     own_actions,
+    played_words,
     review_seed,
     reviewed_seats,
     seat_words,
@@ -403,6 +404,25 @@ def test_the_top_levels_turn_that_leaves_a_question_says_the_answer_it_reckons_o
     whom = render(who(s, s.pending.decision.player), PLAIN)
     assert "must choose where the downsized Keep" in said
     assert said.endswith(f"The top level reckons on {whom} choosing {cell}. Then the turn ends."), said
+
+
+def test_r62_a_turn_with_the_players_own_answer_says_what_they_chose_in_the_turn_played_and_instead() -> None:
+    """The player's own answer to a question of their move (which of two buildings is downsized) is said
+    ("Ana chose E4: …'s Keep."), in the turn played and in the top level's: otherwise two turns that differ
+    only by the answer read the same."""
+    from types import SimpleNamespace
+
+    steps = list(random_game(28, 4, holdem=False))
+    st = steps[81]
+    assert st.after.pending is not None and st.after.pending.decision.player == st.action.player
+    options = st.after.pending.decision.options
+    mover = render(who(st.before, st.action.player), PLAIN)
+    answered = [(st.before, st.action), (st.after, Choose(st.action.player, options[0]))]
+    step = cast(Step, SimpleNamespace(before=st.before, player=st.action.player, actions=answered))
+    played = render(played_words(step), PLAIN)
+    instead = render(better_words(step, [st.action, Choose(st.action.player, options[1])]), PLAIN)
+    assert f"{mover} chose {options[0]}" in played and f"{mover} chose {options[1]}" in instead, (played, instead)
+    assert played != instead
 
 
 async def test_the_review_counts_its_play_outs_in_words_one_or_many(service: Tiempo) -> None:
