@@ -199,7 +199,7 @@ def rows(scene: Scene, board: BoardScene, heading: str | None, last_turn: bool, 
     if heading is not None or (last_turn and not board.choices):
         out.append(("title", "What it changes:" if heading is not None else "Last turn:"))
         items = changes(board, scene)
-        out += items or [("note", "Nothing changed on this board.")]
+        out += items or [("note", "Nothing changed"), ("note", "on this board.")]  # (one line is too long)
     if board.choices:
         chooser = next((p.name for p in scene.players if p.deciding), "")
         out.append(("title", f"{'Then ' if out else ''}{chooser} chooses:"))
@@ -300,7 +300,9 @@ def _legend(im: Image.Image, top: int, age: Age, left: int, x1: int, room: int) 
 
 
 def _key_columns(scene: Scene) -> int:
-    return 2 if len(scene.players) > 3 else 1
+    """Two columns for four or five players; one for a finished game's (each name in full beside its final
+    Ecus: the side column has room, as it lists nothing more to play)."""
+    return 2 if len(scene.players) > 3 and not scene.finished else 1
 
 
 def _key_top(im: Canvas, scene: Scene) -> int:

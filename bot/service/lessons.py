@@ -14,7 +14,7 @@ import logging
 from collections.abc import Sequence
 
 from render import age_card, changed_ages, places_card, places_zoom
-from rules import Action, GameState, NotationError, RuleError, apply, parse_action
+from rules import Action, Age, GameState, NotationError, RuleError, apply, parse_action
 from rules import events as ev
 
 from ..play import Refusal
@@ -253,15 +253,22 @@ def step_pictures(lesson: Lesson, state: GameState, seat: int, current: Step) ->
     """A lesson step's picture: the lesson's board; the places of a list ringed; a move's preview."""
     n = lesson_number(lesson.key)
     heading = say("Lesson {n}", n=n).plain()
+    ages: list[Age] = []
     if current.preview is not None and current.preview.after is not None:
         after, events = current.preview.after, current.preview.events
         ages = sorted(changed_ages(after, events), key=lambda a: a is not lesson.age)
+    if ages:  # (an answer that only asks the next question changes no board: the question's, below)
         return tuple(Picture(age_card(after, age, seat, events, heading=say("Preview").plain()),
                              f"tiempo-lesson-{n}-preview-{age.title.lower()}.png",
                              say("{age} after this move: what it changes is ringed", age=age.title).plain(),
                              lead=i == 0) for i, age in enumerate(ages))
     if current.places is not None:
         return places_pictures(state, current.places, seat, heading, f"tiempo-lesson-{n}")
+    if state.pending is not None:  # (a question: its board, the choices ringed)
+        age = Age(state.pending.decision.age)
+        return (Picture(age_card(state, age, seat),
+                        f"tiempo-lesson-{n}-question-{age.title.lower()}.png",
+                        say("{age}: the choices are ringed and listed on the right", age=age.title).plain()),)
     return (Picture(age_card(state, lesson.age, seat), f"tiempo-lesson-{n}-{lesson.key}.png",
                     say("{age}, the board of lesson {n}", age=lesson.age.title, n=n).plain()),)
 

@@ -122,8 +122,8 @@ def test_the_start_of_a_game_lists_no_last_turn() -> None:
     state = new_game(["Ana", "Ben"], seed=3)
     scene = make_scene(state)
     assert all(rows(scene, board, None, False) == [] for board in scene.boards)
-    assert rows(scene, scene.boards[Age.MIGHT], None, True) == [("title", "Last turn:"),
-                                                                ("note", "Nothing changed on this board.")]
+    assert rows(scene, scene.boards[Age.MIGHT], None, True) == [("title", "Last turn:"), ("note", "Nothing changed"),
+                                                                ("note", "on this board.")]
 
 
 def test_a_long_name_is_shortened_but_what_happened_is_kept() -> None:
@@ -562,8 +562,8 @@ def test_the_last_card_of_a_game_says_who_won_and_every_players_ecus(monkeypatch
     sketch_card(make_scene(state, None), Age.MIGHT)
     winner = state.players[1].name
     assert "Game over" in written and "Won by:" in written and winner in written and "To play:" not in written
-    for p in state.players:
-        assert str(p.ecus) in written
+    for p in state.players:  # (in one column: five names in full, not "Wil…", beside their Ecus)
+        assert str(p.ecus) in written and p.name in written, (p.name, written)
     written.clear()
     state.finished, state.winners = False, ()
     sketch_card(make_scene(state, None), Age.MIGHT)

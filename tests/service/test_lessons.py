@@ -265,3 +265,22 @@ async def test_a_tip_is_given_once_per_person(service: Tiempo) -> None:
 
 def test_tips_are_on_unless_the_game_turns_them_off() -> None:
     assert tips_on({}) and tips_on({"holdem": True, "tips": True}) and not tips_on({"tips": False})
+
+
+def test_r62_a_lessons_answer_that_only_asks_the_next_question_keeps_the_questions_picture() -> None:
+    """Lesson 10 (a tie: Green chooses which Keep is downsized, then its owner places it): the preview of
+    Green's answer changes no board yet, so it shows the question's board, the choices ringed, not none."""
+    from bot.service.lessons import step_pictures
+    from bot.service.steps import step
+    from rules import Choose
+
+    lesson = next(lesson for lesson in LESSONS if lesson.key == "cascade")
+    s = parse_position(lesson.position)
+    asked, _ = apply(s, parse_action(lesson.tasks[0].answer, s))
+    assert asked.pending is not None
+    seat = asked.pending.decision.player
+    answer = Choose(seat, asked.pending.decision.options[0])
+    (picture,) = step_pictures(lesson, asked, seat, step(asked, seat, path_to(asked, seat, answer)))
+    assert picture.filename == "tiempo-lesson-10-question-might.png" and "choices are ringed" in picture.description
+    (picture,) = step_pictures(lesson, asked, seat, step(asked, seat, ("choose",)))  # (the question itself)
+    assert picture.filename == "tiempo-lesson-10-question-might.png"
