@@ -13,6 +13,7 @@ import statistics
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from rules import Action, Choose, EndTurn, Event, Exchange, GameState, RuleError, Travel, apply, economy_change
+from rules import events as ev
 
 from ..ai import Analysis, best_choice
 from ..play import Refusal, RefusalCode
@@ -153,23 +154,25 @@ def _ahead(analysis: Analysis) -> int | None:
 
 def why_words(state: GameState, seat: int, analysis: Analysis) -> Text:
     """One sentence of why the hinted action is good, in the game's terms: the income it secures and the
-    domain it takes (``rules.action_economy``), whom it hurts, and what the search expects the player to
-    finish with; for an action that changes no domain (travel, exchange, the end of the turn), what the
-    turn it starts leaves the player."""
+    domain it takes (``rules.action_economy``), the bonus it earns, whom it hurts, and by how much it
+    beats the next best turn the search found when that is clear; for an action that changes no domain
+    (travel, exchange, the end of the turn), what the turn it starts leaves the player."""
     action, best = analysis.best_action, analysis.best
-    ecus = max(0, round(best.ecus))
-    expect = say("the AI expects you to finish with about {ecus} {word}", ecus=ecus, word=ecu_word(ecus))
+    # (not the Ecus the search expects the player to finish with: a guess at the end of play-outs of a few
+    # rounds, it swings from one action to the next; only a lead the same deals show clearly)
     ahead = _ahead(analysis)
-    if ahead is not None:
-        expect = say("{expect}, {ahead} more than with the next best turn it found", expect=expect, ahead=ahead)
+    expect: Text | str = "" if ahead is None else say(
+        "; the AI expects you to finish with about {ahead} {word} more than with the next best turn it found",
+        ahead=ahead, word=ecu_word(ahead))
     try:
         played, events = apply(state, action)
         asks = None if played.pending is None else played.pending.decision.player  # (who answers its question)
+        bonus = sum(e.amount for e in events if isinstance(e, ev.BonusPaid) and e.player == seat)  # (R28)
         # (the domain and the harms once its question is answered as the AI reckons, as the income below: on
         # the board in between, which pays no one, every domain there would read as lost, R78)
         change = economy_change(state, *_answered_as_the_ai_would(played, list(events)))
     except RuleError:
-        change, asks = None, None
+        change, asks, bonus = None, None, 0
     gained = economy_words(state, action, change) if change is not None else ""
     hurt = hurts_words(state, change, seat, within=True) if change is not None else ""
     income = best.income
@@ -187,6 +190,8 @@ def why_words(state: GameState, seat: int, analysis: Analysis) -> Text:
         reason = say("it {what}", what=names_shown(state, what)) if what else say("it brings {gain}", gain=gain)
         if what and gain:
             reason = say("{reason}, {gain}", reason=reason, gain=gain)
+        if bonus:
+            reason = say("{reason}, with a bonus of {n} {word} at once", reason=reason, n=bonus, word=ecu_word(bonus))
         if hurt:
             reason = say("{reason} ({hurt})", reason=reason, hurt=names_shown(state, hurt))
         if asks is not None:
@@ -194,20 +199,20 @@ def why_words(state: GameState, seat: int, analysis: Analysis) -> Text:
                           reason=reason, after=after) if asks == seat
                       else say("{reason}, then asks {who} a question; answered as the AI would, {after}",
                                reason=reason, who=Name(state.players[asks].name), after=after))
-        return say("Why: {reason}; {expect}.", reason=reason, expect=expect)
+        return say("Why: {reason}{expect}.", reason=reason, expect=expect)
     if isinstance(action, Exchange):  # (a plan stops at an exchange: what it draws is not known yet)
-        return say("Why: the cards it draws should serve you better than those you give up, for what it costs; "
+        return say("Why: the cards it draws should serve you better than those you give up, for what it costs"
                    "{expect}.", expect=expect)
     if isinstance(action, EndTurn) or (len(best.actions) <= 1 and not isinstance(action, (Choose, Travel))):
         if income:
-            return say("Why: nothing more this turn is worth what it costs, and {after}; {expect}.", after=after,
+            return say("Why: nothing more this turn is worth what it costs, and {after}{expect}.", after=after,
                        expect=expect)
-        return say("Why: nothing more this turn is worth what it costs; {expect}.", expect=expect)
+        return say("Why: nothing more this turn is worth what it costs{expect}.", expect=expect)
     if isinstance(action, Choose):
-        return say("Why: of the choices, it leaves you best placed: {after}; {expect}.", after=after, expect=expect)
+        return say("Why: of the choices, it leaves you best placed: {after}{expect}.", after=after, expect=expect)
     if isinstance(action, Travel) and len(best.actions) > 1:
-        return say("Why: it starts the best turn the AI found, {steps} actions long, after which {after}; "
+        return say("Why: it starts the best turn the AI found, {steps} actions long, after which {after}"
                    "{expect}.", steps=len(best.actions), after=after, expect=expect)
-    return say("Why: after it, {after}; {expect}.", after=after, expect=expect)
+    return say("Why: after it, {after}{expect}.", after=after, expect=expect)
 
 __all__ = ["HINT_BUDGET_S", "Hints", "hints_note", "hints_on", "why_words"]
