@@ -227,6 +227,17 @@ def _powers(s: GameState, e: ev.PowerCompared) -> Text | str:
                verb="is" if len(lost) == 1 else "are")
 
 
+def _tops_tied(s: GameState, e: ev.TopsTied) -> Text:
+    """R67: ``On Faith, Ana's Chapel at A1, Ana's Chapel at J7 and Sibyl's Chapel at O1 tie at the top of one
+    domain, where the Rule of Hierarchy allows one: the player who caused it gives way first.``"""
+    tied = series([building_name(s, b, e.age) for b in e.tied])
+    if e.own_first:
+        return say("On {age}, {tied} tie at the top of one domain, where the Rule of Hierarchy allows one: the "
+                   "player who caused it gives way first.", age=e.age.title, tied=tied)
+    return say("On {age}, {tied} tie at the top of one domain, where the Rule of Hierarchy allows one: one of "
+               "them is downsized.", age=e.age.title, tied=tied)
+
+
 def _sentence(s: GameState, e: ev.Event, replaced: set[tuple[Kind, Cell]]) -> Text | str:
     """One event's sentence (``replaced``: the buildings a paradox removed where the new one stands)."""
     if isinstance(e, ev.Exchanged):
@@ -274,6 +285,8 @@ def _sentence(s: GameState, e: ev.Event, replaced: set[tuple[Kind, Cell]]) -> Te
         return f"The {e.building.kind.value} joins {e.domains} domains on {e.age.title}."
     if isinstance(e, ev.PowerCompared):
         return _powers(s, e)
+    if isinstance(e, ev.TopsTied):
+        return _tops_tied(s, e)
     if isinstance(e, ev.Downsized):
         return _capital(building_name(s, e.old, e.age)) + (
             f" on {e.age.title} is downsized to {with_article(e.new.kind.value)} at {e.new.origin}.")

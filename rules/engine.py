@@ -58,6 +58,7 @@ from .events import (
     ShadowRemoved,
     ShadowReplaced,
     Swapped,
+    TopsTied,
     Travelled,
     TurnBegan,
     TurnEnded,
@@ -950,6 +951,7 @@ class _Run:
             else:
                 family, tied = found[0]
             own = [b for b in tied if b.owner == self.causer]
+            self.emit(TopsTied(age, family, tuple(tied), tuple(own) if len(own) < len(tied) else ()))
             pick_from = own or tied
             if len(pick_from) == 1:
                 target = pick_from[0]

@@ -158,6 +158,19 @@ class PowerCompared:
 
 
 @dataclass(frozen=True, slots=True)
+class TopsTied:
+    """R67 (division mode): ``tied`` (two or more buildings of ``family``) share the top of one domain on
+    ``age``, which the Rule of Hierarchy forbids: one of them is downsized next. ``own_first``: those of
+    them that are P's, which go first as some are another player's (R62, A22); empty when P owns none or
+    all of them (P chooses)."""
+
+    age: Age
+    family: Family
+    tied: tuple[Building, ...]
+    own_first: tuple[Building, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Downsized:
     age: Age
     old: Building
@@ -242,6 +255,6 @@ class DecisionRequested:
 Event = (
     Exchanged | Swapped | Travelled | Built | Upgraded | Demolished | BonusPaid | Populated | MarkerPlaced
     | Renovated | Rippled | RippleForbidden | RippleSkipped | ParadoxRemoved | ShadowRemoved | ShadowReplaced
-    | Junction | PowerCompared | Downsized | Destroyed | CubesReturned | CubeKept | IncomePaid | CardsDrawn
+    | Junction | PowerCompared | TopsTied | Downsized | Destroyed | CubesReturned | CubeKept | IncomePaid | CardsDrawn
     | Reshuffled | TurnEnded | TurnBegan | GameEnded | DecisionRequested
 )

@@ -68,17 +68,30 @@ def markdown(text: Text, limit: int = MAX_TEXT) -> str:
 
 
 def pages(text: str, limit: int = MAX_TEXT) -> list[str]:
-    """``text`` in messages of at most ``limit`` characters, cut at line breaks (a longer line is cut
-    where it must be)."""
+    """``text`` in messages of at most ``limit`` characters: a paragraph (up to a blank line) that fits in
+    a message is not cut but starts the next one (a hand's list does not end in a message of its own
+    last line); a longer one is cut at line breaks (a longer line where it must be)."""
     out: list[str] = []
     page = ""
-    for line in text.split("\n"):
-        for piece in [line[i:i + limit] for i in range(0, len(line), limit)] or [""]:
-            if page and len(page) + 1 + len(piece) > limit:
-                out.append(page)
-                page = piece
-            else:
-                page = f"{page}\n{piece}" if page else piece
+    for para in text.split("\n\n"):
+        sep = "\n\n" if page else ""
+        if len(page) + len(sep) + len(para) <= limit:
+            page += sep + para
+            continue
+        if len(para) <= limit:
+            out.append(page)
+            page = para
+            continue
+        first = True  # (the paragraph's first piece follows the page's last one across a blank line)
+        for line in para.split("\n"):
+            for piece in [line[i:i + limit] for i in range(0, len(line), limit)] or [""]:
+                joint = ("\n\n" if first else "\n") if page else ""
+                first = False
+                if page and len(page) + len(joint) + len(piece) > limit:
+                    out.append(page)
+                    page = piece
+                else:
+                    page += joint + piece
     out.append(page)
     return out
 

@@ -231,6 +231,21 @@ def test_a_long_answer_goes_in_several_messages_never_cut() -> None:
     assert pages("short") == ["short"]
 
 
+def test_a_long_answer_starts_a_new_message_with_a_paragraph_that_fits_in_one_rather_than_cut_it() -> None:
+    """A recap and a hand (two paragraphs): the hand, which fits in a message, is not cut so that its last
+    lines arrive alone in a third; a paragraph too long for any message is cut at line breaks."""
+    from bot.discord import pages
+
+    recap = "\n".join(f"event {i}: " + "x" * 40 for i in range(30))  # about 1,500 characters
+    hand = "\n".join(f"hand {i}: " + "y" * 40 for i in range(12))  # about 600
+    assert pages(f"{recap}\n\n{hand}", 2000) == [recap, hand]
+    assert pages(f"{hand}\n\n{hand}", 2000) == [f"{hand}\n\n{hand}"]
+    long = "\n".join(f"line {i}: " + "z" * 60 for i in range(60))  # about 4,200: cut at line breaks
+    parts = pages(f"{hand}\n\n{long}", 2000)
+    assert all(len(p) <= 2000 for p in parts) and "\n".join(parts).replace("\n\n", "\n") == f"{hand}\n{long}"
+    assert parts[0].startswith(f"{hand}\n\nline 0: ")
+
+
 def test_a_decision_told_again_later_names_the_building_that_was_downsized() -> None:
     """Told again after its answer (the log, a recap, an AI's whole turn), the question names the Keep
     that was downsized, though a Watchtower stands at E1 by then."""
@@ -308,3 +323,24 @@ def test_r62_the_answer_to_which_building_is_posted_with_its_owners_name_escaped
     (post,) = _answered(types.SimpleNamespace(id=1), before, answer)  # type: ignore[arg-type]
     shown = markdown(post.text)
     assert shown.endswith("answered: A4: \\*B\\_n\\*'s Keep."), shown
+
+
+def test_r67_a22_a_tie_left_by_a_demolition_is_told_with_who_gives_way_first() -> None:
+    """Red's demolition of the Hamlet at B2 splits the Keep's domain (R66) and leaves Red's and White's
+    Watchtowers tied at the top of the other (R67): the channel hears why Red's goes, not only that it does."""
+    pos = ("map: plain 15x12\nRed: hand=C\n"
+           "M: Watchtower[Red]@A1 Hamlet@B1 Watchtower[White]@C1 Hamlet@B2 Keep[Green]@A3\n")
+    s, events = play(pos, "Red demolish B2 on M pay C")
+    told = narrate(s, events)
+    tie = ("On Might, Red's Watchtower at A1 and White's Watchtower at C1 tie at the top of one domain, where the "
+           "Rule of Hierarchy allows one: the player who caused it gives way first.")
+    assert tie in told and told.index(tie) < told.index("Red's Watchtower at A1 on Might is destroyed."), told
+
+
+def test_r67_a_tie_among_others_buildings_is_told_before_the_question() -> None:
+    pos = ("map: plain 15x12\nactive: Blue\nBlue: hand=C\n"
+           "M: Watchtower[Red]@A1 Hamlet@B1 Watchtower[White]@C1 Hamlet@B2 Keep[Green]@A3\n")
+    s, events = play(pos, "Blue demolish B2 on M pay C")
+    told = narrate(s, events)
+    assert ("On Might, Red's Watchtower at A1 and White's Watchtower at C1 tie at the top of one domain, where the "
+            "Rule of Hierarchy allows one: one of them is downsized.") in told, told
