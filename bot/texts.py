@@ -221,10 +221,9 @@ def _powers(s: GameState, e: ev.PowerCompared) -> Text | str:
         best = max(p for _, p in e.powers)
         tie = " — a tie" if sum(p == best for _, p in e.powers) > 1 else ""  # (its player chooses: the next line)
         return f"{e.family.title} power: {powers}{tie}."
-    lost = [building_name(s, b, e.age) for b in e.own_first]
+    lost = [building_name(s, b, e.age) for b in e.own_first]  # (downsized, or destroyed at level 1: the next line)
     return say("{family} power: {powers} — a tie, and on a tie the player who joined the domains gives way first: "
-               "{lost} {verb} downsized.", family=e.family.title, powers=powers, lost=series(lost),
-               verb="is" if len(lost) == 1 else "are")
+               "{lost}.", family=e.family.title, powers=powers, lost=series(lost))
 
 
 def _tops_tied(s: GameState, e: ev.TopsTied) -> Text:

@@ -199,7 +199,7 @@ def rows(scene: Scene, board: BoardScene, heading: str | None, last_turn: bool, 
     if heading is not None or (last_turn and not board.choices):
         out.append(("title", "What it changes:" if heading is not None else "Last turn:"))
         items = changes(board, scene)
-        out += items or [("note", "Nothing changed"), ("note", "on this board.")]  # (one line is too long)
+        out += items or [("note", "Nothing changed here.")]  # (short: "… on this board." was cut)
     if board.choices:
         chooser = next((p.name for p in scene.players if p.deciding), "")
         out.append(("title", f"{'Then ' if out else ''}{chooser} chooses:"))
@@ -245,9 +245,12 @@ def _side(im: Canvas, scene: Scene, board: BoardScene, heading: str | None, last
     y += 30
     listed = rows(scene, board, heading, last_turn, pick)
     tail = listed[-1:] if listed and listed[-1] == UNANSWERED else []  # (said below "and N more" if cut)
-    room_rows = max(1, int((key_top - 10 - y) // LINE_H))
-    shown = listed if len(listed) <= room_rows else listed[: max(1, room_rows - 1 - len(tail))]
-    cut = len(shown) < len(listed)
+    room_rows = max(0, int((key_top - 10 - y) // LINE_H))  # (none on a small board's crowded card)
+    shown = listed if len(listed) <= room_rows else listed[: max(0, room_rows - 1 - len(tail))]
+    more = sum(isinstance(r, Line) for r in listed[len(shown):])  # (the lines left out: not notes, not titles)
+    if not more:  # (only notes left out: as many as fit, and no "and N more")
+        shown = listed[:room_rows]
+    cut = len(shown) < len(listed) and more > 0 and room_rows > 0
     for row in shown:
         if isinstance(row, Line):
             _line(im, scene, left, y, room, row)
@@ -261,7 +264,7 @@ def _side(im: Canvas, scene: Scene, board: BoardScene, heading: str | None, last
             _text(im, left, y, _fit(row[1], TEXT - 2, room), TEXT - 2, MUTED)
         y += LINE_H
     if cut:
-        _text(im, left, y, f"and {sum(isinstance(r, Line) for r in listed[len(shown):])} more", TEXT, MUTED)
+        _text(im, left, y, f"and {more} more", TEXT, MUTED)
         if tail:
             _text(im, left, y + LINE_H, _fit(UNANSWERED[1], TEXT - 2, room), TEXT - 2, MUTED)
     _key(im, scene, left, x1, room)

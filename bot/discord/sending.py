@@ -93,7 +93,7 @@ def pages(text: str, limit: int = MAX_TEXT) -> list[str]:
                 else:
                     page += joint + piece
     out.append(page)
-    return out
+    return [p for p in out if p.strip()] or [""]  # (no empty message for a blank paragraph at the end)
 
 
 def mentions_of(post: Post) -> discord.AllowedMentions:

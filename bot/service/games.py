@@ -127,19 +127,23 @@ class Games:
             return await self.storage.get_game(game_id)
         game = await self.storage.active_game_in_channel(caller.channel_id)
         if game is None:
-            ended = [g for status in (Status.FINISHED, Status.CANCELLED)
-                     if (g := await self.storage.last_game_in_channel(caller.channel_id, status)) is not None]
-            last = max(ended, key=lambda g: g.id, default=None)
+            last = await self.last_ended_here(caller.channel_id)
             if last is None:
                 raise Refusal(NO_GAME, RefusalCode.NO_GAME)
             if last.status is Status.CANCELLED:
                 raise Refusal(say("{over} Open another with {new}.", over=over_words(last), new=Command("new")),
-                              RefusalCode.NO_GAME)
+                              RefusalCode.GAME_OVER)
             return last
         if game.status is Status.LOBBY:
             raise Refusal(say("Game #{id} has not started yet: {n} seated. Its opener starts it with {start}.",
                               id=game.id, n=len(game.seats), start=Command("start")), RefusalCode.NOT_STARTED)
         return game
+
+    async def last_ended_here(self, channel_id: int) -> GameRecord | None:
+        """The channel's last game that ended, finished or cancelled (None if none did)."""
+        ended = [g for status in (Status.FINISHED, Status.CANCELLED)
+                 if (g := await self.storage.last_game_in_channel(channel_id, status)) is not None]
+        return max(ended, key=lambda g: g.id, default=None)
 
     async def seated_here(self, caller: Caller) -> tuple[GameState, int] | None:
         """The state of the game being played in the caller's channel and the caller's seat, if any."""

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from rules import Action, Choose, EndTurn, Event, Exchange, GameState, RuleError, Travel, apply, economy_change
 from rules import events as ev
 
-from ..ai import Analysis, best_choice
+from ..ai import Alternative, Analysis, best_choice
 from ..play import Refusal, RefusalCode
 from ..storage import GameRecord, HintCounts, Status
 from ..texts import ecu_word, names_shown
@@ -134,16 +134,26 @@ def _answered_as_the_ai_would(s: GameState, events: list[Event]) -> tuple[GameSt
 AHEAD_DEALS = 3
 
 
+def _played_out(plan: Alternative, j: int) -> bool:
+    """Whether the plan's play-out on deal ``j`` ended (one that failed scores -1e9 and estimates 0)."""
+    return j >= len(plan.scores) or plan.scores[j] > -1e8
+
+
 def _ahead(analysis: Analysis) -> int | None:
     """How many Ecus more the hinted turn is expected to finish with than the next best turn the search
     played out, deal by deal on the deals both were played out on (the luck of the deal taken out), when
-    that is at least 1 and clear of the noise (two standard errors); None otherwise (a plan played out
-    on a few deals, or one as good, says nothing worth a number)."""
-    best = analysis.best.estimates
+    that is at least 1 and clear of the noise (two standard errors), against every other turn played out
+    on 3 deals or more, the runner-up among them; None otherwise (a plan played out on a few deals, or
+    one as good, says nothing worth a number)."""
+    chosen = analysis.best
     leads: list[tuple[float, float]] = []
-    for other in analysis.alternatives[1:]:
-        diffs = [mine - theirs for mine, theirs in zip(best, other.estimates, strict=False)]
+    for k, other in enumerate(analysis.alternatives[1:]):
+        diffs = [chosen.estimates[j] - other.estimates[j] for j in range(min(len(chosen.estimates),
+                                                                               len(other.estimates)))
+                 if _played_out(chosen, j) and _played_out(other, j)]
         if len(diffs) < AHEAD_DEALS:
+            if k == 0:  # (the runner-up by gain, the likeliest next best, must be among those compared)
+                return None
             continue
         leads.append((statistics.fmean(diffs), statistics.stdev(diffs) / math.sqrt(len(diffs))))
     if not leads:

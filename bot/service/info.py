@@ -96,6 +96,8 @@ class Info:
     async def board(self, caller: Caller, age: Age | None = None, game_id: int | None = None) -> Reply:
         """The picture of the whole game or of one Age, for the caller alone."""
         game = await self.games.playing_here(caller, game_id)
+        if game.snapshot is None and game.status is Status.CANCELLED:
+            raise Refusal(f"Game #{game.id} was cancelled before it started.", RefusalCode.NOT_STARTED)
         if game.snapshot is None:
             raise Refusal(f"Game #{game.id} has no board yet: it has not started.", RefusalCode.NOT_STARTED)
         state = self.games.state_of(game)

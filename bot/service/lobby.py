@@ -158,10 +158,10 @@ class Lobby:
         """Cancel the channel's game (the opener, or a channel manager). A game in play is cancelled
         only once confirmed: the reply to the first ask carries a button that confirms."""
         if game_id is None and await self.games.storage.active_game_in_channel(caller.channel_id) is None:
-            ended = await self.games.storage.last_game_in_channel(caller.channel_id, Status.FINISHED)
-            if ended is not None:  # (just over: said so, not "no game here")
-                raise Refusal(say("Game #{id} is already over: there is nothing to cancel. Open a new one with "
-                                  "{new}.", id=ended.id, new=Command("new")), RefusalCode.GAME_OVER)
+            ended = await self.games.last_ended_here(caller.channel_id)
+            if ended is not None:  # (just over, or cancelled: said so, not "no game here")
+                raise Refusal(say("{over} There is nothing to cancel. Open a new one with {new}.",
+                                  over=_ended(ended), new=Command("new")), RefusalCode.GAME_OVER)
         game = await (self.games.here(caller) if game_id is None else self.games.storage.get_game(game_id))
         if not game.status.is_active:
             raise Refusal(_ended(game), RefusalCode.GAME_OVER)
@@ -234,6 +234,9 @@ class Lobby:
             seated = find_seat(there, caller) is not None
             if there.status is Status.LOBBY and there.opener_id in people and not seated:
                 return await self.join(caller, there.id)  # (another player of the game asked first: this one joins)
+            if seated and there.status is Status.LOBBY and there.opener_id == caller.user_id:
+                raise Refusal(say("You opened game #{id}: start it with {start} once everyone is seated.",
+                                  id=there.id, start=Command("start")), RefusalCode.NOT_ALLOWED) from None
             if seated and there.status is Status.LOBBY:
                 raise Refusal(say("You are already seated in game #{id}. Its opener starts it with {start}.",
                                   id=there.id, start=Command("start")), RefusalCode.NOT_ALLOWED) from None

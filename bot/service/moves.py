@@ -16,7 +16,7 @@ from ..play import Disagreement, Refusal, RefusalCode, Stale, act, refused_or_ap
 from ..storage import KEEP, GameRecord, Letter, StandIn, Status
 from ..texts import describe_draw, describe_hand, describe_status, names_shown, narration, who, without_dot
 from ..words import Button, Command, Strong, lines, listed, say, text
-from .games import Games, History, find_seat, is_ai, turn_deadline, version_of
+from .games import Games, History, find_seat, is_ai, over_words, turn_deadline, version_of
 from .herald import Herald, ask_key, live_key, mention
 from .messages import Caller, ConfirmButton, Post, Reply, encode_post
 from .steps import choice_label, harms
@@ -146,9 +146,10 @@ class Moves:
         storage = self.games.storage
         async with storage.lock(game_id):
             game = await storage.get_game(game_id)
+            if game.status is Status.LOBBY:
+                raise Refusal(say("Game #{id} has not started yet.", id=game.id), RefusalCode.NOT_STARTED)
             if game.status is not Status.PLAYING:
-                raise Refusal(f"Game #{game.id} is {game.status.value}.", RefusalCode.NOT_STARTED
-                              if game.status is Status.LOBBY else RefusalCode.GAME_OVER)
+                raise Refusal(over_words(game), RefusalCode.GAME_OVER)
             if version is not None and not _at(game, version):
                 raise Stale("The game moved on since this was shown, so nothing was played.")
             state = self.games.state_of(game)

@@ -136,6 +136,9 @@ class Replays:
             try:
                 game = await self.games.playing_here(caller)
             except Refusal as refused:
+                if refused.code is RefusalCode.GAME_OVER:  # (the channel's last game was cancelled)
+                    raise Refusal(say("{why} To see an earlier game, name it by its number: {example}.",
+                                      why=refused.text, example=Command(command, "game:12")), refused.code) from None
                 if refused.code is not RefusalCode.NO_GAME:
                     raise
                 raise Refusal(say("No game is in play or over {here}. Name one by its number: {example} (a game's "

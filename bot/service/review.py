@@ -229,11 +229,11 @@ def better_words(step: Step, better: Sequence[Action]) -> Text:
 def _asked(told: Text, last: Done) -> Text:
     """``told`` ending with the question the plan's last action asks (said if its first sentence was
     another)."""
-    s, events, _ = last
+    s, events, chose = last
     assert s.pending is not None
     question = narration(s, [ev.DecisionRequested(s.pending.decision)])[0]
-    first = narration(s, events)
-    if first and render(say("{x}", x=first[0]), PLAIN) == render(say("{x}", x=question), PLAIN):
+    said = narration(s, events)[:ANSWER_LINES if chose is not None else 1]  # (as ``_sentences`` said them)
+    if any(render(say("{x}", x=line), PLAIN) == render(say("{x}", x=question), PLAIN) for line in said):
         return told
     return say("{told} {question}", told=told, question=question)
 

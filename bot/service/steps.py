@@ -725,7 +725,11 @@ def economy_words(state: GameState, a: Action, change: EconomyChange) -> str:
         was = change.before.domain_at(age, cell)
         gone = _building(state, age, cell)
         kind = f"the {gone.kind.value} at {gone.origin}" if gone is not None else "it"
-        what = f"takes {kind} out of the {age.title} domain of {was.name}" if was is not None else ""
+        own = gone is not None and was is not None and was.name == gone.origin  # (the domain named after it)
+        alone = own and was is not None and len(was.buildings) == 1
+        what = ("" if was is None else f"removes {kind}, a {age.title} domain of its own" if alone
+                else f"takes {kind} out of its {age.title} domain" if own
+                else f"takes {kind} out of the {age.title} domain of {was.name}")
     else:
         shift = change.shift_at(age, cell)
         verb = "in"

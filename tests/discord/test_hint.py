@@ -4,6 +4,7 @@ hand; refused in a game opened without hints; counted, and told in the final pos
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -159,6 +160,11 @@ def test_a_hint_says_how_far_ahead_its_turn_is_only_when_the_same_deals_show_it_
     assert said(best, lucky).endswith("worth what it costs."), said(best, lucky)
     # a rival played out on two deals only says nothing either
     assert said(best, plan((10.0, 10.0))).endswith("worth what it costs."), said(best, plan((10.0, 10.0)))
+    # the runner-up (by gain, listed second) played out on two deals only: no lead is claimed over the others
+    assert said(best, plan((45.0, 45.0)), plan((36.0, 26.0, 46.0, 40.0))).endswith("worth what it costs.")
+    # a deal whose play-out failed (scored -1e9, estimated 0) is left out of the comparison
+    failed = dataclasses.replace(plan((36.0, 26.0, 46.0, 0.0)), scores=(0.0, 0.0, 0.0, -1e9))
+    assert said(best, failed).endswith(lead), said(best, failed)  # (not 14: 44 on the failed deal)
     # the Ecus the search expects the player to finish with are not said: a guess that swings between actions
     assert "finish with about 41" not in said(best, lucky)
 

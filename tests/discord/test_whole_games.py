@@ -72,7 +72,7 @@ async def test_a_whole_three_player_game_from_new_to_the_final_ranking(sim: Disc
             assert m.flags & EPHEMERAL
 
     over = await answer(sim, sim.slash("tiempo", "cancel"))
-    assert over.ephemeral and over.content.startswith(f"Game #{game_id} is already over: there is nothing to cancel.")
+    assert over.ephemeral and over.content.startswith(f"Game #{game_id} is already over. There is nothing to cancel.")
     rematch = await answer(sim, sim.click(final.custom_id("Rematch"), final, user=users[1]))
     assert not rematch.ephemeral and "rematch" in rematch.content and "White bob" in rematch.content
     others = [u for u in users if u is not users[1]]  # asked, not seated without a word, and pinged
@@ -83,6 +83,9 @@ async def test_a_whole_three_player_game_from_new_to_the_final_ranking(sim: Disc
     assert "Seats: 1/" in rematch.content
     joined = await answer(sim, sim.click(final.custom_id("Rematch"), final, user=others[0]))  # a second press joins
     assert not joined.ephemeral and f"{others[0].name} joins as" in joined.content and "Seats: 2/" in joined.content
+    opener = await answer(sim, sim.click(final.custom_id("Rematch"), final, user=users[1]))  # its own lobby
+    assert opener.ephemeral and opener.content.startswith(f"You opened game #{game_id + 1}: start it with"), \
+        opener.content
     again = await answer(sim, sim.click(final.custom_id("Rematch"), final, user=others[0]))  # seated already
     assert again.ephemeral and again.content.startswith(f"You are already seated in game #{game_id + 1}. Its opener "
                                                         "starts it with"), again.content

@@ -122,8 +122,8 @@ def test_the_start_of_a_game_lists_no_last_turn() -> None:
     state = new_game(["Ana", "Ben"], seed=3)
     scene = make_scene(state)
     assert all(rows(scene, board, None, False) == [] for board in scene.boards)
-    assert rows(scene, scene.boards[Age.MIGHT], None, True) == [("title", "Last turn:"), ("note", "Nothing changed"),
-                                                                ("note", "on this board.")]
+    assert rows(scene, scene.boards[Age.MIGHT], None, True) == [("title", "Last turn:"),
+                                                                ("note", "Nothing changed here.")]
 
 
 def test_a_long_name_is_shortened_but_what_happened_is_kept() -> None:
@@ -613,7 +613,7 @@ def test_a_side_list_cut_short_keeps_the_note_that_says_what_a_question_mark_mea
         written.append(words)
         return real(im, x, cy, words, *args, **kwargs)  # type: ignore[arg-type]
 
-    long = [("title", "What it changes:"), *[("note", f"change {i}") for i in range(40)], UNANSWERED]
+    long = [("title", "What it changes:"), *[Line(f"change {i}") for i in range(40)], UNANSWERED]
     monkeypatch.setattr(card, "_text", text)
     monkeypatch.setattr(card, "rows", lambda *args, **kwargs: list(long))
     sketch_card(make_scene(state, None), Age.MIGHT)
@@ -623,6 +623,10 @@ def test_a_side_list_cut_short_keeps_the_note_that_says_what_a_question_mark_mea
     monkeypatch.setattr(card, "rows", lambda *args, **kwargs: [*long[:3], UNANSWERED])  # (room for all)
     sketch_card(make_scene(state, None), Age.MIGHT)
     assert UNANSWERED[1] in written and not any(w.endswith(" more") for w in written)
+    written.clear()  # only notes too many: as many as fit, and no "and 0 more"
+    monkeypatch.setattr(card, "rows", lambda *args, **kwargs: [("note", f"note {i}") for i in range(40)])
+    sketch_card(make_scene(state, None), Age.MIGHT)
+    assert "note 0" in written and "note 39" not in written and not any(w.endswith(" more") for w in written)
 
 
 def test_an_unchanged_card_of_a_finished_game_gives_its_result_too(monkeypatch: pytest.MonkeyPatch) -> None:

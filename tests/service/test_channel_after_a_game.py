@@ -62,9 +62,18 @@ async def test_after_a_cancelled_rematch_the_channel_says_it_was_cancelled(servi
     assert await refusal(service.status(PEOPLE[1])) == said
     assert await refusal(service.board(PEOPLE[1])) == said
     assert await refusal(service.panel(PEOPLE[0])) == said
+    assert await refusal(service.cancel(PEOPLE[0])) == (
+        f"Game #{second} was cancelled. There is nothing to cancel. Open a new one with `new`.")
+    for ask, word in ((service.replay, "replay"), (service.review, "review"), (service.export, "export")):
+        assert await refusal(ask(PEOPLE[0])) == (
+            f"{said} To see an earlier game, name it by its number: `{word} game:12`."), word
     # a game named is that game
     assert await refusal(service.hint(PEOPLE[0], first)) == f"Game #{first} is over. There is nothing left to hint at."
+    if not in_play:
+        assert await refusal(service.board(PEOPLE[1], game_id=second)) == (
+            f"Game #{second} was cancelled before it started.")
     if in_play:
+        assert await refusal(service.moves.undo(PEOPLE[0], second)) == f"Game #{second} was cancelled."
         hand = render((await service.hand(PEOPLE[0], second)).text, PLAIN)
         assert hand.startswith(f"Game #{second} was cancelled."), hand
         board = render((await service.board(PEOPLE[1], game_id=second)).text, PLAIN)

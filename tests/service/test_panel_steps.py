@@ -429,6 +429,12 @@ def test_r59_a_demolition_says_which_building_it_takes_out_of_which_domain() -> 
     assert demolish is not None
     said = panel.economy_words(s, demolish, action_economy(s, demolish))
     assert said.endswith("takes the Hamlet at C5 out of the Might domain of C4"), said
+    # a building the domain is named after: "its" domain; alone, a domain of its own
+    for position, words in (("M: Chapel[White]@B2 Hamlet@C2\n", "takes the Chapel at B2 out of its Might domain"),
+                            ("M: Watchtower[White]@B2\n", "removes the Watchtower at B2, a Might domain of its own")):
+        s = parse_position("map: plain 15x12\nRed: hand=RM\n" + position)
+        a = parse_action(f"Red demolish B2 on M pay {'R' if 'Chapel' in position else 'M'}", s)
+        assert panel.economy_words(s, a, action_economy(s, a)) == words
 
 
 def test_r73_the_income_a_place_promises_is_what_its_player_would_collect_and_a_board_without_a_pawn_is_named() -> None:

@@ -38,7 +38,19 @@ from bot.service.review import (
 from bot.storage import Storage
 from bot.texts import who
 from bot.words import PLAIN, render
-from rules import Choose, Construct, Exchange, Populate, Renovate, apply, keyed_seed, legal_actions, view_for
+from rules import (
+    Choose,
+    Construct,
+    Exchange,
+    Populate,
+    Renovate,
+    apply,
+    keyed_seed,
+    legal_actions,
+    parse_action,
+    parse_position,
+    view_for,
+)
 from tests.support.gameplay import random_game
 from tests.support.hidden import reshuffle_hidden
 from tests.support.replayed import Silent, people, play_game
@@ -462,3 +474,23 @@ async def test_a_review_that_fails_refuses_those_waiting_and_is_worked_out_again
     service.reviews.analyse = analyse_before  # asked again: worked out afresh
     again = await service.review(BEN, 1)
     assert plain(again[0]).startswith("Game #1 — the review of ben (")
+
+
+def test_r67_a_plan_ending_on_an_answer_whose_sentences_ask_the_next_question_asks_it_once() -> None:
+    """Red's demolition splits two ties (R66, R67): Red says which domain goes first, which tells the tie
+    and asks the next question among the answer's sentences; the question is not said a second time."""
+    from bot.service import review
+
+    pos = ("map: plain 15x12\nplayers: Red White Green Blue\nRed: hand=CC ecus=5\n"
+           "M: Watchtower[White]@D1 Hamlet@E1 Watchtower[Green]@F1 Hamlet@E2 Hamlet@E3 Hamlet@E4 Hamlet@E5 "
+           "Watchtower[White]@D5 Watchtower[Green]@F5 Keep[Blue]@A3 Hamlet@C3 Hamlet@D3\n")
+    s = parse_position(pos)
+    demolish = parse_action("Red demolish E3 on M pay C", s)
+    asked, events = apply(s, demolish)
+    assert asked.pending is not None
+    answer = Choose(0, asked.pending.decision.options[0])
+    after, more = apply(asked, answer)
+    done = [(asked, review._told(events), None), (after, review._told(more), review._chose(asked, answer))]
+    said = render(review._asked(review._sentences(done), done[-1]), PLAIN)
+    assert said.count("Red must choose which Military building on Might is downsized") == 1, said
+    assert "Red chose " in said, said

@@ -49,7 +49,7 @@ def test_r62_a22_a_tie_in_power_says_that_the_player_who_joined_the_domains_give
                      "Red build Hamlet D1 on M pay C 1+0")
     told = " ".join(narrate(s, events))
     assert ("Military power: 2 against 2 — a tie, and on a tie the player who joined the domains gives way first: "
-            "Red's Keep at A1 is downsized.") in told, told
+            "Red's Keep at A1.") in told, told
     assert s.pending is not None and s.pending.decision.player == 0  # Red places their own Watchtower
 
 
