@@ -543,22 +543,29 @@ def test_a_new_game_s_cards_are_drawn_over_the_last_game_s_in_the_rows_that_diff
     assert sum(painted) < rows_first / 2
 
 
-def test_the_last_card_of_a_game_says_who_won_and_every_players_ecus(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def written(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every words the cards write (``render.card._text``), in order, as they are drawn."""
+    import render.card as card
+
+    said: list[str] = []
+    real = card._text
+
+    def text(im: object, x: float, cy: float, words: str, *args: object, **kwargs: object) -> int:
+        said.append(words)
+        return real(im, x, cy, words, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(card, "_text", text)
+    return said
+
+
+def test_the_last_card_of_a_game_says_who_won_and_every_players_ecus(written: list[str]) -> None:
     """A finished game's card shows its result (the channel's last pictures, and a replay's last step):
     "Game over", who won beside their colour, and at the foot each player's final Ecus by their name."""
-    import render.card as card
     from render.card import sketch_card
 
     state, _ = late_game()
     state.finished, state.winners = True, (1,)
-    written: list[str] = []
-    real = card._text
-
-    def text(im: object, x: float, cy: float, words: str, *args: object, **kwargs: object) -> int:
-        written.append(words)
-        return real(im, x, cy, words, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(card, "_text", text)
     sketch_card(make_scene(state, None), Age.MIGHT)
     winner = state.players[1].name
     assert "Game over" in written and "Won by:" in written and winner in written and "To play:" not in written
@@ -598,7 +605,7 @@ def test_a_shared_win_is_said_so_and_its_winners_are_in_bold_in_the_key(monkeypa
 
 
 def test_a_side_list_cut_short_keeps_the_note_that_says_what_a_question_mark_means(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, written: list[str]) -> None:
     """A preview whose list of choices is too long for the side column ends in "and N more"; the note
     that explains the "?" on the domain tags (R78: a domain's Ecus once the question is answered) is
     still drawn under it, not cut with the choices."""
@@ -606,15 +613,7 @@ def test_a_side_list_cut_short_keeps_the_note_that_says_what_a_question_mark_mea
     from render.card import UNANSWERED, sketch_card
 
     state, _ = late_game()
-    written: list[str] = []
-    real = card._text
-
-    def text(im: object, x: float, cy: float, words: str, *args: object, **kwargs: object) -> int:
-        written.append(words)
-        return real(im, x, cy, words, *args, **kwargs)  # type: ignore[arg-type]
-
     long = [("title", "What it changes:"), *[Line(f"change {i}") for i in range(40)], UNANSWERED]
-    monkeypatch.setattr(card, "_text", text)
     monkeypatch.setattr(card, "rows", lambda *args, **kwargs: list(long))
     sketch_card(make_scene(state, None), Age.MIGHT)
     assert "change 39" not in written and any(w.startswith("and ") and w.endswith(" more") for w in written)
@@ -629,23 +628,14 @@ def test_a_side_list_cut_short_keeps_the_note_that_says_what_a_question_mark_mea
     assert "note 0" in written and "note 39" not in written and not any(w.endswith(" more") for w in written)
 
 
-def test_an_unchanged_card_of_a_finished_game_gives_its_result_too(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unchanged_card_of_a_finished_game_gives_its_result_too(written: list[str]) -> None:
     """The last turn left Faith and Reason alone: their "unchanged" cards say the game is over, who won
     and every player's final Ecus, as the changed card does (not "the round and whose turn are in the
     post above"); during the game they stay as they were."""
     import render
-    import render.card as card
 
     state, events = late_game()
     on_might = [e for e in events if getattr(e, "age", None) is Age.MIGHT]
-    written: list[str] = []
-    real = card._text
-
-    def text(im: object, x: float, cy: float, words: str, *args: object, **kwargs: object) -> int:
-        written.append(words)
-        return real(im, x, cy, words, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(card, "_text", text)
     render._unchanged_card.cache_clear()
     state.finished, state.winners = True, (1,)
     cards = render.turn_cards(state, on_might)
