@@ -470,13 +470,13 @@ def choice(cell: int) -> Image.Image:
 def ghost(span: int, removed: bool, cross: bool = True) -> Image.Image:
     """Where a building was: a dashed outline; if ``removed`` (paradox, destruction, demolition), red,
     with a cross if ``cross`` (nothing stands there now), else (the old footprint of a downsized
-    building) dark."""
-    colour = GONE if removed else CUBE_EDGE
+    building) dotted in the gold of its DOWN badge (a dark dashed line is a domain no one controls)."""
+    colour = GONE if removed else NEW
     im, d = _canvas(span, span)
     s = SS
-    w = 4 * s if removed else 3 * s
+    w = 4 * s
     m = 2 * s
-    dash, gap = 8 * s, 5 * s
+    dash, gap = (8 * s, 5 * s) if removed else (3 * s, 6 * s)
     side = span * s - 2 * m
     for x0, y0, dx, dy in ((m, m, 1, 0), (m, span * s - m, 1, 0), (m, m, 0, 1), (span * s - m, m, 0, 1)):
         t = 0
