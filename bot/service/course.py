@@ -246,8 +246,8 @@ LESSONS: tuple[Lesson, ...] = (
             say("You are White. Red's Keep and the Town touch: one domain. Build a Watchtower that joins it."),
             "White build Watchtower D2 on M pay M 1+0", both(builds(Kind.WATCHTOWER), joins("B2")),
             say("this lesson's Watchtower touches Red's domain, the Keep at B2 or the Town at B4."),
-            say("Your Watchtower is part of Red's domain now. A5 was not in the list: there it would touch both "
-                "the Town and the lone Hamlet at A6, two domains, and only a Civil building may join domains."),
+            say("Your Watchtower is part of Red's domain now. No list offered A5: there it would touch both the "
+                "Town and the lone Hamlet at A6, two domains, and only a Civil building may join domains."),
             wrongs=((builds(Kind.WATCHTOWER), say("that Watchtower does not touch Red's domain by a side: it "
                                                   "stands in a domain of its own, or joins Green's.")),),
         ),),
