@@ -244,6 +244,7 @@ def test_a_long_answer_starts_a_new_message_with_a_paragraph_that_fits_in_one_ra
     parts = pages(f"{hand}\n\n{long}", 2000)
     assert all(len(p) <= 2000 for p in parts) and "\n".join(parts).replace("\n\n", "\n") == f"{hand}\n{long}"
     assert parts[0].startswith(f"{hand}\n\nline 0: ")
+    assert pages("aaaa\n\n", 5) == ["aaaa"] and pages("", 5) == [""]  # (no empty message after a blank end)
 
 
 def test_a_decision_told_again_later_names_the_building_that_was_downsized() -> None:
