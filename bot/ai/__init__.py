@@ -22,6 +22,7 @@ See docs/ai.md.
 
 from __future__ import annotations
 
+from .common import resolve_pending
 from .helpers import MAX_WORKERS, Helpers
 from .levels import best_choice
 from .players import (
@@ -65,4 +66,5 @@ __all__ = [
     "best_choice",
     "get_level",
     "make_player",
+    "resolve_pending",
 ]

@@ -18,6 +18,7 @@ from rules import (
     Construct,
     Demolish,
     EndTurn,
+    Event,
     Family,
     GameState,
     Kind,
@@ -288,18 +289,20 @@ def _building(s: GameState, age: Age, cell: Cell) -> Building | None:
 
 
 def resolve_pending(
-    s: GameState, choose: Callable[[GameState], Choose], limit: int = 40
+    s: GameState, choose: Callable[[GameState], Choose], limit: int = 40, events: list[Event] | None = None
 ) -> tuple[GameState, list[Choose]]:
     """Answer pending decisions with ``choose`` until none is left (or ``limit`` answers); returns
-    the state and the answers given."""
+    the state and the answers given (``events``, if given, gains the answers' events)."""
     answers: list[Choose] = []
     while s.pending is not None and not s.finished and len(answers) < limit:
         d = s.pending.decision
         c = choose(s)
         try:
-            s, _ = apply(s, c)
+            s, told = apply(s, c)
         except RuleError:
             c = Choose(d.player, d.options[0])
-            s, _ = apply(s, c)
+            s, told = apply(s, c)
+        if events is not None:
+            events.extend(told)
         answers.append(c)
     return s, answers

@@ -74,11 +74,12 @@ def version_of(game: GameRecord) -> str:
 NO_GAME = say("There is no game {here}. Open one with {new}.", here=IN_HERE, new=Command("new"))
 
 
-def over_words(game: GameRecord) -> Text:
-    """``Game #2 was cancelled.`` or ``Game #2 is over.``: what became of a game no longer in play."""
+def over_words(game: GameRecord, *, already: bool = False) -> Text:
+    """``Game #2 was cancelled.`` or ``Game #2 is over.`` (``already``: ``is already over``, to one who
+    would end it): what became of a game no longer in play."""
     if game.status is Status.CANCELLED:
         return say("Game #{id} was cancelled.", id=game.id)
-    return say("Game #{id} is over.", id=game.id)
+    return say("Game #{id} is already over.", id=game.id) if already else say("Game #{id} is over.", id=game.id)
 
 
 class Games:

@@ -12,10 +12,10 @@ import math
 import statistics
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
-from rules import Action, Choose, EndTurn, Event, Exchange, GameState, RuleError, Travel, apply, economy_change
+from rules import Action, Choose, EndTurn, Exchange, GameState, RuleError, Travel, apply, economy_change
 from rules import events as ev
 
-from ..ai import Alternative, Analysis, best_choice
+from ..ai import Alternative, Analysis, best_choice, resolve_pending
 from ..play import Refusal, RefusalCode
 from ..storage import GameRecord, HintCounts, Status
 from ..texts import ecu_word, names_shown
@@ -119,17 +119,6 @@ def _headline(action: Action) -> Text:
     return say("The AI's top level would play this next (shown below, ready to confirm).")
 
 
-def _answered_as_the_ai_would(s: GameState, events: list[Event]) -> tuple[GameState, list[Event]]:
-    """``s`` with its pending questions answered as the AI reckons (``best_choice``), and the events so far
-    with the answers' added."""
-    for _ in range(40):
-        if s.pending is None or s.finished:
-            break
-        s, more = apply(s, best_choice(s))
-        events += more
-    return s, events
-
-
 #: how many deals two plans must both have been played out on for the hint to compare their Ecus
 AHEAD_DEALS = 3
 
@@ -180,7 +169,8 @@ def why_words(state: GameState, seat: int, analysis: Analysis) -> Text:
         bonus = sum(e.amount for e in events if isinstance(e, ev.BonusPaid) and e.player == seat)  # (R28)
         # (the domain and the harms once its question is answered as the AI reckons, as the income below: on
         # the board in between, which pays no one, every domain there would read as lost, R78)
-        change = economy_change(state, *_answered_as_the_ai_would(played, list(events)))
+        told = list(events)
+        change = economy_change(state, resolve_pending(played, best_choice, events=told)[0], told)
     except RuleError:
         change, asks, bonus = None, None, 0
     gained = economy_words(state, action, change) if change is not None else ""

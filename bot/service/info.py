@@ -115,8 +115,8 @@ class Info:
         """Round, whose turn, public scores and stock."""
         game = await self.games.playing_here(caller)
         state = self.games.state_of(game)
-        out = text(Strong(f"Game #{game.id}"), "\n", describe_status(state, cancelled=game.status is Status.CANCELLED))
-        if game.turn_deadline is not None and not state.finished and game.status is Status.PLAYING:
+        out = text(Strong(f"Game #{game.id}"), "\n", describe_status(state))  # (never a cancelled one: playing_here)
+        if game.turn_deadline is not None and not state.finished:
             left = max(0, int(game.turn_deadline - self.clock()))
             out += f"\nTurn time left: {left // 60} min {left % 60:02d} s."
         return Reply(out)

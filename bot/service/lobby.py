@@ -12,7 +12,7 @@ from ..play import Refusal, RefusalCode
 from ..storage import ChannelBusyError, GameRecord, Letter, SeatRecord, Status
 from ..texts import who
 from ..words import HERE, Button, Command, Here, Mention, Name, Strong, Text, as_text, lines, listed, say, series
-from .games import Games, find_seat, is_ai, turn_deadline
+from .games import Games, find_seat, is_ai, over_words, turn_deadline
 from .herald import Herald
 from .messages import Caller, CancelButton, LobbyButtons, Post, Reply, encode_post
 
@@ -161,10 +161,10 @@ class Lobby:
             ended = await self.games.last_ended_here(caller.channel_id)
             if ended is not None:  # (just over, or cancelled: said so, not "no game here")
                 raise Refusal(say("{over} There is nothing to cancel. Open a new one with {new}.",
-                                  over=_ended(ended), new=Command("new")), RefusalCode.GAME_OVER)
+                                  over=over_words(ended, already=True), new=Command("new")), RefusalCode.GAME_OVER)
         game = await (self.games.here(caller) if game_id is None else self.games.storage.get_game(game_id))
         if not game.status.is_active:
-            raise Refusal(_ended(game), RefusalCode.GAME_OVER)
+            raise Refusal(over_words(game, already=True), RefusalCode.GAME_OVER)
         _check_opener(game, caller, "cancel it")
         if game.status is Status.PLAYING and not confirmed:
             state = self.games.state_of(game)
@@ -174,7 +174,7 @@ class Lobby:
         async with self.games.storage.lock(game.id):
             fresh = await self.games.storage.get_game(game.id)
             if not fresh.status.is_active:
-                raise Refusal(_ended(fresh), RefusalCode.GAME_OVER)
+                raise Refusal(over_words(fresh, already=True), RefusalCode.GAME_OVER)
             await self.games.storage.set_status(game.id, Status.CANCELLED, now=self.clock())
             if fresh.status is Status.LOBBY:  # its lobby's buttons go
                 gone = Post(as_text("This game was cancelled."), settles=lobby_key(game.id))
@@ -273,11 +273,3 @@ def _check_opener(game: GameRecord, caller: Caller, what: str) -> None:
         raise Refusal(say("Only the player who opened game #{id} ({opener}) or someone who may manage {here} can "
                           "{what}.", id=game.id, opener=Mention(game.opener_id, name), here=HERE, what=what),
                   RefusalCode.NOT_ALLOWED)
-
-
-def _ended(game: GameRecord) -> Text:
-    """Why a game that is no longer active cannot be cancelled: ``Game #2 was cancelled.``, ``Game #2
-    is already over.``"""
-    if game.status is Status.CANCELLED:
-        return say("Game #{id} was cancelled.", id=game.id)
-    return say("Game #{id} is already over.", id=game.id)

@@ -14,12 +14,12 @@ from rules import events as ev
 
 from ..play import Disagreement, Refusal, RefusalCode, Stale, act, refused_or_applied, undo_span
 from ..storage import KEEP, GameRecord, Letter, StandIn, Status
-from ..texts import describe_draw, describe_hand, describe_status, names_shown, narration, who, without_dot
+from ..texts import describe_draw, describe_hand, describe_status, narration, who, without_dot
 from ..words import Button, Command, Strong, lines, listed, say, text
 from .games import Games, History, find_seat, is_ai, over_words, turn_deadline, version_of
 from .herald import Herald, ask_key, live_key, mention
 from .messages import Caller, ConfirmButton, Post, Reply, encode_post
-from .steps import choice_label, harms
+from .steps import answer_words, harms
 from .suggest import upgrade_origin
 from .warm import played_by_ai, settled, stands_in
 
@@ -50,9 +50,7 @@ def _answered(game: GameRecord, before: GameState, action: Action) -> list[Post]
     saying who answered what."""
     if before.pending is None or not isinstance(action, Choose):
         return []
-    # (the label is a button's plain words: the owner's name in it escaped where the front end has markup)
-    said = say("✅ {who} answered: {answer}.", who=who(before, action.player),
-               answer=names_shown(before, choice_label(before, action)))
+    said = say("✅ {who} answered: {answer}.", who=who(before, action.player), answer=answer_words(before, action))
     return [Post(said, settles=ask_key(game.id))]
 
 

@@ -45,12 +45,12 @@ from rules import events as ev
 from ..ai import Analysis, analyse, best_choice
 from ..play import Refusal, RefusalCode
 from ..storage import GameRecord, Status
-from ..texts import count, ecu_word, names_shown, narration, who
+from ..texts import count, ecu_word, narration, who
 from ..words import PLAIN, Command, Strong, Text, lines, render, say
 from .games import find_seat, is_ai
 from .messages import Caller, Picture, Reply
 from .replay import Replays, Step, Timeline
-from .steps import choice_label
+from .steps import answer_words
 
 log = logging.getLogger("tiempo.review")
 
@@ -157,7 +157,7 @@ def _chose(before: GameState, a: Action) -> Text | None:
     """``Ana chose H3: Oracle's Keep.`` for an answer to a question; None for any other action."""
     if not isinstance(a, Choose) or before.pending is None:
         return None
-    return say("{who} chose {answer}.", who=who(before, a.player), answer=names_shown(before, choice_label(before, a)))
+    return say("{who} chose {answer}.", who=who(before, a.player), answer=answer_words(before, a))
 
 
 def _plan_played_out(before: GameState, actions: Sequence[Action]) -> tuple[list[Done], bool]:

@@ -392,6 +392,12 @@ def choice_label(s: GameState, a: Choose) -> str:
     return f"{a.cell}: {owner}{b.kind.value}"
 
 
+def answer_words(s: GameState, a: Choose) -> Text:
+    """``choice_label`` for a message (the label is a button's plain words): ``E1: Bob's Keep``, the
+    owner's name escaped where the front end has markup."""
+    return names_shown(s, choice_label(s, a))
+
+
 def decision_question(s: GameState) -> str:
     """The pending decision as the question its player answers: what happens to the building they
     pick, in the words of the board as it is now."""
