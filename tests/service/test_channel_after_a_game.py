@@ -4,29 +4,16 @@ then they say so, rather than answer about the game before it."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable
-from pathlib import Path
+from collections.abc import Awaitable
 
 import pytest
 
 from bot.play import Refusal
 from bot.service import Caller, Tiempo
-from bot.storage import Status, Storage
+from bot.storage import Status
 from bot.words import PLAIN, render
-from tests.support.service_play import Silent
 
 PEOPLE = [Caller(1, 1, 101, "alice"), Caller(1, 1, 102, "bob")]
-
-
-@pytest.fixture
-async def service(tmp_path: Path) -> AsyncIterator[Tiempo]:
-    storage = await Storage.open(str(tmp_path / "t.sqlite3"))
-    service = Tiempo(storage, Silent(), render=False, seed_source=lambda: 5)
-    try:
-        yield service
-    finally:
-        await service.close()
-        await storage.close()
 
 
 async def started(service: Tiempo) -> int:

@@ -4,30 +4,16 @@ without touching storage, records or states — its phase, seats, round, whose t
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 
 from bot.play import Refusal
 from bot.service import Caller, Choice, PanelView, Tiempo, panel_pick, parse_age, version_of
 from bot.service.tables import AGE_NAMES, BUILDING_NAMES, RULE_TOPICS, table_state
-from bot.storage import Status, Storage
+from bot.storage import Status
 from rules import Age
-from tests.support.service_play import Silent
 
 PEOPLE = [Caller(1, 1, 101, "alice"), Caller(1, 1, 102, "bob")]
-
-
-@pytest.fixture
-async def service(tmp_path: Path) -> AsyncIterator[Tiempo]:
-    storage = await Storage.open(str(tmp_path / "t.sqlite3"))
-    service = Tiempo(storage, Silent(), render=False, seed_source=lambda: 5)
-    try:
-        yield service
-    finally:
-        await service.close()
-        await storage.close()
 
 
 async def test_a_lobby_then_a_game_in_play_as_the_front_ends_read_it(service: Tiempo) -> None:
